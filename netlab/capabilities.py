@@ -1,0 +1,173 @@
+"""What this host's kernel and tools can do, probed for real at start.
+
+Each probe runs in a throwaway network namespace (`unshare --net`), so it
+leaves nothing behind. The result decides which implementation runs (kernel
+bonding or the nftables round-robin fallback, OVS kernel or userspace datapath
+or Linux bridge) and is recorded with every result.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+
+# name -> (shell probe run inside a fresh netns, what its absence costs)
+KERNEL_PROBES: dict[str, tuple[str, str]] = {
+    "netns": ("true", "nothing can run: network namespaces are required"),
+    "veth": ("ip link add pa type veth peer name pb", "nothing can run: veth pairs are required"),
+    "bridge": ("ip link add pbr type bridge", "nothing can run: wires are Linux bridges"),
+    "htb": ("ip link add pd type veth peer name pe && tc qdisc add dev pd root handle 1: htb",
+            "nothing can run: wires are rate-limited with HTB"),
+    "ifb": ("ip link add pifb type ifb", "nothing can run: shared wires need an IFB device"),
+    "ingress_u32_mirred": (
+        "ip link add pd type veth peer name pe && ip link add pifb type ifb && "
+        "tc qdisc add dev pd handle ffff: ingress && "
+        "tc filter add dev pd parent ffff: protocol all u32 match u32 0 0 "
+        "action mirred egress redirect dev pifb",
+        "nothing can run: shared wires redirect ingress traffic to one IFB"),
+    "matchall": ("ip link add pd type veth peer name pe && tc qdisc add dev pd handle ffff: ingress && "
+                 "tc filter add dev pd parent ffff: matchall action drop",
+                 "none: a u32 match-all filter is used instead"),
+    "netem": ("ip link add pd type veth peer name pe && tc qdisc add dev pd root netem delay 1ms",
+              "wires cannot add delay, jitter or loss (--delay/--jitter/--loss need netem)"),
+    "bonding": ("ip link add pbond type bond mode balance-rr",
+                "channel bonding uses the nftables per-packet round-robin fallback"),
+    "nft_numgen": ("nft add table ip p && nft add chain ip p o '{ type route hook output priority mangle; }' && "
+                   "nft add rule ip p o meta mark set numgen inc mod 2 offset 1",
+                   "no bonding fallback: bonded topologies need the kernel bonding driver"),
+    "policy_routing": ("ip rule add fwmark 1 table 101", "no bonding fallback"),
+}
+
+# Modules a stock kernel autoloads only with the right options (bonding would
+# otherwise create a stray bond0 in the host namespace).
+MODPROBE = {"bonding": ["bonding", "max_bonds=0"], "netem": ["sch_netem"]}
+
+TOOLS = {
+    "ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "nft": "nftables",
+    "iperf3": "iperf3", "mnexec": "mininet", "ovs-vsctl": "openvswitch-switch",
+    "traceroute": "traceroute", "unshare": "util-linux",
+}
+PY_MODULES = {"mininet": "python3-mininet (apt: mininet)", "matplotlib": "python3-matplotlib"}
+REQUIRED_KERNEL = ("netns", "veth", "bridge", "htb", "ifb", "ingress_u32_mirred")
+REQUIRED_TOOLS = ("ip", "tc", "ethtool", "mnexec", "unshare")
+
+
+@dataclass
+class Capabilities:
+    kernel: dict[str, bool] = field(default_factory=dict)
+    tools: dict[str, str | None] = field(default_factory=dict)
+    python: dict[str, bool] = field(default_factory=dict)
+    ovs_daemon: bool = False
+    ovs_kernel_datapath: bool = False
+    kernel_release: str = ""
+
+    @property
+    def bonding_impl(self) -> str | None:
+        if self.kernel.get("bonding"):
+            return "kernel-balance-rr"
+        if self.kernel.get("nft_numgen") and self.kernel.get("policy_routing") and self.tools.get("nft"):
+            return "nft-numgen-rr"
+        return None
+
+    @property
+    def switch_impl(self) -> str:
+        if self.ovs_daemon and self.ovs_kernel_datapath:
+            return "ovs-kernel"
+        if self.ovs_daemon:
+            return "ovs-user"
+        return "lxbr"
+
+    def missing_required(self) -> list[str]:
+        out = [f"kernel: {k}" for k in REQUIRED_KERNEL if not self.kernel.get(k)]
+        out += [f"tool: {t} (apt: {TOOLS[t]})" for t in REQUIRED_TOOLS if not self.tools.get(t)]
+        if not self.python.get("mininet"):
+            out.append(f"python: mininet ({PY_MODULES['mininet']})")
+        return out
+
+    def as_record(self) -> dict:
+        rec = asdict(self)
+        rec["bonding_impl"] = self.bonding_impl
+        rec["switch_impl"] = self.switch_impl
+        return rec
+
+
+def _modprobe(name: str) -> None:
+    if name in MODPROBE and shutil.which("modprobe"):
+        mod = MODPROBE[name][0]
+        if not os.path.exists(f"/sys/module/{mod}"):
+            subprocess.run(["modprobe", "-q", *MODPROBE[name]], capture_output=True, timeout=20)
+
+
+def probe_kernel(names=None) -> dict[str, bool]:
+    """Try each feature in a fresh netns; True only when the kernel accepted it."""
+    results = {}
+    for name in names or KERNEL_PROBES:
+        script = KERNEL_PROBES[name][0]
+        _modprobe(name)
+        try:
+            r = subprocess.run(["unshare", "--net", "sh", "-c", script], capture_output=True,
+                               timeout=20)
+            results[name] = r.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            results[name] = False
+    return results
+
+
+def probe_ovs() -> tuple[bool, bool]:
+    """(ovsdb/ovs-vswitchd answer, kernel datapath usable)."""
+    if not shutil.which("ovs-vsctl"):
+        return False, False
+    try:
+        daemon = subprocess.run(["ovs-vsctl", "--timeout=3", "show"], capture_output=True,
+                                timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        daemon = False
+    if not os.path.exists("/sys/module/openvswitch") and shutil.which("modprobe"):
+        subprocess.run(["modprobe", "-q", "openvswitch"], capture_output=True, timeout=20)
+    return daemon, os.path.exists("/sys/module/openvswitch")
+
+
+def probe() -> Capabilities:
+    caps = Capabilities()
+    caps.tools = {t: shutil.which(t) for t in TOOLS}
+    caps.python = {m: importlib.util.find_spec(m) is not None for m in PY_MODULES}
+    caps.kernel = probe_kernel() if caps.tools.get("unshare") else {}
+    caps.ovs_daemon, caps.ovs_kernel_datapath = probe_ovs()
+    caps.kernel_release = os.uname().release
+    return caps
+
+
+def doctor_lines(caps: Capabilities) -> list[str]:
+    """A human report: every piece, present or not, and what its absence costs."""
+    lines = [f"kernel {caps.kernel_release}", "", "kernel features:"]
+    for name, (_, cost) in KERNEL_PROBES.items():
+        ok = caps.kernel.get(name, False)
+        lines.append(f"  {'ok     ' if ok else 'MISSING'} {name:20s}{'' if ok else ' -> ' + cost}")
+    ovs_cost = ("switches use OVS's userspace datapath (TX checksum offload off)"
+                if caps.ovs_daemon else "switches are Linux bridges")
+    lines.append(f"  {'ok     ' if caps.ovs_kernel_datapath else 'MISSING'} {'ovs_kernel_datapath':20s}"
+                 f"{'' if caps.ovs_kernel_datapath else ' -> ' + ovs_cost}")
+    lines += ["", "tools:"]
+    for tool, pkg in TOOLS.items():
+        path = caps.tools.get(tool)
+        lines.append(f"  {'ok     ' if path else 'MISSING'} {tool:20s}{path or '-> apt install ' + pkg}")
+    lines.append(f"  {'ok     ' if caps.ovs_daemon else 'MISSING'} {'ovs-vswitchd':20s}"
+                 f"{'running' if caps.ovs_daemon else '-> not answering; switches fall back to Linux bridges (start it: ./setup.sh)'}")
+    lines += ["", "python modules:"]
+    for mod, pkg in PY_MODULES.items():
+        ok = caps.python.get(mod)
+        lines.append(f"  {'ok     ' if ok else 'MISSING'} {mod:20s}{'' if ok else '-> install ' + pkg}")
+    lines += ["", "implementations this host will use:",
+              f"  shared wire : bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table",
+              f"  bonding     : {caps.bonding_impl or 'NONE (bonded topologies cannot run)'}",
+              f"  switches    : {caps.switch_impl}",
+              f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}"]
+    missing = caps.missing_required()
+    lines.append("")
+    if missing:
+        lines.append("testbed CANNOT run; missing: " + "; ".join(missing) + ". Run ./setup.sh as root.")
+    else:
+        lines.append("testbed can run.")
+    return lines

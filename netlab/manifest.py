@@ -1,0 +1,208 @@
+"""Run-scoped names and a manifest of what a run created, so cleanup is exact.
+
+Every object a run makes in the host's root namespace is named with the run's
+prefix `bnl<id>` (id: two hex digits claimed atomically), and the manifest in
+/run/beowulf-netlab/ lists the processes and namespaces it started. Cleanup
+(at the end of a run, or `emulate.py clean` after a killed one) touches only
+those: never every OVS bridge or every `*-eth*`, unlike `mn -c`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STATE_DIR = Path(os.environ.get("NETLAB_STATE_DIR", "/run/beowulf-netlab"))
+PREFIX = "bnl"
+NAME_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})[wsi]")
+
+
+def root_links() -> list[str]:
+    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    names = []
+    for line in out.splitlines():
+        parts = line.split(": ", 2)
+        if len(parts) >= 2:
+            names.append(parts[1].split("@")[0])
+    return names
+
+
+def ovs_bridges() -> list[str]:
+    try:
+        r = subprocess.run(["ovs-vsctl", "--timeout=3", "list-br"], capture_output=True, text=True,
+                           timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return r.stdout.split() if r.returncode == 0 else []
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def netns_inode(pid: int) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}/ns/net").st_ino
+    except OSError:
+        return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@dataclass
+class Manifest:
+    run_id: str
+    path: Path
+    owner_pid: int = field(default_factory=os.getpid)
+    created: float = field(default_factory=time.time)
+    shells: dict[str, int] = field(default_factory=dict)     # mininet node name -> shell pid
+    netns: list[int] = field(default_factory=list)           # inodes of our hosts' namespaces
+    ovs_bridges: list[str] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        return f"{PREFIX}{self.run_id}"
+
+    def save(self) -> None:
+        data = {"run_id": self.run_id, "owner_pid": self.owner_pid, "created": self.created,
+                "prefix": self.prefix, "shells": self.shells, "netns": self.netns,
+                "ovs_bridges": self.ovs_bridges}
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, self.path)
+
+    @classmethod
+    def load(cls, path: Path) -> "Manifest":
+        data = json.loads(path.read_text())
+        return cls(run_id=data["run_id"], path=path, owner_pid=data["owner_pid"],
+                   created=data["created"], shells=data.get("shells", {}),
+                   netns=data.get("netns", []), ovs_bridges=data.get("ovs_bridges", []))
+
+    def record_nodes(self, nodes) -> None:
+        """Remember every Mininet node's shell and each host's namespace."""
+        for node in nodes:
+            if getattr(node, "shell", None) is not None:
+                self.shells[node.name] = node.pid
+                if node.inNamespace:
+                    ino = netns_inode(node.pid)
+                    if ino and ino not in self.netns:
+                        self.netns.append(ino)
+        self.save()
+
+
+def claim() -> Manifest:
+    """Claim an unused run id; the manifest exists before anything is created."""
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    in_use = {m.group(1) for name in root_links() if (m := NAME_RE.match(name))}
+    ids = [f"{i:02x}" for i in range(256)]
+    random.shuffle(ids)
+    for run_id in ids:
+        if run_id in in_use:
+            continue
+        path = STATE_DIR / f"run-{run_id}.json"
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        manifest = Manifest(run_id=run_id, path=path)
+        manifest.save()
+        return manifest
+    raise RuntimeError("no free run id: run 'emulate.py clean' to remove leftovers of killed runs")
+
+
+def _kill_namespace_processes(inodes: set[int]) -> list[int]:
+    """SIGKILL every process living in one of our hosts' namespaces."""
+    me = os.getpid()
+    killed = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        if netns_inode(int(entry)) in inodes:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+                killed.append(int(entry))
+            except ProcessLookupError:
+                pass
+    return killed
+
+
+def release(manifest: Manifest) -> list[str]:
+    """Remove everything `manifest` names. Safe to call twice; returns what it removed."""
+    done: list[str] = []
+    inodes = set(manifest.netns)
+    killed = _kill_namespace_processes(inodes) if inodes else []
+    if killed:
+        done.append(f"killed {len(killed)} processes in the run's namespaces")
+    for name, pid in manifest.shells.items():
+        # Guard against PID reuse: a Mininet shell's command line names its node.
+        if pid_alive(pid) and f"mininet:{name}" in _cmdline(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                done.append(f"killed shell of {name} (pid {pid})")
+            except ProcessLookupError:
+                pass
+    for br in manifest.ovs_bridges:
+        if br.startswith(manifest.prefix):
+            r = subprocess.run(["ovs-vsctl", "--timeout=5", "--if-exists", "del-br", br],
+                               capture_output=True)
+            if r.returncode == 0:
+                done.append(f"OVS bridge {br}")
+    for _ in range(50):  # namespaces vanish asynchronously once their last process dies
+        if not any(netns_inode(int(p)) in inodes for p in os.listdir("/proc") if p.isdigit()):
+            break
+        time.sleep(0.05)
+    for link in root_links():
+        if link.startswith(manifest.prefix):
+            r = subprocess.run(["ip", "link", "del", link], capture_output=True)
+            if r.returncode == 0:
+                done.append(f"link {link}")
+    manifest.path.unlink(missing_ok=True)
+    return done
+
+
+def clean(include_live: bool = False) -> list[str]:
+    """`emulate.py clean`: release every run whose owner is gone, plus orphaned
+    bnl<id> links that no manifest claims (a manifest lost with /run)."""
+    report: list[str] = []
+    live_ids = set()
+    if STATE_DIR.exists():
+        for path in sorted(STATE_DIR.glob("run-*.json")):
+            try:
+                manifest = Manifest.load(path)
+            except (OSError, ValueError, KeyError):
+                path.unlink(missing_ok=True)
+                continue
+            if pid_alive(manifest.owner_pid) and manifest.owner_pid != os.getpid() and not include_live:
+                live_ids.add(manifest.run_id)
+                report.append(f"run {manifest.run_id} is still running (pid {manifest.owner_pid}); left alone")
+                continue
+            report += [f"run {manifest.run_id}: {item}" for item in release(manifest)]
+    for br in ovs_bridges():
+        m = NAME_RE.match(br)
+        if m and m.group(1) not in live_ids:
+            subprocess.run(["ovs-vsctl", "--timeout=5", "--if-exists", "del-br", br], capture_output=True)
+            report.append(f"orphan OVS bridge {br}")
+    for link in root_links():
+        m = NAME_RE.match(link)
+        if m and m.group(1) not in live_ids:
+            if subprocess.run(["ip", "link", "del", link], capture_output=True).returncode == 0:
+                report.append(f"orphan link {link}")
+    return report

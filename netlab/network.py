@@ -1,0 +1,153 @@
+"""Build a NetworkSpec into a running Mininet network, and always take it down.
+
+`Testbed` is a context manager: it claims a run id and manifest before creating
+anything, turns SIGTERM/SIGHUP into a normal exit so the teardown runs, and on
+exit stops Mininet and then releases the manifest (which also kills anything a
+user left running inside the hosts, e.g. `b1 iperf3 -s -D`).
+"""
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import dataclass
+
+from mininet.link import Link
+from mininet.log import setLogLevel
+from mininet.net import Mininet
+
+from netlab.capabilities import Capabilities, probe
+from netlab.manifest import Manifest, claim, release
+from netlab.nodes import BeowulfHost
+from netlab.wire import JoinOVS, SharedWire
+from topologies.mininet_topos import SpecTopo, wire_node
+from topologies.spec import NetworkSpec
+
+
+class BuildError(RuntimeError):
+    """The host cannot build what was asked; the message says what to do."""
+
+
+@dataclass
+class BuildOptions:
+    switch: str = "auto"    # auto | ovs | lxbr
+    bonding: str = "auto"   # auto | kernel | nft
+    verbose: bool = False
+
+
+def choose_impls(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
+    """Pick the bonding and switch implementations, or say why we cannot."""
+    bonding = None
+    if any(n.bonded for n in spec.nodes):
+        if opts.bonding == "kernel":
+            if not caps.kernel.get("bonding"):
+                raise BuildError("--bonding kernel: this kernel has no bonding driver; use --bonding auto")
+            bonding = "kernel-balance-rr"
+        elif opts.bonding == "nft":
+            if not (caps.kernel.get("nft_numgen") and caps.kernel.get("policy_routing")):
+                raise BuildError("--bonding nft: needs nftables numgen and policy routing")
+            bonding = "nft-numgen-rr"
+        else:
+            bonding = caps.bonding_impl
+            if bonding is None:
+                raise BuildError("bonded topologies need the bonding driver or nftables; "
+                                 "see 'emulate.py doctor'")
+    switch = None
+    if spec.switches:
+        if opts.switch == "lxbr":
+            switch = "lxbr"
+        elif opts.switch == "ovs":
+            if not caps.ovs_daemon:
+                raise BuildError("--switch ovs: ovs-vswitchd is not answering; start it with "
+                                 "./setup.sh or use --switch lxbr")
+            switch = "ovs-kernel" if caps.ovs_kernel_datapath else "ovs-user"
+        else:
+            switch = caps.switch_impl
+    return {"bonding": bonding, "switch": switch}
+
+
+class _Terminated(SystemExit):
+    pass
+
+
+def _raise_terminated(signum, _frame):
+    raise _Terminated(128 + signum)
+
+
+class Testbed:
+    def __init__(self, spec: NetworkSpec, opts: BuildOptions | None = None,
+                 caps: Capabilities | None = None):
+        self.spec = spec
+        self.opts = opts or BuildOptions()
+        self.caps = caps or probe()
+        missing = self.caps.missing_required()
+        if missing:
+            raise BuildError("this host cannot run the testbed (missing: " + "; ".join(missing)
+                             + "); run ./setup.sh as root, then 'emulate.py doctor'")
+        self.impls = choose_impls(spec, self.caps, self.opts)
+        self.net: Mininet | None = None
+        self.manifest: Manifest | None = None
+        self.build_s = 0.0
+        self._old_handlers: dict = {}
+
+    # -- lifecycle --
+    def __enter__(self) -> "Testbed":
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            self._old_handlers[sig] = signal.signal(sig, _raise_terminated)
+        try:
+            self._build()
+        except BaseException:
+            self._teardown()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._teardown()
+
+    def _build(self) -> None:
+        setLogLevel("info" if self.opts.verbose else "output")
+        t0 = time.monotonic()
+        self.manifest = claim()
+        topo = SpecTopo(self.spec, prefix=self.manifest.prefix, bonding_impl=self.impls["bonding"],
+                        switch_impl=self.impls["switch"] or "lxbr")
+        self.net = Mininet(topo=topo, host=BeowulfHost, switch=SharedWire, link=Link,
+                           controller=None, build=False, autoSetMacs=False, waitConnected=False)
+        self.manifest.ovs_bridges = [n for n in topo.switches() if topo.nodeInfo(n).get("cls") is JoinOVS]
+        self.manifest.save()
+        try:
+            self.net.build()
+        finally:  # record shells even if configuration failed half-way
+            self.manifest.record_nodes(self.net.hosts + self.net.switches)
+        self.net.start()
+        self.build_s = time.monotonic() - t0
+
+    def _teardown(self) -> None:
+        try:
+            if self.net is not None:
+                setLogLevel("warning")
+                try:
+                    self.net.stop()
+                except Exception:  # release() below removes whatever stop() missed
+                    pass
+        finally:
+            if self.manifest is not None:
+                release(self.manifest)
+                self.manifest = None
+            for sig, handler in self._old_handlers.items():
+                signal.signal(sig, handler)
+            self._old_handlers.clear()
+
+    # -- access --
+    def host(self, name: str) -> BeowulfHost:
+        return self.net[name]
+
+    def wire(self, logical: str) -> SharedWire:
+        return self.net[wire_node(self.manifest.prefix, logical)]
+
+    def environment(self) -> dict:
+        """What ran, for the results record."""
+        return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
+                "wire_impl": "linux-bridge + ingress u32/mirred -> ifb -> htb(stab overhead 24, mpu 84)",
+                "offloads": "tx-checksum, sg, tso, gso, gro off on every emulated interface",
+                "collisions_modelled": False, "build_s": round(self.build_s, 3),
+                "capabilities": self.caps.as_record()}
+

@@ -1,0 +1,96 @@
+"""tc command builders for Ethernet wires, and the arithmetic of what a wire can carry.
+
+Pure functions returning argument lists, so they are unit-tested without root
+and the runner records exactly what was applied.
+
+How a wire is charged. The qdisc sees each frame as 14 B header + IP packet.
+A real 802.3 frame also costs 8 B preamble/SFD, 4 B FCS and a 12 B inter-frame
+gap on the wire, and is padded to a 60 B minimum (64 with FCS). A size table
+(`stab ... overhead 24 mpu 84`) on the root qdisc makes HTB charge every frame
+exactly those on-wire bytes, so TCP goodput tops out at the physical limit
+instead of above it.
+
+Burst. HTB lets a class send while its bucket is non-negative; a large burst
+lets idle time be banked and spent as back-to-back frames at no wire cost,
+which breaks ping-pong timing. We keep the bucket at about one full frame, so
+at most one frame per idle period goes out before being charged.
+"""
+from __future__ import annotations
+
+PREAMBLE_SFD = 8
+FCS = 4
+IFG = 12
+WIRE_OVERHEAD = PREAMBLE_SFD + FCS + IFG   # bytes a qdisc never sees
+MIN_FRAME = 60                             # without FCS, as the qdisc sees it
+ETH_HEADER = 14
+MTU = 1500
+MAX_FRAME_ON_WIRE = MTU + ETH_HEADER + WIRE_OVERHEAD  # 1538
+
+
+def wire_bytes(l2_len: int) -> int:
+    """Bytes a frame occupies on the wire, given its length as a qdisc sees it."""
+    return max(l2_len, MIN_FRAME) + WIRE_OVERHEAD
+
+
+def frame_time_s(l2_len: int, rate_mbit: float) -> float:
+    return wire_bytes(l2_len) * 8 / (rate_mbit * 1e6)
+
+
+def tcp_goodput_limit_mbit(rate_mbit: float, mss: int = 1448, acks_per_segment: float = 0.0) -> float:
+    """Most TCP payload a wire can carry.
+
+    With acks_per_segment=0 this is the full-duplex figure (10 Mbit/s, MSS 1448:
+    9.41). On a shared half-duplex wire the ACKs travel on the same medium, so
+    pass the measured ACK ratio (Linux ACKs about every segment at 10 Mbit/s).
+    """
+    data = wire_bytes(mss + 52 + ETH_HEADER)  # 20 B IP + 32 B TCP with timestamps
+    ack = wire_bytes(52 + ETH_HEADER)
+    return rate_mbit * mss / (data + acks_per_segment * ack)
+
+
+def burst_bytes(rate_mbit: float) -> int:
+    """About one full frame, more only at rates where the kernel's timers need it."""
+    return max(MAX_FRAME_ON_WIRE + 62, int(rate_mbit * 1e6 / 8 * 100e-6))
+
+
+def _rate(rate_mbit: float) -> str:
+    return f"{rate_mbit * 1000:.0f}kbit"
+
+
+def stab_args() -> list[str]:
+    return ["stab", "mtu", "2048", "tsize", "2048", "mpu", str(MIN_FRAME + WIRE_OVERHEAD),
+            "overhead", str(WIRE_OVERHEAD), "linklayer", "ethernet"]
+
+
+def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100) -> list[list[str]]:
+    """Root HTB on `dev` charging on-wire bytes at `rate_mbit`, FIFO of `queue_packets`."""
+    burst = str(burst_bytes(rate_mbit))
+    # r2q keeps HTB's quantum near one frame at any rate (silences its warnings).
+    r2q = str(max(1, int(rate_mbit * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
+    return [
+        ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
+         "htb", "default", "1", "r2q", r2q],
+        ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+         "rate", _rate(rate_mbit), "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst],
+        ["tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo",
+         "limit", str(queue_packets)],
+    ]
+
+
+def redirect_ingress_cmds(port: str, ifb: str) -> list[list[str]]:
+    """Send everything entering the bridge through `port` via `ifb` first.
+
+    A u32 match on zero bits matches every frame; matchall would be clearer but
+    is not built into every kernel (it is absent on the project's CI host).
+    """
+    return [
+        ["tc", "qdisc", "add", "dev", port, "handle", "ffff:", "ingress"],
+        ["tc", "filter", "add", "dev", port, "parent", "ffff:", "protocol", "all", "prio", "1",
+         "u32", "match", "u32", "0", "0", "action", "mirred", "egress", "redirect", "dev", ifb],
+    ]
+
+
+def offload_off_cmd(dev: str) -> list[str]:
+    """Per-frame shaping needs real frames (no TSO/GSO/GRO super-packets), and
+    userspace switching needs real checksums (TX checksum offload off)."""
+    return ["ethtool", "-K", dev, "tx", "off", "sg", "off", "tso", "off", "gso", "off", "gro", "off"]

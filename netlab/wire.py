@@ -1,0 +1,135 @@
+"""Wires and switches as Mininet Switch subclasses, so Mininet's API and CLI see them.
+
+SharedWire: a Linux bridge in the root namespace. Every frame entering the
+bridge, from any port (a station, or a switch joining this wire), is first
+redirected through one IFB device whose HTB charges it at the wire's rate with
+Ethernet framing (see netlab.shaping). So all stations and both directions
+share one rate, and a frame crossing two wires is charged on each.
+Not modelled: CSMA/CD collisions, jam and binary exponential backoff. The wire
+is a perfect FIFO arbiter (like ns-3's CSMA channel); a real hub under heavy
+load loses a few percent more to collisions. The bridge learns MACs, so a
+unicast frame reaches only its addressee instead of every station; that saves
+host CPU and changes nothing the wire is charged.
+
+SwitchedWire: the same bridge, but each port shaped on its own in both
+directions (a full-duplex switch port per station).
+
+JoinBridge / JoinOVS: a store-and-forward switch joining whole wires. It adds no
+rate of its own: the wire a frame enters next charges it.
+"""
+from __future__ import annotations
+
+import subprocess
+
+from mininet.node import OVSBridge, Switch
+
+from netlab.shaping import offload_off_cmd, rate_limit_cmds, redirect_ingress_cmds
+
+
+class CommandError(RuntimeError):
+    pass
+
+
+def run(cmd: list[str], check: bool = True) -> str:
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise CommandError(f"{' '.join(cmd)} failed: {r.stderr.strip() or r.stdout.strip()}")
+    return r.stdout
+
+
+def prepare_port(dev: str) -> None:
+    """Root-namespace end of a veth: no offloads, no IPv6 chatter on the wire."""
+    run(offload_off_cmd(dev), check=False)
+    run(["sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1"], check=False)
+
+
+class Bridge(Switch):
+    """A plain Linux bridge (made with iproute2, so bridge-utils is not needed)."""
+
+    def __init__(self, name: str, **params):
+        Switch.__init__(self, name, **params)
+
+    def port_names(self) -> list[str]:
+        return [i.name for i in self.intfList() if i.name != "lo"]
+
+    def connected(self) -> bool:
+        return True
+
+    def start(self, _controllers) -> None:
+        run(["ip", "link", "add", "name", self.name, "type", "bridge", "forward_delay", "0",
+             "stp_state", "0"])
+        run(["sysctl", "-qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1"], check=False)
+        for port in self.port_names():
+            prepare_port(port)
+            run(["ip", "link", "set", port, "master", self.name])
+            run(["ip", "link", "set", port, "up"])
+        run(["ip", "link", "set", self.name, "up"])
+
+    def stop(self, deleteIntfs: bool = True) -> None:
+        run(["ip", "link", "del", self.name], check=False)
+        super().stop(deleteIntfs)
+
+
+class SharedWire(Bridge):
+    """One shared Ethernet segment (see module doc)."""
+
+    def __init__(self, name: str, rate_mbit: float = 10.0, medium: str = "shared",
+                 queue_packets: int = 100, **params):
+        self.rate_mbit = float(rate_mbit)
+        self.medium = medium
+        self.queue_packets = int(queue_packets)
+        Bridge.__init__(self, name, **params)
+
+    @property
+    def ifb(self) -> str:
+        return f"{self.name}i"
+
+    def start(self, controllers) -> None:
+        super().start(controllers)
+        if self.medium == "shared":
+            run(["ip", "link", "add", self.ifb, "type", "ifb"])
+            run(["ip", "link", "set", self.ifb, "up"])
+            for cmd in rate_limit_cmds(self.ifb, self.rate_mbit, self.queue_packets):
+                run(cmd)
+            for port in self.port_names():
+                for cmd in redirect_ingress_cmds(port, self.ifb):
+                    run(cmd)
+        else:  # switched: each port's egress here, the station's NIC egress in the host
+            for port in self.port_names():
+                for cmd in rate_limit_cmds(port, self.rate_mbit, self.queue_packets):
+                    run(cmd)
+
+    def stop(self, deleteIntfs: bool = True) -> None:
+        run(["ip", "link", "del", self.ifb], check=False)
+        super().stop(deleteIntfs)
+
+    def carried_bytes(self) -> int:
+        """Bytes the wire has carried (as the qdisc saw them), for fidelity checks."""
+        dev = self.ifb if self.medium == "shared" else None
+        if dev is None:
+            return sum(int(open(f"/sys/class/net/{p}/statistics/tx_bytes").read()) for p in self.port_names())
+        return int(open(f"/sys/class/net/{dev}/statistics/tx_bytes").read())
+
+
+class JoinBridge(Bridge):
+    """A switch joining wires, as a Linux bridge."""
+    impl = "lxbr"
+
+
+class JoinOVS(OVSBridge):
+    """A switch joining wires, as a standalone Open vSwitch bridge.
+
+    datapath='user' is OVS's userspace (netdev) datapath, used where the kernel
+    has no openvswitch module; it needs TX checksum offload off on every port
+    that feeds it, or TCP stalls (mininet#653), which prepare_port does.
+    """
+
+    def __init__(self, name: str, datapath: str = "kernel", **params):
+        self.impl = "ovs-user" if datapath == "user" else "ovs-kernel"
+        OVSBridge.__init__(self, name, datapath=datapath, **params)
+
+    def start(self, controllers) -> None:
+        for intf in self.intfList():
+            if intf.name != "lo":
+                prepare_port(intf.name)
+        super().start(controllers)

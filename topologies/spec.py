@@ -1,0 +1,143 @@
+"""The network model every topology is a preset of: wires, switches, nodes.
+
+Pure data, no root and no Mininet needed, so presets can be listed, shown and
+unit-tested anywhere. `topologies.mininet_topos` turns a spec into a Mininet
+Topo; `netlab` turns that into namespaces, veths and qdiscs.
+
+Addressing: node i (0-based) owns one address, 10.0.X.Y with X.Y = i+1, in
+10.0.0.0/16. Nodes whose NICs share one layer-2 domain (single net, bonded
+nets) get that /16 on-link; nodes on segmented wiring get /32s plus explicit
+host routes (see `Route`).
+"""
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+SUBNET = ipaddress.ip_network("10.0.0.0/16")
+MEDIA = ("shared", "switched")
+MAX_RATE_MBIT = 1000.0
+
+
+class SpecError(ValueError):
+    """A topology parameter a user gave cannot be built; the message says why."""
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One Ethernet segment.
+
+    medium: 'shared' is a 1996 coax/hub segment: every frame that enters it, from
+    any station and in either direction, is charged against one rate.
+    'switched' gives each attached port its own full-duplex rate.
+    """
+    name: str
+    rate_mbit: float
+    medium: str = "shared"
+    queue_packets: int = 100
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A store-and-forward switch joining whole wires (one port per wire)."""
+    name: str
+    wires: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Route:
+    """A host route: reach `dst` (an address) out of NIC `nic`, via `via` if set."""
+    dst: str
+    nic: int
+    via: str | None = None
+
+
+@dataclass(frozen=True)
+class Node:
+    """A Beowulf node. NIC k sits on wires[k]; `bonded` stripes its own traffic
+    across all NICs packet by packet; `forwarding` makes it relay others' packets."""
+    name: str
+    index: int
+    wires: tuple[str, ...]
+    bonded: bool = False
+    forwarding: bool = False
+    routes: tuple[Route, ...] = ()
+    grid: tuple[int, int] | None = None
+
+    @property
+    def ip(self) -> str:
+        return node_ip(self.index)
+
+    @property
+    def on_link_subnet(self) -> bool:
+        """True when every peer is reachable on-link (no explicit routes)."""
+        return not self.routes
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    topology: str
+    params: dict
+    wires: tuple[Wire, ...]
+    nodes: tuple[Node, ...]
+    switches: tuple[Switch, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def wire(self, name: str) -> Wire:
+        for w in self.wires:
+            if w.name == name:
+                return w
+        raise KeyError(name)
+
+    def node(self, name: str) -> Node:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(name)
+
+    def members(self, wire: str) -> list[Node]:
+        """Nodes with a NIC on `wire`, in node order."""
+        return [n for n in self.nodes if wire in n.wires]
+
+    def validate(self) -> None:
+        """Catch wiring mistakes before anything is created on the host."""
+        names = {w.name for w in self.wires}
+        if len(names) != len(self.wires):
+            raise SpecError("two wires share a name")
+        for w in self.wires:
+            check_rate(w.rate_mbit)
+            if w.medium not in MEDIA:
+                raise SpecError(f"wire {w.name}: medium must be one of {MEDIA}")
+        for n in self.nodes:
+            for w in n.wires:
+                if w not in names:
+                    raise SpecError(f"node {n.name} sits on unknown wire {w}")
+            if n.bonded and len(n.wires) < 1:
+                raise SpecError(f"node {n.name}: bonding needs at least one NIC")
+        for s in self.switches:
+            for w in s.wires:
+                if w not in names:
+                    raise SpecError(f"switch {s.name} joins unknown wire {w}")
+
+
+def node_name(index: int) -> str:
+    """b0, b1, ... bf, b10: hexadecimal as in the papers' B0...BF."""
+    return f"b{index:x}"
+
+
+def node_ip(index: int) -> str:
+    return str(SUBNET.network_address + index + 1)
+
+
+def check_rate(rate: float) -> float:
+    if not isinstance(rate, (int, float)) or rate != rate or not 0 < rate <= MAX_RATE_MBIT:
+        raise SpecError(f"rate must be a number of Mbit/s in (0, {MAX_RATE_MBIT:g}], got {rate!r}")
+    return float(rate)
+
+
+def check_nodes(nodes: int) -> int:
+    if not isinstance(nodes, int) or nodes < 2:
+        raise SpecError(f"--nodes must be a whole number >= 2, got {nodes!r}")
+    if nodes > 1000:
+        raise SpecError(f"--nodes must be at most 1000, got {nodes}")
+    return nodes
