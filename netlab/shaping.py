@@ -77,6 +77,44 @@ def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100) -> lis
     ]
 
 
+DEFAULT_STATION = 0xfff
+
+
+def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
+                     queue_packets: int = 100) -> list[list[str]]:
+    """One HTB tree on the wire's IFB: the wire (1:1) caps everything at the
+    rate; under it one leaf per station, found by source MAC, with its own
+    FIFO (its NIC's transmit queue) and a 1/n assured share. Backlogged stations
+    borrow the rest round-robin, a frame at a time, as stations with a frame
+    ready take turns on a real segment. Frames from unknown sources (a switch
+    joining this wire forwards other wires' stations) share a default leaf,
+    which acts as the switch port's station.
+    """
+    burst = str(burst_bytes(rate_mbit))
+    n = len(station_macs) + 1
+    share = _rate(rate_mbit / n)
+    quantum = str(MAX_FRAME_ON_WIRE)
+    cmds = [
+        ["tc", "qdisc", "replace", "dev", ifb, "root", "handle", "1:", *stab_args(),
+         "htb", "default", f"{DEFAULT_STATION:x}"],
+        ["tc", "class", "add", "dev", ifb, "parent", "1:", "classid", "1:1", "htb",
+         "rate", _rate(rate_mbit), "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst,
+         "quantum", quantum],
+    ]
+    leaves = [(0x100 + i, mac) for i, mac in enumerate(station_macs)] + [(DEFAULT_STATION, None)]
+    for minor, mac in leaves:
+        cls = f"1:{minor:x}"
+        cmds.append(["tc", "class", "add", "dev", ifb, "parent", "1:1", "classid", cls, "htb",
+                     "rate", share, "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst,
+                     "quantum", quantum])
+        cmds.append(["tc", "qdisc", "add", "dev", ifb, "parent", cls, "handle", f"{minor:x}:",
+                     "pfifo", "limit", str(queue_packets)])
+        if mac:
+            cmds.append(["tc", "filter", "add", "dev", ifb, "parent", "1:", "protocol", "all",
+                         "prio", "1", "u32", "match", "ether", "src", mac, "flowid", cls])
+    return cmds
+
+
 def redirect_ingress_cmds(port: str, ifb: str) -> list[list[str]]:
     """Send everything entering the bridge through `port` via `ifb` first.
 

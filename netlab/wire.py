@@ -23,7 +23,8 @@ import subprocess
 
 from mininet.node import OVSBridge, Switch
 
-from netlab.shaping import offload_off_cmd, rate_limit_cmds, redirect_ingress_cmds
+from netlab.shaping import (offload_off_cmd, rate_limit_cmds, redirect_ingress_cmds,
+                            shared_wire_cmds)
 
 
 class CommandError(RuntimeError):
@@ -89,7 +90,8 @@ class SharedWire(Bridge):
         if self.medium == "shared":
             run(["ip", "link", "add", self.ifb, "type", "ifb"])
             run(["ip", "link", "set", self.ifb, "up"])
-            for cmd in rate_limit_cmds(self.ifb, self.rate_mbit, self.queue_packets):
+            for cmd in shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(),
+                                        self.queue_packets):
                 run(cmd)
             for port in self.port_names():
                 for cmd in redirect_ingress_cmds(port, self.ifb):
@@ -98,6 +100,19 @@ class SharedWire(Bridge):
             for port in self.port_names():
                 for cmd in rate_limit_cmds(port, self.rate_mbit, self.queue_packets):
                     run(cmd)
+
+    def station_macs(self) -> list[str]:
+        """MACs of the hosts' NICs on this wire, read from inside their namespaces
+        (after bonding, which may have changed them)."""
+        macs = []
+        for intf in self.intfList():
+            link = getattr(intf, "link", None)
+            if link is None:
+                continue
+            peer = link.intf2 if link.intf1 is intf else link.intf1
+            if hasattr(peer.node, "run"):  # a BeowulfHost, not a joining switch
+                macs.append(peer.node.run(["cat", f"/sys/class/net/{peer.name}/address"]).strip())
+        return macs
 
     def stop(self, deleteIntfs: bool = True) -> None:
         run(["ip", "link", "del", self.ifb], check=False)
