@@ -153,8 +153,12 @@ def cmd_topo(args) -> int:
 def cmd_cli(args) -> int:
     spec = spec_from(args)
     require_root("cli")
+    from mininet.log import lg
+
     from netlab.cli import NetlabCLI
     from netlab.network import BuildOptions, Testbed
+    for handler in lg.handlers:  # node output is the CLI's product: stdout, in order
+        handler.setStream(sys.stdout)
     with Testbed(spec, BuildOptions(switch=args.switch, bonding=args.bonding,
                                     verbose=args.verbose)) as tb:
         env = tb.environment()

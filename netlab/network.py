@@ -124,8 +124,9 @@ class Testbed:
         try:
             if self.net is not None:
                 setLogLevel("warning")
+                net, self.net = self.net, None
                 try:
-                    self.net.stop()
+                    net.stop()
                 except Exception:  # release() below removes whatever stop() missed
                     pass
         finally:

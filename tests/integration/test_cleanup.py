@@ -1,0 +1,72 @@
+"""Nothing a run creates survives it: normal exit, SIGTERM, or SIGKILL + clean."""
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.integration.hostsnap import diff, snapshot
+
+EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
+KEEP = "keepbr0"  # a bridge that belongs to someone else
+
+
+@pytest.fixture
+def foreign_bridge():
+    subprocess.run(["ip", "link", "add", KEEP, "type", "bridge"], check=True)
+    yield KEEP
+    subprocess.run(["ip", "link", "del", KEEP])
+
+
+def start_cli(*args: str) -> subprocess.Popen:
+    """Start `emulate.py cli` and wait until its network is up (the prompt shows)."""
+    proc = subprocess.Popen([*EMULATE, "cli", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc.stdin.write(b"b1 iperf3 -s -D\nb0 sleep 300 &\n")
+    proc.stdin.flush()
+    seen = b""
+    deadline = time.monotonic() + 60
+    while b"netlab>" not in seen and time.monotonic() < deadline:
+        if select.select([proc.stdout], [], [], 1)[0]:
+            seen += os.read(proc.stdout.fileno(), 4096)
+    assert b"netlab>" in seen, seen.decode(errors="replace")
+    time.sleep(1)  # let the scripted commands start their processes
+    return proc
+
+
+def assert_nothing_left(before, foreign):
+    after = snapshot()
+    assert diff(before, after) == {}
+    assert foreign in after["links"]
+
+
+def test_normal_exit_leaves_nothing(foreign_bridge):
+    before = snapshot()
+    proc = subprocess.run([*EMULATE, "cli", "--topo", "bonded-dual-net", "--nodes", "4"],
+                          input=b"b1 iperf3 -s -D\nb0 ping -c1 b1\n", capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert b"1 received" in proc.stdout
+    assert_nothing_left(before, foreign_bridge)
+
+
+def test_sigterm_tears_down(foreign_bridge):
+    before = snapshot()
+    proc = start_cli("--topo", "routed-mesh", "--nodes", "4")
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    assert_nothing_left(before, foreign_bridge)
+
+
+def test_sigkill_then_clean_leaves_nothing(foreign_bridge):
+    before = snapshot()
+    proc = start_cli("--topo", "switched-mesh", "--nodes", "4", "--switch", "ovs")
+    proc.kill()
+    proc.wait(timeout=30)
+    left = diff(before, snapshot())
+    assert left, "a SIGKILLed run should have left its network behind"
+    out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert_nothing_left(before, foreign_bridge)
