@@ -118,6 +118,20 @@ class SharedWire(Bridge):
         run(["ip", "link", "del", self.ifb], check=False)
         super().stop(deleteIntfs)
 
+    def class_counters(self) -> dict[str, tuple[int, int]]:
+        """Per-station (HTB leaf) counters on a shared wire: classid -> (on-wire bytes,
+        frames). Bytes include framing overhead (the size table applies before HTB counts)."""
+        out = run(["tc", "-s", "class", "show", "dev", self.ifb], check=False)
+        counters, current = {}, None
+        for line in out.splitlines():
+            words = line.split()
+            if words[:2] == ["class", "htb"]:
+                current = words[2] if "leaf" in words else None
+            elif current and words[:1] == ["Sent"]:
+                counters[current] = (int(words[1]), int(words[3]))
+                current = None
+        return counters
+
     def carried_bytes(self) -> int:
         """Bytes the wire has carried (as the qdisc saw them), for fidelity checks."""
         dev = self.ifb if self.medium == "shared" else None
