@@ -37,3 +37,88 @@ def wiring_text(spec: NetworkSpec) -> str:
         from topologies.mesh import grid_text
         lines += ["", *grid_text(spec)]
     return "\n".join(lines) + "\n"
+
+
+def wiring_png(spec: NetworkSpec, path: str) -> None:
+    """Draw the wiring: wires as coloured lines through their stations, switches
+    as boxes; for the routed mesh, a second panel with the relay of every pair."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = spec.params.get("grid")
+    routed = spec.topology == "routed-mesh"
+    fig, axes = plt.subplots(1, 2 if routed else 1, figsize=(15 if routed else 8, 7))
+    ax = axes[0] if routed else axes
+    ax.set_title(f"{spec.topology}: {len(spec.nodes)} nodes, {len(spec.wires)} shared wires "
+                 f"at {spec.params['rate_mbit']:g} Mbit/s")
+    colours = plt.get_cmap("tab10")
+    if grid:
+        pos = {n.name: (n.grid[1] * 2.0, -n.grid[0] * 2.0) for n in spec.nodes}
+        for i, w in enumerate(spec.wires):
+            members = spec.members(w.name)
+            xs = [pos[n.name][0] for n in members]
+            ys = [pos[n.name][1] for n in members]
+            off = 0.18 if w.name.startswith("r") else -0.18
+            if w.name.startswith("r"):
+                ys = [y + off for y in ys]
+                xs = [min(xs) - 0.6, max(xs) + 0.6]
+                ys = [ys[0], ys[0]]
+            else:
+                xs = [x + off for x in xs]
+                ys = [max(ys) + 0.6, min(ys) - 0.6]
+                xs = [xs[0], xs[0]]
+            ax.plot(xs, ys, lw=4, color=colours(i % 10), alpha=0.8, zorder=1)
+            ax.text(xs[-1] + (0.15 if w.name.startswith("r") else 0), ys[-1] - 0.25, w.name,
+                    color=colours(i % 10), fontsize=11, weight="bold")
+        k = grid
+        for s in spec.switches:
+            if s.name == "row":
+                x, y = -1.8, -(k - 1)
+                for r in range(k):
+                    ax.plot([x + 0.5, -0.6], [y, -r * 2.0 + 0.18], color="grey", lw=1, ls="--")
+            else:
+                x, y = (k - 1), -2.0 * k + 0.4
+                for c in range(k):
+                    ax.plot([x, c * 2.0 - 0.18], [y + 0.3, -2.0 * (k - 1) - 0.6], color="grey", lw=1, ls="--")
+            ax.text(x, y, f"switch\n{s.name}", ha="center", va="center", fontsize=10,
+                    bbox=dict(boxstyle="round", fc="lightyellow", ec="black"))
+    else:
+        n = len(spec.nodes)
+        pos = {node.name: (i * 1.0, 0.0) for i, node in enumerate(spec.nodes)}
+        for i, w in enumerate(spec.wires):
+            y = -0.8 - 0.5 * i
+            ax.plot([-0.5, n - 0.5], [y, y], lw=4, color=colours(i % 10))
+            ax.text(n - 0.4, y, f"{w.name} (shared)", va="center", color=colours(i % 10), weight="bold")
+            for node in spec.nodes:
+                ax.plot([pos[node.name][0]] * 2, [-0.25, y], color=colours(i % 10), lw=1)
+    for node in spec.nodes:
+        x, y = pos[node.name]
+        ax.scatter([x], [y], s=900, color="white", edgecolor="black", zorder=3)
+        ax.text(x, y + 0.05, node.name, ha="center", va="center", zorder=4, weight="bold")
+        ax.text(x, y - 0.45, node.ip, ha="center", fontsize=7, zorder=4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if routed:
+        from topologies.mesh import relay_for, shares_wire
+        k = grid
+        names = [n.name for n in spec.nodes]
+        m = len(names)
+        ax2 = axes[1]
+        ax2.set_title("relay node for each pair (row: from, column: to); blank = same wire")
+        for a in range(m):
+            for b in range(m):
+                if a != b and not shares_wire(a, b, k):
+                    r = relay_for(a, b, k)
+                    ax2.add_patch(plt.Rectangle((b, a), 1, 1, color=colours(r % 10), alpha=0.35))
+                    ax2.text(b + 0.5, a + 0.5, names[r], ha="center", va="center", fontsize=7)
+                elif a != b:
+                    ax2.add_patch(plt.Rectangle((b, a), 1, 1, color="whitesmoke"))
+        ax2.set_xlim(0, m)
+        ax2.set_ylim(m, 0)
+        ax2.set_xticks([i + 0.5 for i in range(m)], names)
+        ax2.set_yticks([i + 0.5 for i in range(m)], names)
+        ax2.set_aspect("equal")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
