@@ -123,8 +123,8 @@ def spec_from(args) -> object:
 
 def require_root(what: str) -> None:
     if os.geteuid() != 0:
-        raise UsageError(f"{what} needs root to create namespaces and qdiscs: run it as "
-                         f"'sudo python3 emulate.py {what}'")
+        raise UsageError(f"emulate.py {what} needs root to create namespaces and qdiscs: run it as "
+                         f"'sudo python3 emulate.py {what}'".replace("  ", " ").replace(" '", " '"))
 
 
 def cmd_doctor(_args) -> int:
@@ -188,9 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             from netlab.runner_cli import cmd_default
             return cmd_default(args)
-        if args.command == "run":
-            from netlab.runner_cli import cmd_run
-            return cmd_run(args)
+        if args.command in ("run", "plot"):
+            from netlab import runner_cli
+            return {"run": runner_cli.cmd_run, "plot": runner_cli.cmd_plot}[args.command](args)
         return handlers[args.command](args)
     except UsageError as e:
         sys.stderr.write(f"emulate.py: error: {e}\n")

@@ -1,16 +1,209 @@
-"""Placeholder until the experiment runner lands."""
+"""`emulate.py run token|iperf`, `emulate.py plot`, and the no-argument main job."""
 from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from topologies.spec import SpecError
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "experiments" / "quick-comparison.json"
+DEFAULT_SIZES = [64 << i for i in range(9)]  # 64 B ... 16 KB
+
+
+def size_list(text: str) -> list[int]:
+    out = []
+    for part in text.split(","):
+        part = part.strip().upper()
+        mult = 1
+        if part.endswith("K"):
+            mult, part = 1024, part[:-1]
+        elif part.endswith("M"):
+            mult, part = 1024 * 1024, part[:-1]
+        try:
+            value = int(float(part) * mult)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"sizes are bytes with an optional K/M suffix, got {text!r}")
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"sizes must be > 0 bytes, got {text!r}")
+        out.append(value)
+    return out
+
+
+def int_list(name: str, minimum: int = 1):
+    def parse(text: str) -> list[int]:
+        try:
+            values = [int(x) for x in text.split(",")]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--{name} takes whole numbers, comma-separated, got {text!r}")
+        if any(v < minimum for v in values):
+            raise argparse.ArgumentTypeError(f"--{name} values must be >= {minimum}, got {text!r}")
+        return values
+    return parse
+
+
+def rate_list(text: str) -> list[float]:
+    from netlab.main import rate_arg
+    return [rate_arg(x) for x in text.split(",")]
+
+
+def topo_list(text: str) -> list[str]:
+    from netlab.main import topo_arg
+    return [topo_arg(x) for x in text.split(",")]
+
+
+def placement_list(text: str) -> list[str]:
+    from workloads.placement import PLACEMENTS
+    values = text.split(",")
+    for v in values:
+        if v not in PLACEMENTS:
+            raise argparse.ArgumentTypeError(f"--placement takes {', '.join(PLACEMENTS)}, got {v!r}")
+    return values
 
 
 def add_run_parser(sub) -> None:
-    sub.add_parser("run", help="run an experiment (not yet available)")
+    from netlab.main import add_build_args
+    p = sub.add_parser("run", help="run a workload sweep over topologies",
+                       description="Build each topology once, run every sweep point, save a results "
+                                   "document under results/ (JSON + CSV), print a table. Every sweep "
+                                   "flag takes one value or a comma list.")
+    p.add_argument("workload", choices=("token", "iperf"),
+                   help="token: the papers' token exchange; iperf: iperf3 capacity baseline")
+    p.add_argument("--topo", type=topo_list, default=None, help="topologies (default: all presets)")
+    p.add_argument("--rate", type=rate_list, default=[10.0], help="Mbit/s (default 10)")
+    p.add_argument("--channels", type=int_list("channels"), default=[None], help="bonded-dual-net wires")
+    p.add_argument("--nodes", type=int, default=None, help="nodes per topology (default 16)")
+    p.add_argument("--token-size", type=size_list, default=DEFAULT_SIZES,
+                   help="token bytes, K suffix allowed (default 64,128,...,16K)")
+    p.add_argument("--tokens-in-flight", type=int_list("tokens-in-flight"), default=[1],
+                   help="tokens each pair keeps in flight (default 1)")
+    p.add_argument("--pairs", type=int_list("pairs"), default=[4], help="process pairs (default 4)")
+    p.add_argument("--placement", type=placement_list, default=["any", "local-wire", "remote-wire"],
+                   help="any | local-wire | remote-wire (meshes); default: any elsewhere, both on meshes")
+    p.add_argument("--repeats", type=int_list("repeats"), default=[1], help="runs of each point")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--duration", type=float, default=None, help="seconds per point (default 2; iperf 5)")
+    g.add_argument("--exchanges", type=int, default=None, help="token round trips per pair instead")
+    p.add_argument("--out", default=None, help="results file (default results/<time>-<workload>.json)")
+    p.add_argument("--json", action="store_true", help="print the results document to stdout")
+    p.add_argument("--png", default=None, help="plot file (default beside the results)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_build_args(p)
+
+    pp = sub.add_parser("plot", help="redraw figures from a saved results document",
+                        description="Redraw the plot (and table) from a results JSON.")
+    pp.add_argument("results", help="a results/*.json document")
+    pp.add_argument("--png", default=None, help="output file (default: beside the document)")
 
 
-def cmd_default(args) -> int:
-    from netlab.main import make_parser
-    make_parser().print_help()
+def _sweep_from_args(a):
+    from netlab.runner import Sweep
+    if a.exchanges is not None and a.exchanges < 1:
+        raise SpecError("--exchanges must be >= 1")
+    if a.duration is not None and a.duration <= 0:
+        raise SpecError("--duration must be > 0 seconds")
+    duration = a.duration if a.exchanges is None else None
+    if duration is None and a.exchanges is None:
+        duration = 2.0 if a.workload == "token" else 5.0
+    from topologies.presets import PRESETS
+    return Sweep(workload=a.workload, topologies=a.topo or list(PRESETS), rates=a.rate,
+                 channels=a.channels, placements=a.placement, pairs=a.pairs,
+                 token_sizes=a.token_size, tokens_in_flight=a.tokens_in_flight,
+                 repeats=a.repeats[0], duration=duration, exchanges=a.exchanges, nodes=a.nodes)
+
+
+def check_sweep(sweep) -> None:
+    """Refuse impossible points before any network is built."""
+    from workloads.placement import place
+    for spec in sweep.specs():
+        for pt in sweep.points_per_network(spec):
+            place(spec, pt["pairs"], pt["placement"])
+
+
+def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progress: bool,
+            paper: dict | None = None) -> int:
+    from netlab.main import require_root
+    from netlab.report import plot, table
+    from netlab.results import RESULTS_DIR, new_document, write_atomic
+    from netlab.runner import run_sweep
+    check_sweep(sweep)
+    require_root("run")
+    out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{sweep.workload}.json"
+    params = {k: v for k, v in sweep.__dict__.items()}
+    doc = new_document(sweep.workload, params, paper)
+    write_atomic(doc, out)
+    log = sys.stderr if as_json else sys.stdout
+    try:
+        run_sweep(sweep, doc, out, opts, progress=progress)
+    except KeyboardInterrupt:
+        log.write(f"\ninterrupted: {len(doc['points'])} finished point(s) kept in {out}\n")
+        raise
+    png = png or str(out.with_suffix(".png"))
+    plot(doc, png)
+    if as_json:
+        json.dump(doc, sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+    print(table(doc), file=log)
+    print(f"\nresults: {out}\n         {out.with_suffix('.csv')}\nplot:    {png}", file=log)
     return 0
 
 
-def cmd_run(args) -> int:
-    raise SystemExit("emulate.py run: not yet available")
+def cmd_run(a) -> int:
+    from netlab.main import UsageError
+    from netlab.network import BuildOptions
+    try:
+        sweep = _sweep_from_args(a)
+        check_sweep(sweep)
+    except SpecError as e:
+        raise UsageError(str(e))
+    return execute(sweep, Path(a.out) if a.out else None, a.png,
+                   BuildOptions(switch=a.switch, bonding=a.bonding, verbose=a.verbose),
+                   a.json, not a.no_progress)
+
+
+def cmd_plot(a) -> int:
+    from netlab.main import UsageError
+    from netlab.report import plot, table
+    from netlab.results import load
+    try:
+        doc = load(a.results)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"cannot read results document {a.results}: {e}")
+    png = a.png or str(Path(a.results).with_suffix(".png"))
+    plot(doc, png)
+    print(table(doc))
+    print(f"plot: {png}")
+    return 0
+
+
+def load_experiment(path: Path) -> tuple:
+    """An experiment file (experiments/*.json) -> (Sweep, paper values)."""
+    from netlab.runner import Sweep
+    data = json.loads(path.read_text())
+    s = data["sweep"]
+    return Sweep(workload=data["workload"], topologies=s["topologies"], rates=s.get("rates", [10.0]),
+                 channels=s.get("channels", [None]), placements=s.get("placements", ["any"]),
+                 pairs=s.get("pairs", [4]), token_sizes=s.get("token_sizes", [1024]),
+                 tokens_in_flight=s.get("tokens_in_flight", [1]), repeats=s.get("repeats", 1),
+                 duration=s.get("duration", 2.0), exchanges=s.get("exchanges")), data.get("paper", {})
+
+
+def cmd_default(_args) -> int:
+    """The main job: a quick comparison of every preset at 10 Mbit/s."""
+    from netlab.main import require_root
+    from netlab.network import BuildOptions
+    require_root("")
+    sweep, paper = load_experiment(QUICK)
+    print(f"Beowulf Netlab quick comparison ({QUICK.relative_to(ROOT)}): token exchange, "
+          f"{len(sweep.topologies)} topologies at {sweep.rates[0]:g} Mbit/s, "
+          f"{sweep.total_points()} points of {sweep.duration:g} s. Ctrl-C keeps finished points.")
+    rc = execute(sweep, None, None, BuildOptions(), False, sys.stderr.isatty() or True, paper)
+    if paper.get("notes"):
+        print("\nthe papers, for comparison:")
+        for line in paper["notes"]:
+            print(f"  - {line}")
+    return rc

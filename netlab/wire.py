@@ -133,11 +133,11 @@ class SharedWire(Bridge):
         return counters
 
     def carried_bytes(self) -> int:
-        """Bytes the wire has carried (as the qdisc saw them), for fidelity checks."""
-        dev = self.ifb if self.medium == "shared" else None
-        if dev is None:
-            return sum(int(open(f"/sys/class/net/{p}/statistics/tx_bytes").read()) for p in self.port_names())
-        return int(open(f"/sys/class/net/{dev}/statistics/tx_bytes").read())
+        """On-wire bytes (framing included) the wire has carried, for utilisation."""
+        if self.medium == "shared":
+            return sum(b for b, _ in self.class_counters().values())
+        return sum(int(open(f"/sys/class/net/{p}/statistics/tx_bytes").read())
+                   for p in self.port_names())
 
 
 class JoinBridge(Bridge):

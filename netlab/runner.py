@@ -1,0 +1,135 @@
+"""Run a sweep: build each network once, run every point on it, tear it down.
+
+Data flows one way: sweep -> spec -> Testbed -> workload -> points -> document.
+The document is rewritten (atomically) after every point, so an interrupted
+sweep keeps what it finished.
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from netlab.monitor import Monitor
+from netlab.network import BuildOptions, Testbed
+from netlab.results import write_atomic, write_csv
+from topologies.presets import build_spec
+from workloads.placement import place
+
+
+@dataclass
+class Sweep:
+    workload: str                       # token | iperf
+    topologies: list[str]
+    rates: list[float] = field(default_factory=lambda: [10.0])
+    channels: list[int | None] = field(default_factory=lambda: [None])
+    placements: list[str] = field(default_factory=lambda: ["any"])
+    pairs: list[int] = field(default_factory=lambda: [4])
+    token_sizes: list[int] = field(default_factory=lambda: [1024])
+    tokens_in_flight: list[int] = field(default_factory=lambda: [1])
+    repeats: int = 1
+    duration: float | None = 2.0
+    exchanges: int | None = None
+    nodes: int | None = None
+
+    def networks(self):
+        """(topology, rate, channels) combinations; channels only for bonded-dual-net."""
+        for topo, rate in itertools.product(self.topologies, self.rates):
+            for ch in (self.channels if topo == "bonded-dual-net" else [None]):
+                yield topo, rate, ch
+
+    def placements_for(self, spec) -> list[str]:
+        """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both)."""
+        if spec.params.get("grid"):
+            return [p for p in self.placements if p != "any"] or ["any"]
+        return ["any"]
+
+    def points_per_network(self, spec) -> list[dict]:
+        pts = []
+        for placement, pairs, size, tif, rep in itertools.product(
+                self.placements_for(spec), self.pairs,
+                self.token_sizes if self.workload == "token" else [None],
+                self.tokens_in_flight if self.workload == "token" else [None],
+                range(self.repeats)):
+            pt = {"placement": placement, "pairs": pairs, "repeat": rep}
+            if self.workload == "token":
+                pt.update(token_size=size, tokens_in_flight=tif)
+            pts.append(pt)
+        return pts
+
+    def specs(self):
+        for topo, rate, ch in self.networks():
+            yield build_spec(topo, nodes=self.nodes, rate=rate, channels=ch)
+
+    def total_points(self) -> int:
+        return sum(len(self.points_per_network(s)) for s in self.specs())
+
+
+class Progress:
+    """A one-line progress bar on stderr (plain lines when not a terminal)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.tty = sys.stderr.isatty()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label}"
+        if self.tty:
+            sys.stderr.write("\r" + line[:110].ljust(110))
+            if self.done == self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def run_point(tb: Testbed, workload: str, pt: dict, sweep: Sweep) -> dict:
+    from workloads import iperf, token
+    pairs = place(tb.spec, pt["pairs"], pt["placement"])
+    hosts = [(tb.host(p.src), tb.host(p.dst)) for p in pairs]
+    wires = [tb.wire(w.name) for w in tb.spec.wires]
+    with Monitor(wires) as mon:
+        if workload == "token":
+            res = token.run_point(hosts, pt["token_size"], pt["tokens_in_flight"],
+                                  duration=sweep.duration, exchanges=sweep.exchanges)
+        else:
+            flows = iperf.run_pairs(hosts, seconds=sweep.duration or 5, omit=1)
+            total = sum(f.goodput_mbit for f in flows)
+            res = {"throughput_mbyte_s": total / 8, "goodput_mbit": total,
+                   "per_pair": [f.__dict__ for f in flows]}
+    return {**res, "pairs_placed": [p.describe() for p in pairs], "fidelity": mon.report()}
+
+
+def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
+              on_point=None) -> dict:
+    bar = Progress(sweep.total_points(), progress)
+    csv_path = out.with_suffix(".csv")
+    for spec in sweep.specs():
+        with Testbed(spec, opts) as tb:
+            env = tb.environment()
+            doc["environment"]["topologies"][f"{spec.topology}@{spec.params['rate_mbit']:g}"] = {
+                k: v for k, v in env.items() if k != "capabilities"}
+            doc["environment"].setdefault("capabilities", env["capabilities"])
+            for pt in sweep.points_per_network(spec):
+                result = run_point(tb, sweep.workload, pt, sweep)
+                point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
+                         "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
+                         "workload": sweep.workload, **pt, **result,
+                         "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"]}
+                doc["points"].append(point)
+                write_atomic(doc, out)
+                write_csv(doc, csv_path)
+                if on_point:
+                    on_point(point)
+                size = f" {pt['token_size']}B" if "token_size" in pt else ""
+                bar.step(f"{spec.topology} {pt['placement']}{size}: "
+                         f"{point['throughput_mbyte_s']:.2f} MB/s")
+    doc["complete"] = True
+    write_atomic(doc, out)
+    return doc

@@ -1,0 +1,85 @@
+"""The token exchange on real networks, through the runner, and its results file."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from netlab.network import BuildOptions
+from netlab.results import RESULTS_DIR, load, new_document
+from netlab.runner import Sweep, run_sweep
+from tests.integration.hostsnap import diff, snapshot
+
+EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
+WIRE_PAYLOAD_LIMIT = 10e6 / 8 * 1448 / 1538 / 1e6   # MB/s of payload one 10 Mbit/s wire can carry
+
+
+def sweep_doc(tmp_path, **kw):
+    sweep = Sweep(workload="token", duration=2.0, **kw)
+    doc = new_document("token", {})
+    return run_sweep(sweep, doc, tmp_path / "r.json", BuildOptions(), progress=False)
+
+
+def mean(doc, topo, placement="any", size=8192):
+    vals = [p["throughput_mbyte_s"] for p in doc["points"]
+            if p["topology"] == topo and p["placement"] == placement and p["token_size"] == size]
+    return sum(vals) / len(vals)
+
+
+def test_single_net_never_exceeds_its_wire(tmp_path):
+    doc = sweep_doc(tmp_path, topologies=["single-net"], token_sizes=[64, 1024, 8192],
+                    tokens_in_flight=[1, 4], pairs=[1, 4])
+    assert len(doc["points"]) == 12
+    for p in doc["points"]:
+        assert 0 < p["throughput_mbyte_s"] <= WIRE_PAYLOAD_LIMIT * 1.01, p
+    load(tmp_path / "r.json")   # the saved document validates against the schema
+    assert (tmp_path / "r.csv").exists()
+
+
+def test_topologies_rank_as_their_wiring_says(tmp_path):
+    doc = sweep_doc(tmp_path, topologies=["single-net", "bonded-dual-net", "switched-mesh"],
+                    token_sizes=[8192], tokens_in_flight=[2], pairs=[4],
+                    placements=["local-wire"])
+    single, bonded = mean(doc, "single-net"), mean(doc, "bonded-dual-net")
+    local = mean(doc, "switched-mesh", "local-wire")
+    assert bonded >= 1.5 * single, (single, bonded)
+    assert local >= 3 * bonded, (bonded, local)
+    assert all(not p["fidelity"]["suspect"] for p in doc["points"]), doc["points"]
+
+
+def test_sigint_keeps_finished_points_and_leaves_nothing(tmp_path):
+    before = snapshot()
+    out = tmp_path / "int.json"
+    proc = subprocess.Popen([*EMULATE, "run", "token", "--topo", "single-net", "--token-size",
+                             "64,128,256,512,1K,2K,4K,8K", "--duration", "1.5", "--out", str(out),
+                             "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if out.exists() and len(json.loads(out.read_text())["points"]) >= 2:
+            break
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    doc = json.loads(out.read_text())
+    assert 2 <= len(doc["points"]) < 8 and doc["complete"] is False
+    assert diff(before, snapshot()) == {}
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--token-size", "0"], "> 0"),
+    (["--token-size", "1X"], "sizes"),
+    (["--pairs", "-2"], "--pairs"),
+    (["--pairs", "9", "--topo", "single-net"], "pairs need"),
+    (["--placement", "remote-wire", "--topo", "switched-mesh", "--pairs", "9"], "pairs need"),
+    (["--placement", "sideways"], "--placement"),
+    (["--topo", "single-net", "--rate", "0"], "--rate"),
+])
+def test_bad_sweep_values(args, word):
+    r = subprocess.run([*EMULATE, "run", "token", *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and word in lines[0], r.stderr
+    assert not RESULTS_DIR.joinpath("never").exists()

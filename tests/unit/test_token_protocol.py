@@ -1,0 +1,56 @@
+"""The token exchange protocol over loopback (no root, no emulated network)."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+AGENT = os.path.join(os.path.dirname(__file__), "..", "..", "workloads", "token_agent.py")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def exchange(*client_args, server_args=()):
+    port = free_port()
+    server = subprocess.Popen([sys.executable, AGENT, "serve", "--port", str(port), *server_args],
+                              stdout=subprocess.PIPE)
+    try:
+        assert server.stdout.readline().strip() == b"ready"
+        r = subprocess.run([sys.executable, AGENT, "client", "--host", "127.0.0.1", "--port", str(port),
+                            *client_args], capture_output=True, text=True, timeout=60)
+        return r.returncode, json.loads(r.stdout)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_counts_are_exact():
+    rc, out = exchange("--size", "3000", "--tokens", "3", "--exchanges", "500")
+    assert rc == 0, out
+    assert out["round_trips"] == 500
+    assert out["payload_bytes"] == 2 * 3000 * 500
+    assert out["elapsed_s"] > 0 and out["rtt_ms_min"] <= out["rtt_ms_median"] <= out["rtt_ms_max"]
+
+
+def test_fewer_exchanges_than_tokens_in_flight():
+    rc, out = exchange("--size", "64", "--tokens", "8", "--exchanges", "3")
+    assert rc == 0 and out["round_trips"] == 3
+
+
+def test_duration_mode_stops():
+    t0 = time.monotonic()
+    rc, out = exchange("--size", "1024", "--tokens", "2", "--duration", "0.5")
+    assert rc == 0 and out["round_trips"] > 10
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_corrupted_echo_is_detected():
+    rc, out = exchange("--size", "777", "--tokens", "2", "--exchanges", "100",
+                       server_args=("--corrupt-after", "10"))
+    assert rc == 3
+    assert "corrupted echo" in out["error"] and "token 11" in out["error"]

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The papers' token exchange, one pair: run inside the host namespaces.
+
+  token_agent.py serve  --port P [--corrupt-after N]
+  token_agent.py client --host IP --port P --size S [--tokens T] (--exchanges N | --duration D)
+
+The client sends T tokens of S bytes over one TCP connection; the server reads
+each token completely and sends it straight back; the client checks every
+returned token byte for byte against what it sent and sends it again, until N
+round trips completed (or D seconds passed). Sockets are nonblocking, driven by
+a selector, as the papers' processes used nonblocking send/receive.
+
+The client prints one JSON line: round trips, payload bytes moved (S per token
+per direction, i.e. 2*S per round trip), elapsed seconds from the first byte
+sent to the last byte received, and round-trip latencies. Exit status 3 and an
+"error" field when a token came back wrong.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import selectors
+import socket
+import statistics
+import sys
+import time
+
+CHUNK = 65536
+
+
+class Corrupted(Exception):
+    pass
+
+
+def serve(port: int, corrupt_after: int | None) -> int:
+    """Echo each complete token. One connection, then exit."""
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("0.0.0.0", port))
+    ls.listen(1)
+    print("ready", flush=True)
+    conn, _ = ls.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    size = int.from_bytes(_recv_exact(conn, 4), "big")
+    conn.setblocking(False)
+    sel = selectors.DefaultSelector()
+    sel.register(conn, selectors.EVENT_READ)
+    inbuf = bytearray()
+    outbuf = bytearray()
+    echoed = 0
+    while True:
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if outbuf else 0)
+        sel.modify(conn, events)
+        for _key, mask in sel.select():
+            if mask & selectors.EVENT_READ:
+                try:
+                    data = conn.recv(CHUNK)
+                except BlockingIOError:
+                    data = None
+                if data == b"":
+                    return 0
+                if data:
+                    inbuf += data
+                    while len(inbuf) >= size:  # a whole token: straight back
+                        token = bytearray(inbuf[:size])
+                        del inbuf[:size]
+                        echoed += 1
+                        if corrupt_after is not None and echoed > corrupt_after:
+                            token[len(token) // 2] ^= 0xFF
+                        outbuf += token
+            if mask & selectors.EVENT_WRITE and outbuf:
+                try:
+                    sent = conn.send(outbuf)
+                    del outbuf[:sent]
+                except BlockingIOError:
+                    pass
+
+
+def _recv_exact(conn: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = conn.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("peer closed")
+        buf += chunk
+    return buf
+
+
+def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
+           duration: float | None) -> dict:
+    conn = socket.create_connection((host, port), timeout=10)
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    conn.sendall(size.to_bytes(4, "big"))
+    conn.setblocking(False)
+    # Each in-flight slot carries its own random content, checked on return.
+    slots = [os.urandom(size) for _ in range(tokens)]
+    outbuf = bytearray()
+    inbuf = bytearray()
+    sent_at: list[float] = []      # send time of each token in flight, FIFO (TCP keeps order)
+    rtts: list[float] = []
+    done = 0
+    launched = 0
+    limit = exchanges if exchanges is not None else float("inf")
+    t0 = time.perf_counter()
+    deadline = t0 + duration if duration is not None else float("inf")
+
+    def launch(slot: int) -> None:
+        nonlocal launched
+        outbuf.extend(slots[slot])
+        sent_at.append(time.perf_counter())
+        launched += 1
+
+    for s in range(min(tokens, int(min(limit, 1 << 62)))):
+        launch(s)
+    next_slot = 0
+    sel = selectors.DefaultSelector()
+    sel.register(conn, selectors.EVENT_READ | selectors.EVENT_WRITE)
+    while done < launched:
+        sel.modify(conn, selectors.EVENT_READ | (selectors.EVENT_WRITE if outbuf else 0))
+        for _key, mask in sel.select(timeout=30):
+            if mask & selectors.EVENT_WRITE and outbuf:
+                try:
+                    n = conn.send(outbuf)
+                    del outbuf[:n]
+                except BlockingIOError:
+                    pass
+            if mask & selectors.EVENT_READ:
+                try:
+                    data = conn.recv(CHUNK)
+                except BlockingIOError:
+                    data = None
+                if data == b"":
+                    raise ConnectionError("server closed the connection early")
+                if data:
+                    inbuf += data
+                    while len(inbuf) >= size:
+                        token = bytes(inbuf[:size])
+                        del inbuf[:size]
+                        slot = next_slot
+                        next_slot = (next_slot + 1) % tokens
+                        if token != slots[slot]:
+                            bad = next(i for i in range(size) if token[i] != slots[slot][i])
+                            raise Corrupted(f"token {done + 1} (slot {slot}) came back wrong at "
+                                            f"byte {bad} of {size}")
+                        now = time.perf_counter()
+                        rtts.append(now - sent_at.pop(0))
+                        done += 1
+                        if launched < limit and now < deadline:
+                            launch(slot)
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return {"round_trips": done, "token_size": size, "tokens_in_flight": tokens,
+            "payload_bytes": 2 * size * done, "elapsed_s": elapsed,
+            "rtt_ms_median": statistics.median(rtts) * 1e3 if rtts else None,
+            "rtt_ms_min": min(rtts) * 1e3 if rtts else None,
+            "rtt_ms_max": max(rtts) * 1e3 if rtts else None}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="role", required=True)
+    s = sub.add_parser("serve", help="echo tokens on one connection")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--corrupt-after", type=int, default=None,
+                   help="testing only: flip a byte in every token after the Nth")
+    c = sub.add_parser("client", help="send tokens and check what comes back")
+    c.add_argument("--host", required=True)
+    c.add_argument("--port", type=int, required=True)
+    c.add_argument("--size", type=int, required=True)
+    c.add_argument("--tokens", type=int, default=1)
+    g = c.add_mutually_exclusive_group(required=True)
+    g.add_argument("--exchanges", type=int)
+    g.add_argument("--duration", type=float)
+    a = p.parse_args(argv)
+    if a.role == "serve":
+        return serve(a.port, a.corrupt_after)
+    try:
+        print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration)))
+        return 0
+    except Corrupted as e:
+        print(json.dumps({"error": f"corrupted echo: {e}"}))
+        return 3
+    except (OSError, ConnectionError) as e:
+        print(json.dumps({"error": f"connection: {e}"}))
+        return 4
+
+
+if __name__ == "__main__":
+    sys.exit(main())
