@@ -11,7 +11,7 @@ from mininet.link import Intf
 from mininet.node import Host
 
 from netlab.bonding import kernel_bond_cmds, nft_bond_cmds
-from netlab.shaping import offload_off_cmd, rate_limit_cmds
+from netlab.shaping import offload_off_cmd, one_frame_per_skb_cmd, rate_limit_cmds
 from topologies.spec import SUBNET
 
 NS_SYSCTLS = {
@@ -92,6 +92,7 @@ class BeowulfHost(Host):
         self.run(["sysctl", "-qw", *[f"{k}={v}" for k, v in sysctls.items()]])
         for nic in nics:
             self.run(offload_off_cmd(nic), check=False)
+        self.ip_batch([one_frame_per_skb_cmd(nic) for nic in nics])
         for nic, shaping in zip(nics, self.nic_shaping):
             if shaping:
                 for cmd in rate_limit_cmds(nic, *shaping):
@@ -118,6 +119,7 @@ class BeowulfHost(Host):
             for cmd in kernel_bond_cmds(bond, nics, cidr):
                 self.run(cmd)
             self.run(offload_off_cmd(bond), check=False)
+            self.run(one_frame_per_skb_cmd(bond))
             self.bond_intf = BondIntf(bond, node=self)
             self.bond_intf.ip, self.bond_intf.prefixLen = self.address, SUBNET.prefixlen
         elif self.bonding_impl == "nft-numgen-rr":

@@ -132,3 +132,12 @@ def offload_off_cmd(dev: str) -> list[str]:
     """Per-frame shaping needs real frames (no TSO/GSO/GRO super-packets), and
     userspace switching needs real checksums (TX checksum offload off)."""
     return ["ethtool", "-K", dev, "tx", "off", "sg", "off", "tso", "off", "gso", "off", "gro", "off"]
+
+
+def one_frame_per_skb_cmd(dev: str) -> list[str]:
+    """TCP builds multi-segment (GSO) packets even when the device has GSO off
+    (Linux >= 4.19 segments them in software just before the device). Anything
+    that acts per packet above the device, such as the nftables bonding
+    fallback's round-robin mark, would then stripe whole bursts, not frames.
+    One segment per packet makes every packet a frame."""
+    return ["ip", "link", "set", "dev", dev, "gso_max_segs", "1"]

@@ -54,23 +54,44 @@ def place(spec: NetworkSpec, pairs: int, placement: str = "any") -> list[Pair]:
 
 
 def _local(spec: NetworkSpec, pairs: int) -> list[Pair]:
+    wires = [w.name for w in spec.wires]
+    members = {w: [n.name for n in spec.members(w)] for w in wires}
+    # Best: every pair on a wire of its own (a depth-first search finds e.g. 8
+    # pairs on the 8 wires of the 16-node grid); else wires are reused in turn.
+    distinct = _distinct_wires(members, wires, pairs, set(), [20000]) if pairs <= len(wires) else None
+    if distinct is not None:
+        return distinct
     used: set[str] = set()
     out: list[Pair] = []
-    wires = [w.name for w in spec.wires]
     while len(out) < pairs:
         progress = False
         for wire in wires:
-            free = [n.name for n in spec.members(wire) if n.name not in used]
-            if len(free) >= 2:
+            free = [n for n in members[wire] if n not in used]
+            if len(free) >= 2 and len(out) < pairs:
                 out.append(Pair(free[0], free[1], wire=wire))
                 used.update(free[:2])
                 progress = True
-                if len(out) == pairs:
-                    break
         if not progress:
             raise SpecError(f"cannot place {pairs} local-wire pairs without reusing a node "
                             f"(at most {len(out)} on {spec.topology}); use fewer --pairs")
     return out
+
+
+def _distinct_wires(members: dict, wires: list[str], pairs: int, used: set[str],
+                    budget: list[int]) -> list[Pair] | None:
+    if pairs == 0:
+        return []
+    if len(wires) < pairs or budget[0] <= 0:
+        return None
+    wire, rest = wires[0], wires[1:]
+    free = [n for n in members[wire] if n not in used]
+    for i, a in enumerate(free):
+        for b in free[i + 1:]:
+            budget[0] -= 1
+            found = _distinct_wires(members, rest, pairs - 1, used | {a, b}, budget)
+            if found is not None:
+                return [Pair(a, b, wire=wire)] + found
+    return _distinct_wires(members, rest, pairs, used, budget)  # leave this wire idle
 
 
 def _remote(spec: NetworkSpec, pairs: int, k: int) -> list[Pair]:

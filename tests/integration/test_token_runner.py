@@ -41,12 +41,16 @@ def test_single_net_never_exceeds_its_wire(tmp_path):
 
 def test_topologies_rank_as_their_wiring_says(tmp_path):
     doc = sweep_doc(tmp_path, topologies=["single-net", "bonded-dual-net", "switched-mesh"],
-                    token_sizes=[8192], tokens_in_flight=[2], pairs=[4],
+                    token_sizes=[8192], tokens_in_flight=[2], pairs=[4, 8],
                     placements=["local-wire"])
-    single, bonded = mean(doc, "single-net"), mean(doc, "bonded-dual-net")
-    local = mean(doc, "switched-mesh", "local-wire")
-    assert bonded >= 1.5 * single, (single, bonded)
-    assert local >= 3 * bonded, (bonded, local)
+    at = {pairs: {p["topology"]: p["throughput_mbyte_s"] for p in doc["points"] if p["pairs"] == pairs}
+          for pairs in (4, 8)}
+    single, bonded = at[4]["single-net"], at[4]["bonded-dual-net"]
+    assert bonded >= 1.5 * single, at
+    # 4 local-wire pairs can use only 4 of the 8 wires: at most 2x the 2-wire bonded
+    # net. 8 pairs fill all 8 wires: the HPDC'96 "about 4x the bonded net" regime.
+    assert at[4]["switched-mesh"] >= 1.8 * bonded, at
+    assert at[8]["switched-mesh"] >= 3 * at[8]["bonded-dual-net"], at
     assert all(not p["fidelity"]["suspect"] for p in doc["points"]), doc["points"]
 
 
