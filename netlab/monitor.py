@@ -11,7 +11,7 @@ import threading
 import time
 
 CPU_SATURATED = 0.90
-WIRE_FULL = 0.80
+WIRE_FULL = 0.90
 
 
 def _cpu_times() -> tuple[int, int]:
