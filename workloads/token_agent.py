@@ -33,6 +33,26 @@ class Corrupted(Exception):
     pass
 
 
+def _pump(conn: socket.socket, sel: selectors.BaseSelector, outbuf: bytearray,
+          timeout: float | None = None) -> bytes | None:
+    """One selector round: send what we can of outbuf, return what arrived
+    (b"" when the peer closed, None when nothing came)."""
+    sel.modify(conn, selectors.EVENT_READ | (selectors.EVENT_WRITE if outbuf else 0))
+    data = None
+    for _key, mask in sel.select(timeout):
+        if mask & selectors.EVENT_WRITE and outbuf:
+            try:
+                del outbuf[:conn.send(outbuf)]
+            except BlockingIOError:
+                pass
+        if mask & selectors.EVENT_READ:
+            try:
+                data = conn.recv(CHUNK)
+            except BlockingIOError:
+                pass
+    return data
+
+
 def serve(port: int, corrupt_after: int | None) -> int:
     """Echo each complete token. One connection, then exit."""
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -50,31 +70,18 @@ def serve(port: int, corrupt_after: int | None) -> int:
     outbuf = bytearray()
     echoed = 0
     while True:
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if outbuf else 0)
-        sel.modify(conn, events)
-        for _key, mask in sel.select():
-            if mask & selectors.EVENT_READ:
-                try:
-                    data = conn.recv(CHUNK)
-                except BlockingIOError:
-                    data = None
-                if data == b"":
-                    return 0
-                if data:
-                    inbuf += data
-                    while len(inbuf) >= size:  # a whole token: straight back
-                        token = bytearray(inbuf[:size])
-                        del inbuf[:size]
-                        echoed += 1
-                        if corrupt_after is not None and echoed > corrupt_after:
-                            token[len(token) // 2] ^= 0xFF
-                        outbuf += token
-            if mask & selectors.EVENT_WRITE and outbuf:
-                try:
-                    sent = conn.send(outbuf)
-                    del outbuf[:sent]
-                except BlockingIOError:
-                    pass
+        data = _pump(conn, sel, outbuf)
+        if data == b"":
+            return 0
+        if data:
+            inbuf += data
+            while len(inbuf) >= size:  # a whole token: straight back
+                token = bytearray(inbuf[:size])
+                del inbuf[:size]
+                echoed += 1
+                if corrupt_after is not None and echoed > corrupt_after:
+                    token[len(token) // 2] ^= 0xFF
+                outbuf += token
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -117,37 +124,25 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     sel = selectors.DefaultSelector()
     sel.register(conn, selectors.EVENT_READ | selectors.EVENT_WRITE)
     while done < launched:
-        sel.modify(conn, selectors.EVENT_READ | (selectors.EVENT_WRITE if outbuf else 0))
-        for _key, mask in sel.select(timeout=30):
-            if mask & selectors.EVENT_WRITE and outbuf:
-                try:
-                    n = conn.send(outbuf)
-                    del outbuf[:n]
-                except BlockingIOError:
-                    pass
-            if mask & selectors.EVENT_READ:
-                try:
-                    data = conn.recv(CHUNK)
-                except BlockingIOError:
-                    data = None
-                if data == b"":
-                    raise ConnectionError("server closed the connection early")
-                if data:
-                    inbuf += data
-                    while len(inbuf) >= size:
-                        token = bytes(inbuf[:size])
-                        del inbuf[:size]
-                        slot = next_slot
-                        next_slot = (next_slot + 1) % tokens
-                        if token != slots[slot]:
-                            bad = next(i for i in range(size) if token[i] != slots[slot][i])
-                            raise Corrupted(f"token {done + 1} (slot {slot}) came back wrong at "
-                                            f"byte {bad} of {size}")
-                        now = time.perf_counter()
-                        rtts.append(now - sent_at.pop(0))
-                        done += 1
-                        if launched < limit and now < deadline:
-                            launch(slot)
+        data = _pump(conn, sel, outbuf, timeout=30)
+        if data == b"":
+            raise ConnectionError("server closed the connection early")
+        if data:
+            inbuf += data
+            while len(inbuf) >= size:
+                token = bytes(inbuf[:size])
+                del inbuf[:size]
+                slot = next_slot
+                next_slot = (next_slot + 1) % tokens
+                if token != slots[slot]:
+                    bad = next(i for i in range(size) if token[i] != slots[slot][i])
+                    raise Corrupted(f"token {done + 1} (slot {slot}) came back wrong at "
+                                    f"byte {bad} of {size}")
+                now = time.perf_counter()
+                rtts.append(now - sent_at.pop(0))
+                done += 1
+                if launched < limit and now < deadline:
+                    launch(slot)
     elapsed = time.perf_counter() - t0
     conn.close()
     return {"round_trips": done, "token_size": size, "tokens_in_flight": tokens,
