@@ -123,8 +123,9 @@ def spec_from(args) -> object:
 
 def require_root(what: str) -> None:
     if os.geteuid() != 0:
-        raise UsageError(f"emulate.py {what} needs root to create namespaces and qdiscs: run it as "
-                         f"'sudo python3 emulate.py {what}'".replace("  ", " ").replace(" '", " '"))
+        command = " ".join(["emulate.py", *what.split()])
+        raise UsageError(f"{command} needs root to create namespaces and qdiscs: "
+                         f"run it as 'sudo python3 {command}'")
 
 
 def cmd_doctor(_args) -> int:
