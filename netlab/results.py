@@ -61,6 +61,13 @@ def _version(cmd: list[str]) -> str | None:
     return text[0] if text else None
 
 
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
 def environment() -> dict:
     try:
         import mininet.net
@@ -76,6 +83,9 @@ def environment() -> dict:
                   "ovs": _version(["ovs-vsctl", "--version"]), "tc": _version(["tc", "-V"]),
                   "nft": _version(["nft", "--version"])},
         "project_commit": (commit or "unknown") + ("-dirty" if dirty else ""),
+        # When br_netfilter is loaded, bridged frames also traverse iptables.
+        "bridge_nf_call_iptables": _read("/proc/sys/net/bridge/bridge-nf-call-iptables"),
+        "tcp_reordering": _read("/proc/sys/net/ipv4/tcp_reordering"),
         "topologies": {},
     }
 
