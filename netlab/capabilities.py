@@ -160,7 +160,7 @@ def doctor_lines(caps: Capabilities) -> list[str]:
         ok = caps.python.get(mod)
         lines.append(f"  {'ok     ' if ok else 'MISSING'} {mod:20s}{'' if ok else '-> install ' + pkg}")
     lines += ["", "implementations this host will use:",
-              f"  shared wire : bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table",
+              "  shared wire : bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table",
               f"  bonding     : {caps.bonding_impl or 'NONE (bonded topologies cannot run)'}",
               f"  switches    : {caps.switch_impl}",
               f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}"]

@@ -48,7 +48,6 @@ def int_arg(name: str, minimum: int):
 
 
 def topo_arg(text: str) -> str:
-    build_spec("single-net")  # registers every preset module
     if text not in PRESETS:
         raise argparse.ArgumentTypeError(
             f"unknown topology {text!r}; choose one of: {', '.join(PRESETS)} (emulate.py topo list)")

@@ -9,6 +9,7 @@ import subprocess
 
 from mininet.link import Intf
 from mininet.node import Host
+from mininet.util import moveIntf
 
 from netlab.bonding import kernel_bond_cmds, nft_bond_cmds
 from netlab.shaping import offload_off_cmd, one_frame_per_skb_cmd, rate_limit_cmds
@@ -72,11 +73,9 @@ class BeowulfHost(Host):
                 if i.name != "lo" and not isinstance(i, BondIntf)]
 
     # -- Mininet hooks --
-    def addIntf(self, intf, port=None, moveIntfFn=None):
+    def addIntf(self, intf, port=None, moveIntfFn=moveIntf):
         if isinstance(intf, BondIntf):  # made inside the namespace; nothing to move
-            return Host.addIntf(self, intf, port=port, moveIntfFn=lambda *a, **k: True)
-        if moveIntfFn is None:
-            return Host.addIntf(self, intf, port=port)
+            moveIntfFn = lambda *a, **k: True  # noqa: E731
         return Host.addIntf(self, intf, port=port, moveIntfFn=moveIntfFn)
 
     def defaultIntf(self):

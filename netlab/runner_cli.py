@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -201,7 +200,7 @@ def cmd_default(_args) -> int:
     print(f"Beowulf Netlab quick comparison ({QUICK.relative_to(ROOT)}): token exchange, "
           f"{len(sweep.topologies)} topologies at {sweep.rates[0]:g} Mbit/s, "
           f"{sweep.total_points()} points of {sweep.duration:g} s. Ctrl-C keeps finished points.")
-    rc = execute(sweep, None, None, BuildOptions(), False, sys.stderr.isatty() or True, paper)
+    rc = execute(sweep, None, None, BuildOptions(), False, True, paper)
     if paper.get("notes"):
         print("\nthe papers, for comparison:")
         for line in paper["notes"]:

@@ -76,7 +76,6 @@ def preset_topo(name: str):
     return type(cls_name, (SpecTopo,), {"build": build, "__doc__": PRESETS[name].summary})
 
 
-build_spec("single-net")  # make sure every preset module has registered
 SingleNetTopo = preset_topo("single-net")
 BondedDualNetTopo = preset_topo("bonded-dual-net")
 SwitchedMeshTopo = preset_topo("switched-mesh")
