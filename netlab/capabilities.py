@@ -47,7 +47,8 @@ MODPROBE = {"bonding": ["bonding", "max_bonds=0"], "netem": ["sch_netem"]}
 TOOLS = {
     "ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "nft": "nftables",
     "iperf3": "iperf3", "mnexec": "mininet", "ovs-vsctl": "openvswitch-switch",
-    "traceroute": "traceroute", "unshare": "util-linux",
+    "traceroute": "traceroute", "unshare": "util-linux", "nsenter": "util-linux",
+    "losetup": "util-linux", "mkfs.ext4": "e2fsprogs",
 }
 PY_MODULES = {"mininet": "python3-mininet (apt: mininet)", "matplotlib": "python3-matplotlib"}
 REQUIRED_KERNEL = ("netns", "veth", "bridge", "htb", "ifb", "ingress_u32_mirred")

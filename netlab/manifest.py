@@ -75,6 +75,9 @@ class Manifest:
     shells: dict[str, int] = field(default_factory=dict)     # mininet node name -> shell pid
     netns: list[int] = field(default_factory=list)           # inodes of our hosts' namespaces
     ovs_bridges: list[str] = field(default_factory=list)
+    disks: list[dict] = field(default_factory=list)          # netlab.disks.NodeDisk records
+    disk_dir: str | None = None
+    cgroup_dirs: list[str] = field(default_factory=list)
 
     @property
     def prefix(self) -> str:
@@ -83,7 +86,8 @@ class Manifest:
     def save(self) -> None:
         data = {"run_id": self.run_id, "owner_pid": self.owner_pid, "created": self.created,
                 "prefix": self.prefix, "shells": self.shells, "netns": self.netns,
-                "ovs_bridges": self.ovs_bridges}
+                "ovs_bridges": self.ovs_bridges, "disks": self.disks, "disk_dir": self.disk_dir,
+                "cgroup_dirs": self.cgroup_dirs}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1))
         os.replace(tmp, self.path)
@@ -93,7 +97,9 @@ class Manifest:
         data = json.loads(path.read_text())
         return cls(run_id=data["run_id"], path=path, owner_pid=data["owner_pid"],
                    created=data["created"], shells=data.get("shells", {}),
-                   netns=data.get("netns", []), ovs_bridges=data.get("ovs_bridges", []))
+                   netns=data.get("netns", []), ovs_bridges=data.get("ovs_bridges", []),
+                   disks=data.get("disks", []), disk_dir=data.get("disk_dir"),
+                   cgroup_dirs=data.get("cgroup_dirs", []))
 
     def record_nodes(self, nodes) -> None:
         """Remember every Mininet node's shell and each host's namespace."""
@@ -159,6 +165,9 @@ def release(manifest: Manifest) -> list[str]:
                 done.append(f"killed shell of {name} (pid {pid})")
             except ProcessLookupError:
                 pass
+    if manifest.disks or manifest.disk_dir or manifest.cgroup_dirs:
+        from netlab.disks import release_disks  # after the kill: nothing holds the mounts
+        done += release_disks(manifest.disks, manifest.disk_dir, manifest.cgroup_dirs)
     for br in manifest.ovs_bridges:
         if br.startswith(manifest.prefix):
             r = subprocess.run(["ovs-vsctl", "--timeout=5", "--if-exists", "del-br", br],
@@ -195,6 +204,9 @@ def clean(include_live: bool = False) -> list[str]:
                 report.append(f"run {manifest.run_id} is still running (pid {manifest.owner_pid}); left alone")
                 continue
             report += [f"run {manifest.run_id}: {item}" for item in release(manifest)]
+    from netlab.disks import orphan_dirs, release_disks
+    for disk_dir, cgroups in orphan_dirs({f"{PREFIX}{i}" for i in live_ids}):
+        report += [f"orphan {item}" for item in release_disks([], disk_dir, cgroups)]
     for br in ovs_bridges():
         m = NAME_RE.match(br)
         if m and m.group(1) not in live_ids:

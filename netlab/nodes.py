@@ -62,6 +62,12 @@ class BeowulfHost(Host):
             raise NodeCommandError(f"{self.name}: {' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip()}")
         return r.stdout
 
+    def popen_netns(self, cmd: list[str], **kwargs) -> subprocess.Popen:
+        """Run in this node's network namespace but the host's mount namespace,
+        where the node disks and the cgroup filesystem are mounted (a Mininet
+        host's own mount namespace predates the disks and remounts /sys)."""
+        return subprocess.Popen(["nsenter", f"--net=/proc/{self.pid}/ns/net", "--", *cmd], **kwargs)
+
     def ip_batch(self, cmds: list[list[str]]) -> None:
         if cmds:
             lines = "\n".join(" ".join(c[1:]) for c in cmds) + "\n"

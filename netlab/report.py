@@ -15,12 +15,118 @@ def curve_key(p: dict) -> str:
     return f"{key} @{p['rate_mbit']:g}Mb"
 
 
-def _size(n: int) -> str:
+def human_size(n: int) -> str:
+    """Sizes as the papers write them: 8K, 2M (binary multiples), else bytes."""
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20}M"
     return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+_size = human_size
+
+
+def _mean(vals: list[float]) -> float:
+    return sum(vals) / len(vals)
+
+
+def filecopy_curve(p: dict) -> str:
+    """A network (topology, placement, rate), without the file size."""
+    key = p["topology"]
+    if p.get("channels") and p["topology"] == "bonded-dual-net":
+        key += f" x{p['channels']}"
+    if p["placement"] != "any":
+        key += f" ({p['placement']})"
+    return f"{key} @{p['rate_mbit']:g}Mb"
+
+
+def filecopy_table(doc: dict) -> str:
+    """Aggregate MB/s per network and file size (rows) vs remote copies (columns)."""
+    cells: dict = defaultdict(list)
+    suspect: set = set()
+    for p in doc["points"]:
+        key = (f"{filecopy_curve(p)} {human_size(p['file_size'])}", p["remote"])
+        cells[key].append(p["throughput_mbyte_s"])
+        if p["fidelity"].get("suspect"):
+            suspect.add(key)
+    rows = list(dict.fromkeys(k for k, _ in cells))
+    remotes = sorted({r for _, r in cells})
+    width = max([len(r) for r in rows] + [16]) + 2
+    disk = (doc["points"][0].get("disk") or {}) if doc["points"] else {}
+    lines = [f"filecopy aggregate throughput, MB/s (10^6 bytes/s), {doc['points'][0]['copies'] if doc['points'] else '?'}"
+             f" copies, disk {disk.get('profile', '?')} ({disk.get('throttle', '?')})",
+             "remote copies".ljust(width) + "".join(str(r).rjust(8) for r in remotes)]
+    for row in rows:
+        line = row.ljust(width)
+        for r in remotes:
+            vals = cells.get((row, r))
+            line += (f"{_mean(vals):.2f}" + ("*" if (row, r) in suspect else "") if vals else "-").rjust(8)
+        lines.append(line)
+    if suspect:
+        lines.append("* suspect: the host CPU, not the emulated network, may have limited this point")
+    return "\n".join(lines)
+
+
+def _filecopy_plot(doc: dict, path: str) -> list[str]:
+    """Like IPPS'96 Figures 3/5 (one panel per network, a curve per file size)
+    and HPDC'96 Figure 4 (a curve per network, one file size)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for p in doc["points"]:
+        data[filecopy_curve(p)][p["file_size"]][p["remote"]].append(p["throughput_mbyte_s"])
+    nets = list(data)
+    env = doc["environment"]
+    title = f"{env.get('kernel', '')}, commit {env.get('project_commit', '')}"
+    cols = min(3, len(nets)) or 1
+    rows = (len(nets) + cols - 1) // cols or 1
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    for ax, net in zip(axes.flat, nets):
+        for size in sorted(data[net]):
+            pts = data[net][size]
+            xs = sorted(pts)
+            ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=human_size(size))
+        ax.set_title(net, fontsize=9)
+        ax.set_xlabel("remote copies")
+        ax.set_ylabel("aggregate MB/s")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, title="file size", title_fontsize=7)
+    for ax in list(axes.flat)[len(nets):]:
+        ax.axis("off")
+    fig.suptitle(f"Disk/Net balance: file copies by size ({title})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    written = [path]
+    sizes = sorted({p["file_size"] for p in doc["points"]})
+    if len(nets) > 1 and sizes:
+        size = 2 << 20 if (2 << 20) in sizes else sizes[len(sizes) // 2]
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for net in nets:
+            pts = data[net].get(size)
+            if pts:
+                xs = sorted(pts)
+                ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=net)
+        ax.set_xlabel("remote (internode) copies")
+        ax.set_ylabel("aggregate MB/s")
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"Disk/Net balance, {human_size(size)} files, by network ({title})", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        second = path[:-4] + "-networks.png" if path.endswith(".png") else path + "-networks.png"
+        fig.savefig(second, dpi=100)
+        plt.close(fig)
+        written.append(second)
+    return written
 
 
 def table(doc: dict) -> str:
     """Mean throughput (MB/s) per curve and token size; '*' marks suspect points."""
+    if doc["workload"] == "filecopy":
+        return filecopy_table(doc)
     cells: dict = defaultdict(list)
     suspect: set = set()
     sizes: set = set()
@@ -48,8 +154,11 @@ def table(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def plot(doc: dict, path: str) -> None:
-    """Throughput vs token size, one curve per topology/placement (like HPDC'96's figures)."""
+def plot(doc: dict, path: str) -> list[str]:
+    """Throughput vs token size, one curve per topology/placement (like HPDC'96's figures).
+    Returns the files written."""
+    if doc["workload"] == "filecopy":
+        return _filecopy_plot(doc, path)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -77,3 +186,4 @@ def plot(doc: dict, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return [path]

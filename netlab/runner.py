@@ -13,6 +13,7 @@ from pathlib import Path
 
 from netlab.monitor import Monitor
 from netlab.network import BuildOptions, Testbed
+from netlab.report import human_size
 from netlab.results import write_atomic, write_csv
 from topologies.presets import build_spec
 from workloads.placement import place
@@ -20,7 +21,7 @@ from workloads.placement import place
 
 @dataclass
 class Sweep:
-    workload: str                       # token | iperf
+    workload: str                       # token | iperf | filecopy
     topologies: list[str]
     rates: list[float] = field(default_factory=lambda: [10.0])
     channels: list[int | None] = field(default_factory=lambda: [None])
@@ -32,6 +33,11 @@ class Sweep:
     duration: float | None = 2.0
     exchanges: int | None = None
     nodes: int | None = None
+    # filecopy (the Disk/Net balance test)
+    copies: int = 7
+    remote: list[int] = field(default_factory=lambda: list(range(8)))
+    file_sizes: list[int] = field(default_factory=lambda: [2 << 20])
+    disk: str = "ide-1995"
 
     def networks(self):
         """(topology, rate, channels) combinations; channels only for bonded-dual-net."""
@@ -46,6 +52,11 @@ class Sweep:
         return ["any"]
 
     def points_per_network(self, spec) -> list[dict]:
+        if self.workload == "filecopy":
+            return [{"placement": placement, "pairs": self.copies, "copies": self.copies,
+                     "remote": remote, "file_size": size, "repeat": rep}
+                    for placement, size, remote, rep in itertools.product(
+                        self.placements_for(spec), self.file_sizes, self.remote, range(self.repeats))]
         pts = []
         for placement, pairs, size, tif, rep in itertools.product(
                 self.placements_for(spec), self.pairs,
@@ -89,8 +100,35 @@ class Progress:
         sys.stderr.flush()
 
 
-def run_point(tb: Testbed, workload: str, pt: dict, sweep: Sweep) -> dict:
+def filecopy_plan(spec, pt: dict):
+    from workloads.filecopy import plan
+    return plan(spec, pt["copies"], pt["remote"], pt["placement"])
+
+
+def make_disks(tb: Testbed, sweep: Sweep):
+    """Disks for every node that some point of this network copies on."""
+    from netlab.disk_profiles import parse_disk
+    from netlab.disks import DiskSet
+    from workloads.filecopy import nodes_used
+    nodes = {n for pt in sweep.points_per_network(tb.spec) for n in nodes_used(filecopy_plan(tb.spec, pt))}
+    order = [n.name for n in tb.spec.nodes if n.name in nodes]
+    return DiskSet(tb.manifest, parse_disk(sweep.disk), order, max(sweep.file_sizes)).create()
+
+
+def run_filecopy_point(tb: Testbed, disks, pt: dict) -> dict:
+    from workloads import filecopy
+    copies = filecopy_plan(tb.spec, pt)
+    wires = [tb.wire(w.name) for w in tb.spec.wires]
+    with Monitor(wires) as mon:
+        res = filecopy.run_point(tb, disks, copies, pt["file_size"])
+    return {**res, "copies_placed": [c.describe() for c in copies], "disk": disks.record(),
+            "fidelity": mon.report()}
+
+
+def run_point(tb: Testbed, workload: str, pt: dict, sweep: Sweep, disks=None) -> dict:
     from workloads import iperf, token
+    if workload == "filecopy":
+        return run_filecopy_point(tb, disks, pt)
     pairs = place(tb.spec, pt["pairs"], pt["placement"])
     hosts = [(tb.host(p.src), tb.host(p.dst)) for p in pairs]
     wires = [tb.wire(w.name) for w in tb.spec.wires]
@@ -116,8 +154,9 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             doc["environment"]["topologies"][f"{spec.topology}@{spec.params['rate_mbit']:g}"] = {
                 k: v for k, v in env.items() if k != "capabilities"}
             doc["environment"].setdefault("capabilities", env["capabilities"])
+            disks = make_disks(tb, sweep) if sweep.workload == "filecopy" else None
             for pt in sweep.points_per_network(spec):
-                result = run_point(tb, sweep.workload, pt, sweep)
+                result = run_point(tb, sweep.workload, pt, sweep, disks)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
                          "workload": sweep.workload, **pt, **result,
@@ -128,6 +167,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 if on_point:
                     on_point(point)
                 size = f" {pt['token_size']}B" if "token_size" in pt else ""
+                if "file_size" in pt:
+                    size = f" {human_size(pt['file_size'])} remote={pt['remote']}"
                 bar.step(f"{spec.topology} {pt['placement']}{size}: "
                          f"{point['throughput_mbyte_s']:.2f} MB/s")
     doc["complete"] = True

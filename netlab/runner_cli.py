@@ -45,6 +45,30 @@ def int_list(name: str, minimum: int = 1):
     return parse
 
 
+def remote_list(text: str) -> list[int]:
+    """'0-7', '0,2,7' or a mix ('0-3,7')."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        try:
+            a, b = int(lo), int(hi) if hi else int(lo)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--remote takes counts like 0-7 or 0,3,7, got {text!r}")
+        if a < 0 or b < a:
+            raise argparse.ArgumentTypeError(f"--remote ranges run low-high from 0, got {part!r}")
+        out += [v for v in range(a, b + 1) if v not in out]
+    return out
+
+
+def disk_arg(text: str):
+    from netlab.disk_profiles import parse_disk
+    try:
+        parse_disk(text)
+    except SpecError as e:
+        raise argparse.ArgumentTypeError(str(e))
+    return text
+
+
 def rate_list(text: str) -> list[float]:
     from netlab.main import rate_arg
     return [rate_arg(x) for x in text.split(",")]
@@ -70,8 +94,9 @@ def add_run_parser(sub) -> None:
                        description="Build each topology once, run every sweep point, save a results "
                                    "document under results/ (JSON + CSV), print a table. Every sweep "
                                    "flag takes one value or a comma list.")
-    p.add_argument("workload", choices=("token", "iperf"),
-                   help="token: the papers' token exchange; iperf: iperf3 capacity baseline")
+    p.add_argument("workload", choices=("token", "iperf", "filecopy"),
+                   help="token: the papers' token exchange; iperf: iperf3 capacity baseline; "
+                        "filecopy: the Disk/Net balance test (simultaneous file copies over emulated disks)")
     p.add_argument("--topo", type=topo_list, default=None, help="topologies (default: all presets)")
     p.add_argument("--rate", type=rate_list, default=[10.0], help="Mbit/s (default 10)")
     p.add_argument("--channels", type=int_list("channels"), default=[None], help="bonded-dual-net wires")
@@ -82,7 +107,17 @@ def add_run_parser(sub) -> None:
                    help="tokens each pair keeps in flight (default 1)")
     p.add_argument("--pairs", type=int_list("pairs"), default=[4], help="process pairs (default 4)")
     p.add_argument("--placement", type=placement_list, default=["any", "local-wire", "remote-wire"],
-                   help="any | local-wire | remote-wire (meshes); default: any elsewhere, both on meshes")
+                   help="any | local-wire | remote-wire (meshes; for filecopy: where remote copies' "
+                        "pairs go); default: any elsewhere, both on meshes")
+    f = p.add_argument_group("filecopy")
+    f.add_argument("--copies", type=int, default=7, help="simultaneous copies (default 7, as the papers)")
+    f.add_argument("--remote", type=remote_list, default=list(range(8)),
+                   help="how many copies are remote: counts or ranges, e.g. 0-7 (default) or 0,7")
+    f.add_argument("--file-size", type=size_list, default=[2 << 20],
+                   help="file sizes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M (default 2M)")
+    f.add_argument("--disk", type=disk_arg, default="ide-1995",
+                   help="disk profile: ide-1995 (1.67 MB/s each way, from the papers' all-local "
+                        "copies), none (unthrottled), or MB/s as R or R/W")
     p.add_argument("--repeats", type=int_list("repeats"), default=[1], help="runs of each point")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--duration", type=float, default=None, help="seconds per point (default 2; iperf 5)")
@@ -112,12 +147,23 @@ def _sweep_from_args(a):
     return Sweep(workload=a.workload, topologies=a.topo or list(PRESETS), rates=a.rate,
                  channels=a.channels, placements=a.placement, pairs=a.pairs,
                  token_sizes=a.token_size, tokens_in_flight=a.tokens_in_flight,
-                 repeats=a.repeats[0], duration=duration, exchanges=a.exchanges, nodes=a.nodes)
+                 repeats=a.repeats[0], duration=duration, exchanges=a.exchanges, nodes=a.nodes,
+                 copies=a.copies, remote=a.remote, file_sizes=a.file_size, disk=a.disk)
 
 
 def check_sweep(sweep) -> None:
     """Refuse impossible points before any network is built."""
     from workloads.placement import place
+    if sweep.workload == "filecopy":
+        from netlab.disk_profiles import parse_disk
+        from workloads.filecopy import plan
+        parse_disk(sweep.disk)
+        if sweep.copies < 1:
+            raise SpecError(f"--copies must be >= 1, got {sweep.copies}")
+        for spec in sweep.specs():
+            for pt in sweep.points_per_network(spec):
+                plan(spec, pt["copies"], pt["remote"], pt["placement"])
+        return
     for spec in sweep.specs():
         for pt in sweep.points_per_network(spec):
             place(spec, pt["pairs"], pt["placement"])
@@ -142,12 +188,13 @@ def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progr
         log.write(f"\ninterrupted: {len(doc['points'])} finished point(s) kept in {out}\n")
         raise
     png = png or str(out.with_suffix(".png"))
-    plot(doc, png)
+    pngs = plot(doc, png)
     if as_json:
         json.dump(doc, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
     print(table(doc), file=log)
-    print(f"\nresults: {out}\n         {out.with_suffix('.csv')}\nplot:    {png}", file=log)
+    print(f"\nresults: {out}\n         {out.with_suffix('.csv')}\nplot:    " + "\n         ".join(pngs),
+          file=log)
     return 0
 
 
@@ -173,9 +220,9 @@ def cmd_plot(a) -> int:
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read results document {a.results}: {e}")
     png = a.png or str(Path(a.results).with_suffix(".png"))
-    plot(doc, png)
+    pngs = plot(doc, png)
     print(table(doc))
-    print(f"plot: {png}")
+    print("plot: " + "\n      ".join(pngs))
     return 0
 
 
@@ -188,7 +235,10 @@ def load_experiment(path: Path) -> tuple:
                  channels=s.get("channels", [None]), placements=s.get("placements", ["any"]),
                  pairs=s.get("pairs", [4]), token_sizes=s.get("token_sizes", [1024]),
                  tokens_in_flight=s.get("tokens_in_flight", [1]), repeats=s.get("repeats", 1),
-                 duration=s.get("duration", 2.0), exchanges=s.get("exchanges")), data.get("paper", {})
+                 duration=s.get("duration", 2.0), exchanges=s.get("exchanges"), nodes=s.get("nodes"),
+                 copies=s.get("copies", 7), remote=s.get("remote", list(range(8))),
+                 file_sizes=s.get("file_sizes", [2 << 20]), disk=s.get("disk", "ide-1995")), \
+        data.get("paper", {})
 
 
 def cmd_default(_args) -> int:
