@@ -203,4 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(e, BuildError):
             sys.stderr.write(f"emulate.py: error: {e}\n")
             return EXIT_USAGE
+        from netlab.disks import DiskError
+        from workloads.filecopy import CopyCorrupted, CopyFailed
+        if isinstance(e, (CopyCorrupted, CopyFailed, DiskError)):
+            sys.stderr.write(f"emulate.py: run FAILED: {e}\n")
+            return 1
         raise

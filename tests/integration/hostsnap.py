@@ -42,6 +42,28 @@ def foreign_netns_pids() -> list[int]:
     return out
 
 
+def loop_devices() -> str:
+    return _out(["losetup", "-l", "-n", "-O", "NAME,BACK-FILE"])
+
+
+def our_mounts() -> list[str]:
+    return sorted(line.split()[1] for line in open("/proc/self/mounts")
+                  if "beowulf-netlab" in line.split()[1])
+
+
+def our_cgroups() -> list[str]:
+    out = []
+    for base in ("/sys/fs/cgroup/blkio", "/sys/fs/cgroup"):
+        if os.path.isdir(base):
+            out += [f"{base}/{n}" for n in os.listdir(base) if n.startswith("bnl")]
+    return sorted(out)
+
+
+def disk_dirs() -> list[str]:
+    from netlab.disks import DISK_DIR
+    return sorted(os.listdir(DISK_DIR)) if DISK_DIR.exists() else []
+
+
 def snapshot() -> dict:
     return {
         "links": sorted(root_links()),
@@ -51,6 +73,10 @@ def snapshot() -> dict:
         "sysctl": {k: _out(["sysctl", "-n", k]).strip() for k in SYSCTLS},
         "shells": mininet_shells(),
         "foreign": foreign_netns_pids(),
+        "loops": loop_devices(),
+        "mounts": our_mounts(),
+        "cgroups": our_cgroups(),
+        "disk_dirs": disk_dirs(),
         "manifests": sorted(p.name for p in STATE_DIR.glob("run-*.json")) if STATE_DIR.exists() else [],
     }
 

@@ -21,6 +21,12 @@ EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "
     (["cli", "--topo", "routed-mesh", "--nodes", "15"], "perfect-square"),
     (["cli"], "--topo"),
     (["topo", "show", "nope"], "unknown topology"),
+    (["run", "filecopy", "--topo", "single-net", "--copies", "10", "--remote", "0-10"], "nodes"),
+    (["run", "filecopy", "--topo", "single-net", "--copies", "3", "--remote", "4"], "--remote"),
+    (["run", "filecopy", "--topo", "single-net", "--file-size", "0"], "--file-size"),
+    (["run", "filecopy", "--topo", "single-net", "--disk", "floppy"], "--disk"),
+    (["run", "filecopy", "--topo", "single-net", "--remote", "3-1"], "--remote"),
+    (["run", "filecopy", "--topo", "single-net", "--copies", "0"], "--copies"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, word):
     before = snapshot()

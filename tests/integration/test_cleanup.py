@@ -70,3 +70,33 @@ def test_sigkill_then_clean_leaves_nothing(foreign_bridge):
     out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert_nothing_left(before, foreign_bridge)
+
+
+def test_filecopy_run_leaves_no_disks(tmp_path):
+    before = snapshot()
+    r = subprocess.run([*EMULATE, "run", "filecopy", "--topo", "single-net", "--nodes", "4",
+                        "--rate", "100", "--copies", "2", "--remote", "0,1", "--file-size", "1M",
+                        "--no-progress", "--out", str(tmp_path / "fc.json")],
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert diff(before, snapshot()) == {}
+
+
+def test_killed_filecopy_then_clean_leaves_no_disks(tmp_path):
+    from tests.integration.hostsnap import our_mounts
+    before = snapshot()
+    proc = subprocess.Popen([*EMULATE, "run", "filecopy", "--topo", "single-net", "--nodes", "4",
+                             "--copies", "2", "--remote", "2", "--file-size", "16M", "--no-progress",
+                             "--out", str(tmp_path / "fc.json")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while len(our_mounts()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # the copies are running
+    proc.kill()
+    proc.wait(timeout=30)
+    left = diff(before, snapshot())
+    assert "mounts" in left and "loops" in left, left
+    out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert diff(before, snapshot()) == {}

@@ -1,0 +1,76 @@
+"""Pure logic of the Disk/Net balance test: profiles, plans, argument parsing, tables."""
+import argparse
+
+import pytest
+
+from netlab.disk_profiles import PROFILES, parse_disk
+from netlab.report import filecopy_table
+from netlab.runner_cli import remote_list
+from topologies.presets import build_spec
+from topologies.spec import SpecError
+from workloads.filecopy import nodes_used, plan
+
+
+def test_ide_1995_comes_from_the_all_local_figure():
+    ide = PROFILES["ide-1995"]
+    assert ide.read_mbyte_s == ide.write_mbyte_s == pytest.approx(11.7 / 7, abs=0.01)
+    assert not PROFILES["none"].throttled
+
+
+@pytest.mark.parametrize("text, rw", [("ide-1995", (1.67, 1.67)), ("3", (3, 3)), ("5/2.5", (5, 2.5)),
+                                      ("none", (None, None))])
+def test_parse_disk(text, rw):
+    d = parse_disk(text)
+    assert (d.read_mbyte_s, d.write_mbyte_s) == rw
+
+
+@pytest.mark.parametrize("text", ["floppy", "0", "1/2/3", "-1", "fast/slow", ""])
+def test_parse_disk_rejects(text):
+    with pytest.raises(SpecError, match="--disk"):
+        parse_disk(text)
+
+
+def test_remote_list():
+    assert remote_list("0-7") == list(range(8))
+    assert remote_list("0,3,7") == [0, 3, 7]
+    assert remote_list("0-2,7") == [0, 1, 2, 7]
+    for bad in ("7-0", "a", "-1", "1-x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            remote_list(bad)
+
+
+@pytest.mark.parametrize("topo, placement", [("single-net", "any"), ("bonded-dual-net", "any"),
+                                             ("switched-mesh", "local-wire"), ("routed-mesh", "remote-wire")])
+@pytest.mark.parametrize("remote", range(8))
+def test_no_node_in_two_copies(topo, placement, remote):
+    copies = plan(build_spec(topo), 7, remote, placement)
+    assert len(copies) == 7
+    assert sum(c.kind == "remote" for c in copies) == remote
+    nodes = [n for c in copies for n in dict.fromkeys((c.src, c.dst))]
+    assert len(nodes) == len(set(nodes)) == 7 + remote
+    assert nodes_used(copies) == list(dict.fromkeys(nodes))
+
+
+def test_local_copies_avoid_relays_while_they_can():
+    copies = plan(build_spec("routed-mesh"), 7, 3, "remote-wire")
+    relays = {c.via.split()[-1] for c in copies if c.kind == "remote"}
+    assert not relays & {c.src for c in copies if c.kind == "local"}
+
+
+@pytest.mark.parametrize("copies, remote, word", [(10, 7, "17 nodes"), (3, 4, "--remote"),
+                                                  (0, 0, "--copies"), (7, -1, "--remote")])
+def test_impossible_counts(copies, remote, word):
+    with pytest.raises(SpecError, match=word):
+        plan(build_spec("single-net"), copies, remote)
+
+
+def test_filecopy_table_rows_per_size_columns_per_remote():
+    pts = [{"topology": "single-net", "rate_mbit": 10, "placement": "any", "file_size": s,
+            "remote": k, "copies": 7, "throughput_mbyte_s": v, "fidelity": {"suspect": None},
+            "disk": {"profile": "ide-1995", "throttle": "cgroup1-blkio-throttle"}}
+           for s, k, v in [(1 << 20, 0, 11.0), (1 << 20, 7, 1.1), (2 << 20, 0, 11.8), (2 << 20, 7, 1.2)]]
+    text = filecopy_table({"workload": "filecopy", "points": pts})
+    lines = text.splitlines()
+    assert lines[1].split()[-2:] == ["0", "7"]
+    assert lines[2].split()[-3:] == ["1M", "11.00", "1.10"]
+    assert lines[3].split()[-3:] == ["2M", "11.80", "1.20"]
