@@ -188,9 +188,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             from netlab.runner_cli import cmd_default
             return cmd_default(args)
-        if args.command in ("run", "plot"):
+        if args.command in ("run", "plot", "experiment"):
             from netlab import runner_cli
-            return {"run": runner_cli.cmd_run, "plot": runner_cli.cmd_plot}[args.command](args)
+            return {"run": runner_cli.cmd_run, "plot": runner_cli.cmd_plot,
+                    "experiment": runner_cli.cmd_experiment}[args.command](args)
         return handlers[args.command](args)
     except UsageError as e:
         sys.stderr.write(f"emulate.py: error: {e}\n")

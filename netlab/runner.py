@@ -39,6 +39,17 @@ class Sweep:
     file_sizes: list[int] = field(default_factory=lambda: [2 << 20])
     disk: str = "ide-1995"
 
+    def parameters(self) -> dict:
+        """The sweep as recorded in a results document: only what this workload uses."""
+        token_only = {"token_sizes", "tokens_in_flight", "duration", "exchanges"}
+        filecopy_only = {"copies", "remote", "file_sizes", "disk"}
+        drop = token_only if self.workload == "filecopy" else filecopy_only
+        out = {k: v for k, v in self.__dict__.items() if k not in drop}
+        if self.workload == "filecopy":
+            from netlab.disk_profiles import parse_disk
+            out["disk_profile"] = parse_disk(self.disk).record()
+        return out
+
     def networks(self):
         """(topology, rate, channels) combinations; channels only for bonded-dual-net."""
         for topo, rate in itertools.product(self.topologies, self.rates):

@@ -128,6 +128,16 @@ def add_run_parser(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_build_args(p)
 
+    e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
+                       description="Run an experiment file: its topologies, rates and sweep axes, with "
+                                   "the paper's values printed beside the measured table. 'list' shows them.")
+    e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
+    e.add_argument("--out", default=None, help="results file (default results/<time>-<name>.json)")
+    e.add_argument("--json", action="store_true", help="print the results document to stdout")
+    e.add_argument("--png", default=None, help="plot file (default beside the results)")
+    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_build_args(e)
+
     pp = sub.add_parser("plot", help="redraw figures from a saved results document",
                         description="Redraw the plot (and table) from a results JSON.")
     pp.add_argument("results", help="a results/*.json document")
@@ -178,7 +188,7 @@ def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progr
     check_sweep(sweep)
     require_root("run")
     out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{sweep.workload}.json"
-    params = {k: v for k, v in sweep.__dict__.items()}
+    params = sweep.parameters()
     doc = new_document(sweep.workload, params, paper)
     write_atomic(doc, out)
     log = sys.stderr if as_json else sys.stdout
@@ -241,6 +251,48 @@ def load_experiment(path: Path) -> tuple:
         data.get("paper", {})
 
 
+def experiment_files() -> dict[str, Path]:
+    return {p.stem: p for p in sorted((ROOT / "experiments").glob("*.json"))}
+
+
+def _print_paper(paper: dict, as_json: bool) -> None:
+    if paper.get("notes"):
+        log = sys.stderr if as_json else sys.stdout
+        print("\nthe papers, for comparison:", file=log)
+        for line in paper["notes"]:
+            print(f"  - {line}", file=log)
+
+
+def cmd_experiment(a) -> int:
+    from netlab.main import UsageError
+    from netlab.network import BuildOptions
+    files = experiment_files()
+    if a.name == "list":
+        for name, path in files.items():
+            desc = json.loads(path.read_text()).get("description", "")
+            print(f"{name:28s} {desc}")
+        return 0
+    path = files.get(a.name) or Path(a.name)
+    if not path.is_file():
+        raise UsageError(f"no experiment {a.name!r}; 'emulate.py experiment list' shows "
+                         f"{', '.join(files)}")
+    try:
+        sweep, paper = load_experiment(path)
+        check_sweep(sweep)
+    except (KeyError, ValueError, TypeError) as e:
+        raise UsageError(f"experiment file {path} is malformed: {e}")
+    except SpecError as e:
+        raise UsageError(f"experiment file {path}: {e}")
+    out = Path(a.out) if a.out else None
+    if out is None:
+        from netlab.results import RESULTS_DIR
+        out = RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{path.stem}.json"
+    rc = execute(sweep, out, a.png, BuildOptions(switch=a.switch, bonding=a.bonding, verbose=a.verbose),
+                 a.json, not a.no_progress, paper)
+    _print_paper(paper, a.json)
+    return rc
+
+
 def cmd_default(_args) -> int:
     """The main job: a quick comparison of every preset at 10 Mbit/s."""
     from netlab.main import require_root
@@ -251,8 +303,6 @@ def cmd_default(_args) -> int:
           f"{len(sweep.topologies)} topologies at {sweep.rates[0]:g} Mbit/s, "
           f"{sweep.total_points()} points of {sweep.duration:g} s. Ctrl-C keeps finished points.")
     rc = execute(sweep, None, None, BuildOptions(), False, True, paper)
-    if paper.get("notes"):
-        print("\nthe papers, for comparison:")
-        for line in paper["notes"]:
-            print(f"  - {line}")
+    _print_paper(paper, False)
+    print("\nmore: 'emulate.py experiment list' (paper figures, incl. the Disk/Net file-copy test)")
     return rc
