@@ -145,7 +145,7 @@ def add_run_parser(sub) -> None:
 
 
 def _sweep_from_args(a):
-    from netlab.runner import Sweep
+    from netlab.sweep import Sweep
     if a.exchanges is not None and a.exchanges < 1:
         raise SpecError("--exchanges must be >= 1")
     if a.duration is not None and a.duration <= 0:
@@ -238,7 +238,7 @@ def cmd_plot(a) -> int:
 
 def load_experiment(path: Path) -> tuple:
     """An experiment file (experiments/*.json) -> (Sweep, paper values)."""
-    from netlab.runner import Sweep
+    from netlab.sweep import Sweep
     data = json.loads(path.read_text())
     s = data["sweep"]
     return Sweep(workload=data["workload"], topologies=s["topologies"], rates=s.get("rates", [10.0]),

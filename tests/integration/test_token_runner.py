@@ -10,7 +10,8 @@ import pytest
 
 from netlab.network import BuildOptions
 from netlab.results import RESULTS_DIR, load, new_document
-from netlab.runner import Sweep, run_sweep
+from netlab.runner import run_sweep
+from netlab.sweep import Sweep
 from tests.integration.hostsnap import diff, snapshot
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
