@@ -1,0 +1,32 @@
+"""The lab-VM files are valid for the tools that read them (skipped where a tool is absent;
+CI installs ansible-lint and vagrant)."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+@pytest.mark.skipif(not shutil.which("ansible-lint"), reason="ansible-lint not installed")
+def test_playbooks_pass_ansible_lint():
+    r = subprocess.run(["ansible-lint", "-q", "--nocolor", "playbooks/"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(not shutil.which("ansible-playbook"), reason="ansible not installed")
+def test_setup_playbook_syntax():
+    r = subprocess.run(["ansible-playbook", "--syntax-check", "-i", "playbooks/inventory.ini",
+                        "playbooks/setup.yml"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(not shutil.which("vagrant"), reason="vagrant not installed")
+@pytest.mark.parametrize("vms", ["1", "3"])
+def test_vagrantfile_validates(vms):
+    r = subprocess.run(["vagrant", "validate", "--ignore-provider"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "NETLAB_VMS": vms})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("Ignoring provider config") == int(vms)
