@@ -188,9 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             from netlab.runner_cli import cmd_default
             return cmd_default(args)
-        if args.command in ("run", "plot", "experiment"):
+        if args.command in ("run", "plot", "experiment", "merge"):
             from netlab import runner_cli
-            return {"run": runner_cli.cmd_run, "plot": runner_cli.cmd_plot,
+            return {"run": runner_cli.cmd_run, "plot": runner_cli.cmd_plot, "merge": runner_cli.cmd_merge,
                     "experiment": runner_cli.cmd_experiment}[args.command](args)
         return handlers[args.command](args)
     except UsageError as e:

@@ -66,6 +66,14 @@ def filecopy_table(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _reference_lines(ax, doc: dict) -> None:
+    """The paper's values, as dashed lines beside the measured curves."""
+    for ref in (doc.get("paper") or {}).get("reference_lines", []):
+        ax.axhline(ref["y"], linestyle="--", linewidth=1, color="grey")
+        ax.annotate(ref["label"], (0, ref["y"]), xytext=(2, 2), textcoords="offset points",
+                    fontsize=6, color="dimgrey")
+
+
 def _filecopy_plot(doc: dict, path: str) -> list[str]:
     """Like IPPS'96 Figures 3/5 (one panel per network, a curve per file size)
     and HPDC'96 Figure 4 (a curve per network, one file size)."""
@@ -87,6 +95,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
             pts = data[net][size]
             xs = sorted(pts)
             ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=human_size(size))
+        _reference_lines(ax, doc)
         ax.set_title(net, fontsize=9)
         ax.set_xlabel("remote copies")
         ax.set_ylabel("aggregate MB/s")
@@ -109,6 +118,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
             if pts:
                 xs = sorted(pts)
                 ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=net)
+        _reference_lines(ax, doc)
         ax.set_xlabel("remote (internode) copies")
         ax.set_ylabel("aggregate MB/s")
         ax.set_ylim(bottom=0)

@@ -6,6 +6,8 @@ sweep keeps what it finished.
 """
 from __future__ import annotations
 
+import os
+import platform
 import sys
 from pathlib import Path
 
@@ -45,12 +47,12 @@ def filecopy_plan(spec, pt: dict):
     return plan(spec, pt["copies"], pt["remote"], pt["placement"])
 
 
-def make_disks(tb: Testbed, sweep: Sweep):
+def make_disks(tb: Testbed, sweep: Sweep, points: list[dict]):
     """Disks for every node that some point of this network copies on."""
     from netlab.disk_profiles import parse_disk
     from netlab.disks import DiskSet
     from workloads.filecopy import nodes_used
-    nodes = {n for pt in sweep.points_per_network(tb.spec) for n in nodes_used(filecopy_plan(tb.spec, pt))}
+    nodes = {n for pt in points for n in nodes_used(filecopy_plan(tb.spec, pt))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
     return DiskSet(tb.manifest, parse_disk(sweep.disk), order, max(sweep.file_sizes)).create()
 
@@ -88,19 +90,21 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
               on_point=None) -> dict:
     bar = Progress(sweep.total_points(), progress)
     csv_path = out.with_suffix(".csv")
-    for spec in sweep.specs():
+    host = os.environ.get("NETLAB_HOST_LABEL") or platform.node()
+    for spec, points in sweep.schedule():
         with Testbed(spec, opts) as tb:
             env = tb.environment()
             doc["environment"]["topologies"][f"{spec.topology}@{spec.params['rate_mbit']:g}"] = {
                 k: v for k, v in env.items() if k != "capabilities"}
             doc["environment"].setdefault("capabilities", env["capabilities"])
-            disks = make_disks(tb, sweep) if sweep.workload == "filecopy" else None
-            for pt in sweep.points_per_network(spec):
+            disks = make_disks(tb, sweep, points) if sweep.workload == "filecopy" else None
+            for pt in points:
                 result = run_point(tb, sweep.workload, pt, sweep, disks)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
                          "workload": sweep.workload, **pt, **result,
-                         "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"]}
+                         "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
+                         "host": host}
                 doc["points"].append(point)
                 write_atomic(doc, out)
                 write_csv(doc, csv_path)

@@ -60,6 +60,16 @@ def remote_list(text: str) -> list[int]:
     return out
 
 
+def shard_arg(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard takes I/N (this host runs every N-th point from the I-th), got {text!r}")
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"--shard I/N needs 1 <= I <= N, got {text!r}")
+    return i, n
+
+
 def disk_arg(text: str):
     from netlab.disk_profiles import parse_disk
     try:
@@ -126,6 +136,8 @@ def add_run_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the results document to stdout")
     p.add_argument("--png", default=None, help="plot file (default beside the results)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
+                   help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
     add_build_args(p)
 
     e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
@@ -136,7 +148,15 @@ def add_run_parser(sub) -> None:
     e.add_argument("--json", action="store_true", help="print the results document to stdout")
     e.add_argument("--png", default=None, help="plot file (default beside the results)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    e.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
+                   help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
     add_build_args(e)
+
+    m = sub.add_parser("merge", help="merge the results documents of a campaign's shards",
+                       description="Merge shards of one sweep (run with --shard on several hosts) into one "
+                                   "document; each point keeps the host that measured it.")
+    m.add_argument("documents", nargs="+", help="the shards' results/*.json")
+    m.add_argument("--out", required=True, help="merged document to write (a CSV and plot go beside it)")
 
     pp = sub.add_parser("plot", help="redraw figures from a saved results document",
                         description="Redraw the plot (and table) from a results JSON.")
@@ -158,7 +178,7 @@ def _sweep_from_args(a):
                  channels=a.channels, placements=a.placement, pairs=a.pairs,
                  token_sizes=a.token_size, tokens_in_flight=a.tokens_in_flight,
                  repeats=a.repeats[0], duration=duration, exchanges=a.exchanges, nodes=a.nodes,
-                 copies=a.copies, remote=a.remote, file_sizes=a.file_size, disk=a.disk)
+                 copies=a.copies, remote=a.remote, file_sizes=a.file_size, disk=a.disk, shard=a.shard)
 
 
 def check_sweep(sweep) -> None:
@@ -179,6 +199,12 @@ def check_sweep(sweep) -> None:
             place(spec, pt["pairs"], pt["placement"])
 
 
+def sweep_total(sweep) -> int:
+    """Points in the whole sweep, whatever this host's shard."""
+    import dataclasses
+    return dataclasses.replace(sweep, shard=None).total_points()
+
+
 def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progress: bool,
             paper: dict | None = None) -> int:
     from netlab.main import require_root
@@ -190,6 +216,9 @@ def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progr
     out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{sweep.workload}.json"
     params = sweep.parameters()
     doc = new_document(sweep.workload, params, paper)
+    doc["total_points"] = sweep_total(sweep)
+    if sweep.shard:
+        doc["shard"] = f"{sweep.shard[0]}/{sweep.shard[1]}"
     write_atomic(doc, out)
     log = sys.stderr if as_json else sys.stdout
     try:
@@ -219,6 +248,28 @@ def cmd_run(a) -> int:
     return execute(sweep, Path(a.out) if a.out else None, a.png,
                    BuildOptions(switch=a.switch, bonding=a.bonding, verbose=a.verbose),
                    a.json, not a.no_progress)
+
+
+def cmd_merge(a) -> int:
+    from netlab.main import UsageError
+    from netlab.merge import MergeError, merge
+    from netlab.report import plot, table
+    from netlab.results import load, write_atomic, write_csv
+    try:
+        docs = [load(p) for p in a.documents]
+        doc = merge(docs)
+    except (OSError, ValueError) as e:  # MergeError is a ValueError
+        raise UsageError(f"cannot merge: {e}")
+    out = Path(a.out)
+    write_atomic(doc, out)
+    write_csv(doc, out.with_suffix(".csv"))
+    pngs = plot(doc, str(out.with_suffix(".png")))
+    print(table(doc))
+    hosts = sorted({p.get("host", "?") for p in doc["points"]})
+    print(f"\nmerged {len(doc['points'])} points from {len(docs)} shard(s) measured on {', '.join(hosts)}"
+          f"{'' if doc['complete'] else ' (INCOMPLETE: some points are missing)'}")
+    print(f"results: {out}\nplot:    " + "\n         ".join(pngs))
+    return 0
 
 
 def cmd_plot(a) -> int:
@@ -278,6 +329,7 @@ def cmd_experiment(a) -> int:
                          f"{', '.join(files)}")
     try:
         sweep, paper = load_experiment(path)
+        sweep.shard = a.shard
         check_sweep(sweep)
     except (KeyError, ValueError, TypeError) as e:
         raise UsageError(f"experiment file {path} is malformed: {e}")

@@ -30,13 +30,15 @@ class Sweep:
     remote: list[int] = field(default_factory=lambda: list(range(8)))
     file_sizes: list[int] = field(default_factory=lambda: [2 << 20])
     disk: str = "ide-1995"
+    # (i, n): run only every n-th point starting at the i-th (1-based), for campaigns
+    shard: tuple[int, int] | None = None
 
     def parameters(self) -> dict:
         """The sweep as recorded in a results document: only what this workload uses."""
         token_only = {"token_sizes", "tokens_in_flight", "duration", "exchanges"}
         filecopy_only = {"copies", "remote", "file_sizes", "disk"}
         drop = token_only if self.workload == "filecopy" else filecopy_only
-        out = {k: v for k, v in self.__dict__.items() if k not in drop}
+        out = {k: v for k, v in self.__dict__.items() if k not in drop | {"shard"}}
         if self.workload == "filecopy":
             from netlab.disk_profiles import parse_disk
             out["disk_profile"] = parse_disk(self.disk).record()
@@ -76,5 +78,20 @@ class Sweep:
         for topo, rate, ch in self.networks():
             yield build_spec(topo, nodes=self.nodes, rate=rate, channels=ch)
 
+    def schedule(self) -> list[tuple]:
+        """[(spec, points)] this run measures: every point carries its index in
+        the whole sweep, so shards run on different hosts merge back exactly.
+        Networks with no point in this shard are not built at all."""
+        out, index = [], 0
+        for spec in self.specs():
+            pts = []
+            for pt in self.points_per_network(spec):
+                if self.shard is None or index % self.shard[1] == self.shard[0] - 1:
+                    pts.append({**pt, "point_index": index})
+                index += 1
+            if pts:
+                out.append((spec, pts))
+        return out
+
     def total_points(self) -> int:
-        return sum(len(self.points_per_network(s)) for s in self.specs())
+        return sum(len(pts) for _, pts in self.schedule())
