@@ -63,6 +63,7 @@ class Capabilities:
     ovs_daemon: bool = False
     ovs_kernel_datapath: bool = False
     kernel_release: str = ""
+    disk_throttle: str | None = None   # filecopy disks: cgroup1-blkio-throttle | cgroup2-io.max
 
     @property
     def bonding_impl(self) -> str | None:
@@ -137,6 +138,8 @@ def probe() -> Capabilities:
     caps.kernel = probe_kernel() if caps.tools.get("unshare") else {}
     caps.ovs_daemon, caps.ovs_kernel_datapath = probe_ovs()
     caps.kernel_release = os.uname().release
+    from netlab.disks import throttle_impl
+    caps.disk_throttle = throttle_impl()
     return caps
 
 
@@ -164,7 +167,9 @@ def doctor_lines(caps: Capabilities) -> list[str]:
               "  shared wire : bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table",
               f"  bonding     : {caps.bonding_impl or 'NONE (bonded topologies cannot run)'}",
               f"  switches    : {caps.switch_impl}",
-              f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}"]
+              f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}",
+              f"  node disks  : loop device + ext4, throttled by "
+              f"{caps.disk_throttle or 'NOTHING (filecopy needs --disk none)'}"]
     missing = caps.missing_required()
     lines.append("")
     if missing:
