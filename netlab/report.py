@@ -5,6 +5,7 @@ from collections import defaultdict
 
 
 def curve_key(p: dict) -> str:
+    """One curve: topology, placement and rate (and T for tokens; file copies have no T)."""
     key = p["topology"]
     if p.get("channels") and p["topology"] == "bonded-dual-net":
         key += f" x{p['channels']}"
@@ -22,21 +23,9 @@ def human_size(n: int) -> str:
     return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else str(n)
 
 
-_size = human_size
-
 
 def _mean(vals: list[float]) -> float:
     return sum(vals) / len(vals)
-
-
-def filecopy_curve(p: dict) -> str:
-    """A network (topology, placement, rate), without the file size."""
-    key = p["topology"]
-    if p.get("channels") and p["topology"] == "bonded-dual-net":
-        key += f" x{p['channels']}"
-    if p["placement"] != "any":
-        key += f" ({p['placement']})"
-    return f"{key} @{p['rate_mbit']:g}Mb"
 
 
 def filecopy_table(doc: dict) -> str:
@@ -44,7 +33,7 @@ def filecopy_table(doc: dict) -> str:
     cells: dict = defaultdict(list)
     suspect: set = set()
     for p in doc["points"]:
-        key = (f"{filecopy_curve(p)} {human_size(p['file_size'])}", p["remote"])
+        key = (f"{curve_key(p)} {human_size(p['file_size'])}", p["remote"])
         cells[key].append(p["throughput_mbyte_s"])
         if p["fidelity"].get("suspect"):
             suspect.add(key)
@@ -83,7 +72,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
 
     data: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for p in doc["points"]:
-        data[filecopy_curve(p)][p["file_size"]][p["remote"]].append(p["throughput_mbyte_s"])
+        data[curve_key(p)][p["file_size"]][p["remote"]].append(p["throughput_mbyte_s"])
     nets = list(data)
     env = doc["environment"]
     title = f"{env.get('kernel', '')}, commit {env.get('project_commit', '')}"
@@ -141,7 +130,7 @@ def table(doc: dict) -> str:
     suspect: set = set()
     sizes: set = set()
     for p in doc["points"]:
-        x = p.get("token_size") or p.get("file_size") or p["pairs"]
+        x = p.get("token_size") or p["pairs"]
         sizes.add(x)
         cells[(curve_key(p), x)].append(p["throughput_mbyte_s"])
         if p["fidelity"].get("suspect"):
@@ -151,7 +140,7 @@ def table(doc: dict) -> str:
     label = "token size" if doc["workload"] == "token" else "pairs"
     width = max([len(c) for c in curves] + [len(label)]) + 2
     lines = [f"{doc['workload']} throughput, MB/s (10^6 bytes/s of payload)",
-             label.ljust(width) + "".join(_size(x).rjust(9) for x in xs)]
+             label.ljust(width) + "".join(human_size(x).rjust(9) for x in xs)]
     for c in curves:
         row = c.ljust(width)
         for x in xs:

@@ -98,8 +98,19 @@ def placement_list(text: str) -> list[str]:
     return values
 
 
-def add_run_parser(sub) -> None:
+def add_output_args(p, default_name: str) -> None:
+    """Where results go and how a sweep runs: shared by `run` and `experiment`."""
     from netlab.main import add_build_args
+    p.add_argument("--out", default=None, help=f"results file (default results/<time>-{default_name}.json)")
+    p.add_argument("--json", action="store_true", help="print the results document to stdout")
+    p.add_argument("--png", default=None, help="plot file (default beside the results)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
+                   help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
+    add_build_args(p)
+
+
+def add_run_parser(sub) -> None:
     p = sub.add_parser("run", help="run a workload sweep over topologies",
                        description="Build each topology once, run every sweep point, save a results "
                                    "document under results/ (JSON + CSV), print a table. Every sweep "
@@ -132,25 +143,13 @@ def add_run_parser(sub) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--duration", type=float, default=None, help="seconds per point (default 2; iperf 5)")
     g.add_argument("--exchanges", type=int, default=None, help="token round trips per pair instead")
-    p.add_argument("--out", default=None, help="results file (default results/<time>-<workload>.json)")
-    p.add_argument("--json", action="store_true", help="print the results document to stdout")
-    p.add_argument("--png", default=None, help="plot file (default beside the results)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
-                   help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
-    add_build_args(p)
+    add_output_args(p, "<workload>")
 
     e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
                        description="Run an experiment file: its topologies, rates and sweep axes, with "
                                    "the paper's values printed beside the measured table. 'list' shows them.")
     e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
-    e.add_argument("--out", default=None, help="results file (default results/<time>-<name>.json)")
-    e.add_argument("--json", action="store_true", help="print the results document to stdout")
-    e.add_argument("--png", default=None, help="plot file (default beside the results)")
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
-    e.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
-                   help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
-    add_build_args(e)
+    add_output_args(e, "<name>")
 
     m = sub.add_parser("merge", help="merge the results documents of a campaign's shards",
                        description="Merge shards of one sweep (run with --shard on several hosts) into one "
@@ -183,20 +182,17 @@ def _sweep_from_args(a):
 
 def check_sweep(sweep) -> None:
     """Refuse impossible points before any network is built."""
+    from netlab.disk_profiles import parse_disk
+    from workloads.filecopy import plan
     from workloads.placement import place
     if sweep.workload == "filecopy":
-        from netlab.disk_profiles import parse_disk
-        from workloads.filecopy import plan
         parse_disk(sweep.disk)
-        if sweep.copies < 1:
-            raise SpecError(f"--copies must be >= 1, got {sweep.copies}")
-        for spec in sweep.specs():
-            for pt in sweep.points_per_network(spec):
-                plan(spec, pt["copies"], pt["remote"], pt["placement"])
-        return
     for spec in sweep.specs():
         for pt in sweep.points_per_network(spec):
-            place(spec, pt["pairs"], pt["placement"])
+            if sweep.workload == "filecopy":
+                plan(spec, pt["copies"], pt["remote"], pt["placement"])
+            else:
+                place(spec, pt["pairs"], pt["placement"])
 
 
 def sweep_total(sweep) -> int:
@@ -206,14 +202,14 @@ def sweep_total(sweep) -> int:
 
 
 def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progress: bool,
-            paper: dict | None = None) -> int:
+            paper: dict | None = None, name: str | None = None) -> int:
     from netlab.main import require_root
     from netlab.report import plot, table
     from netlab.results import RESULTS_DIR, new_document, write_atomic
     from netlab.runner import run_sweep
     check_sweep(sweep)
     require_root("run")
-    out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{sweep.workload}.json"
+    out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
     params = sweep.parameters()
     doc = new_document(sweep.workload, params, paper)
     doc["total_points"] = sweep_total(sweep)
@@ -252,7 +248,7 @@ def cmd_run(a) -> int:
 
 def cmd_merge(a) -> int:
     from netlab.main import UsageError
-    from netlab.merge import MergeError, merge
+    from netlab.merge import merge
     from netlab.report import plot, table
     from netlab.results import load, write_atomic, write_csv
     try:
@@ -335,12 +331,9 @@ def cmd_experiment(a) -> int:
         raise UsageError(f"experiment file {path} is malformed: {e}")
     except SpecError as e:
         raise UsageError(f"experiment file {path}: {e}")
-    out = Path(a.out) if a.out else None
-    if out is None:
-        from netlab.results import RESULTS_DIR
-        out = RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{path.stem}.json"
-    rc = execute(sweep, out, a.png, BuildOptions(switch=a.switch, bonding=a.bonding, verbose=a.verbose),
-                 a.json, not a.no_progress, paper)
+    rc = execute(sweep, Path(a.out) if a.out else None, a.png,
+                 BuildOptions(switch=a.switch, bonding=a.bonding, verbose=a.verbose),
+                 a.json, not a.no_progress, paper, name=path.stem)
     _print_paper(paper, a.json)
     return rc
 
