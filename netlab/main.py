@@ -54,6 +54,34 @@ def topo_arg(text: str) -> str:
     return text
 
 
+def _impairment_type(parse):
+    def convert(text: str) -> float:
+        try:
+            return parse(text)
+        except SpecError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return convert
+
+
+def add_impairment_args(p: argparse.ArgumentParser) -> None:
+    """netem options (stock kernels only; see topologies/impairments.py)."""
+    from topologies.impairments import parse_loss_pct, parse_time_ms
+    g = p.add_argument_group("impairments (need netem: stock kernels, lab VMs)")
+    g.add_argument("--delay", type=_impairment_type(lambda t: parse_time_ms(t, "--delay")),
+                   default=None, metavar="TIME", help="one-way delay per wire crossing, e.g. 5ms")
+    g.add_argument("--jitter", type=_impairment_type(lambda t: parse_time_ms(t, "--jitter")),
+                   default=None, metavar="TIME", help="delay variation (netem jitter), <= --delay")
+    g.add_argument("--loss", type=_impairment_type(parse_loss_pct), default=None,
+                   metavar="PCT", help="frame loss per wire crossing, e.g. 1%%")
+    g.add_argument("--relay-delay", type=_impairment_type(lambda t: parse_time_ms(t, "--relay-delay")),
+                   default=None, metavar="TIME",
+                   help="routed-mesh: each relay holds every packet it forwards this long")
+
+
+def impairment_opts(args) -> dict:
+    return {k: getattr(args, k, None) for k in ("delay", "jitter", "loss", "relay_delay")}
+
+
 def add_topology_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--topo", type=topo_arg, required=required, metavar="NAME",
                    help="topology preset (emulate.py topo list)")
@@ -63,6 +91,7 @@ def add_topology_args(p: argparse.ArgumentParser, required: bool = True) -> None
                    help="wire rate in Mbit/s, in (0, 1000] (default 10; 100 = Fast Ethernet)")
     p.add_argument("--channels", type=int_arg("channels", 1), default=None,
                    help="bonded-dual-net: wires per node, K >= 1 (default 2; 1 = single-net)")
+    add_impairment_args(p)
 
 
 def add_build_args(p: argparse.ArgumentParser) -> None:
@@ -113,7 +142,8 @@ def make_parser() -> Parser:
 
 
 def spec_from(args) -> object:
-    opts = {"nodes": args.nodes, "rate": args.rate, "channels": args.channels}
+    opts = {"nodes": args.nodes, "rate": args.rate, "channels": args.channels,
+            **impairment_opts(args)}
     try:
         return build_spec(args.topo if hasattr(args, "topo") and args.topo else args.name, **opts)
     except SpecError as e:
@@ -200,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("emulate.py: interrupted; the network was taken down\n")
         return 130
     except Exception as e:  # noqa: BLE001 -- a user sees one line, not a traceback
-        from netlab.network import BuildError
+        from netlab.impls import BuildError
         if isinstance(e, BuildError):
             sys.stderr.write(f"emulate.py: error: {e}\n")
             return EXIT_USAGE

@@ -9,60 +9,19 @@ from __future__ import annotations
 
 import signal
 import time
-from dataclasses import dataclass
 
 from mininet.link import Link
 from mininet.log import setLogLevel
 from mininet.net import Mininet
 
 from netlab.capabilities import Capabilities, probe
+from netlab.impls import BuildError, BuildOptions, choose_impls  # noqa: F401 (re-exported)
 from netlab.manifest import Manifest, claim, release
 from netlab.nodes import BeowulfHost
 from netlab.wire import JoinOVS, SharedWire
+from topologies.impairments import needs_netem
 from topologies.mininet_topos import SpecTopo, wire_node
 from topologies.spec import NetworkSpec
-
-
-class BuildError(RuntimeError):
-    """The host cannot build what was asked; the message says what to do."""
-
-
-@dataclass
-class BuildOptions:
-    switch: str = "auto"    # auto | ovs | lxbr
-    bonding: str = "auto"   # auto | kernel | nft
-    verbose: bool = False
-
-
-def choose_impls(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
-    """Pick the bonding and switch implementations, or say why we cannot."""
-    bonding = None
-    if any(n.bonded for n in spec.nodes):
-        if opts.bonding == "kernel":
-            if not caps.kernel.get("bonding"):
-                raise BuildError("--bonding kernel: this kernel has no bonding driver; use --bonding auto")
-            bonding = "kernel-balance-rr"
-        elif opts.bonding == "nft":
-            if not (caps.kernel.get("nft_numgen") and caps.kernel.get("policy_routing")):
-                raise BuildError("--bonding nft: needs nftables numgen and policy routing")
-            bonding = "nft-numgen-rr"
-        else:
-            bonding = caps.bonding_impl
-            if bonding is None:
-                raise BuildError("bonded topologies need the bonding driver or nftables; "
-                                 "see 'emulate.py doctor'")
-    switch = None
-    if spec.switches:
-        if opts.switch == "lxbr":
-            switch = "lxbr"
-        elif opts.switch == "ovs":
-            if not caps.ovs_daemon:
-                raise BuildError("--switch ovs: ovs-vswitchd is not answering; start it with "
-                                 "./setup.sh or use --switch lxbr")
-            switch = "ovs-kernel" if caps.ovs_kernel_datapath else "ovs-user"
-        else:
-            switch = caps.switch_impl
-    return {"bonding": bonding, "switch": switch}
 
 
 class _Terminated(SystemExit):
@@ -150,5 +109,7 @@ class Testbed:
                 "wire_impl": "linux-bridge + ingress u32/mirred -> ifb -> htb(stab overhead 24, mpu 84)",
                 "offloads": "tx-checksum, sg, tso, gso, gro off on every emulated interface",
                 "collisions_modelled": False, "build_s": round(self.build_s, 3),
+                "netem": "kernel sch_netem" if needs_netem(self.spec) else None,
+                "require_kernel": self.opts.require_kernel,
                 "capabilities": self.caps.as_record()}
 

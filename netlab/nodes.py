@@ -12,7 +12,8 @@ from mininet.node import Host
 from mininet.util import moveIntf
 
 from netlab.bonding import kernel_bond_cmds, nft_bond_cmds
-from netlab.shaping import offload_off_cmd, one_frame_per_skb_cmd, rate_limit_cmds
+from netlab.shaping import (offload_off_cmd, one_frame_per_skb_cmd, rate_limit_cmds,
+                            relay_egress_cmds)
 from topologies.spec import SUBNET
 
 NS_SYSCTLS = {
@@ -39,17 +40,19 @@ class BondIntf(Intf):
 class BeowulfHost(Host):
     """A node. Params (from the topology): bonded, forwarding, routes
     [(dst, nic, via)], on_link (address the /16 on-link), bonding_impl
-    ('kernel-balance-rr' | 'nft-numgen-rr'), nic_shaping [(rate, queue) or None]."""
+    ('kernel-balance-rr' | 'nft-numgen-rr'), nic_shaping [(rate, queue) or None],
+    forward_delay_ms (a relay holds packets it forwards this long)."""
 
     def __init__(self, name: str, bonded: bool = False, forwarding: bool = False,
                  routes=(), on_link: bool = True, bonding_impl: str | None = None,
-                 nic_shaping=(), **params):
+                 nic_shaping=(), forward_delay_ms: float = 0.0, **params):
         self.bonded = bonded
         self.forwarding = forwarding
         self.routes = list(routes)
         self.on_link = on_link
         self.bonding_impl = bonding_impl
         self.nic_shaping = list(nic_shaping)
+        self.forward_delay_ms = float(forward_delay_ms)
         self.bond_intf: BondIntf | None = None
         self.address = params.get("ip", "").split("/")[0]
         Host.__init__(self, name, **params)
@@ -99,9 +102,13 @@ class BeowulfHost(Host):
             self.run(offload_off_cmd(nic), check=False)
         self.ip_batch([one_frame_per_skb_cmd(nic) for nic in nics])
         for nic, shaping in zip(nics, self.nic_shaping):
-            if shaping:
-                for cmd in rate_limit_cmds(nic, *shaping):
-                    self.run(cmd)
+            if self.forward_delay_ms:
+                cmds = relay_egress_cmds(nic, self.address, self.forward_delay_ms,
+                                         *(shaping or (None, 100)))
+            else:
+                cmds = rate_limit_cmds(nic, *shaping) if shaping else []
+            for cmd in cmds:
+                self.run(cmd)
         if self.bonded and len(nics) > 1:
             self._bond(nics)
         else:

@@ -143,6 +143,8 @@ def add_run_parser(sub) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--duration", type=float, default=None, help="seconds per point (default 2; iperf 5)")
     g.add_argument("--exchanges", type=int, default=None, help="token round trips per pair instead")
+    from netlab.main import add_impairment_args
+    add_impairment_args(p)
     add_output_args(p, "<workload>")
 
     e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
@@ -177,7 +179,9 @@ def _sweep_from_args(a):
                  channels=a.channels, placements=a.placement, pairs=a.pairs,
                  token_sizes=a.token_size, tokens_in_flight=a.tokens_in_flight,
                  repeats=a.repeats[0], duration=duration, exchanges=a.exchanges, nodes=a.nodes,
-                 copies=a.copies, remote=a.remote, file_sizes=a.file_size, disk=a.disk, shard=a.shard)
+                 copies=a.copies, remote=a.remote, file_sizes=a.file_size, disk=a.disk, shard=a.shard,
+                 delay_ms=a.delay or 0.0, jitter_ms=a.jitter or 0.0, loss_pct=a.loss or 0.0,
+                 relay_delay_ms=a.relay_delay or 0.0)
 
 
 def check_sweep(sweep) -> None:
@@ -195,6 +199,18 @@ def check_sweep(sweep) -> None:
                 place(spec, pt["pairs"], pt["placement"])
 
 
+def _check_netem(sweep) -> None:
+    """Impaired sweeps fail here, before a results file exists, on kernels without netem."""
+    from netlab.impls import check_netem
+    from topologies.impairments import needs_netem
+    specs = [s for s in sweep.specs() if needs_netem(s)]
+    if specs:
+        from netlab.capabilities import probe_kernel
+        have = probe_kernel(["netem"])["netem"]
+        for spec in specs:
+            check_netem(spec, have)
+
+
 def sweep_total(sweep) -> int:
     """Points in the whole sweep, whatever this host's shard."""
     import dataclasses
@@ -209,6 +225,7 @@ def execute(sweep, out: Path | None, png: str | None, opts, as_json: bool, progr
     from netlab.runner import run_sweep
     check_sweep(sweep)
     require_root("run")
+    _check_netem(sweep)
     out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
     params = sweep.parameters()
     doc = new_document(sweep.workload, params, paper)
@@ -294,7 +311,9 @@ def load_experiment(path: Path) -> tuple:
                  tokens_in_flight=s.get("tokens_in_flight", [1]), repeats=s.get("repeats", 1),
                  duration=s.get("duration", 2.0), exchanges=s.get("exchanges"), nodes=s.get("nodes"),
                  copies=s.get("copies", 7), remote=s.get("remote", list(range(8))),
-                 file_sizes=s.get("file_sizes", [2 << 20]), disk=s.get("disk", "ide-1995")), \
+                 file_sizes=s.get("file_sizes", [2 << 20]), disk=s.get("disk", "ide-1995"),
+                 delay_ms=s.get("delay_ms", 0.0), jitter_ms=s.get("jitter_ms", 0.0),
+                 loss_pct=s.get("loss_pct", 0.0), relay_delay_ms=s.get("relay_delay_ms", 0.0)), \
         data.get("paper", {})
 
 

@@ -17,6 +17,8 @@ at most one frame per idle period goes out before being charged.
 """
 from __future__ import annotations
 
+from topologies.spec import Impairment
+
 PREAMBLE_SFD = 8
 FCS = 4
 IFG = 12
@@ -62,8 +64,33 @@ def stab_args() -> list[str]:
             "overhead", str(WIRE_OVERHEAD), "linklayer", "ethernet"]
 
 
-def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100) -> list[list[str]]:
-    """Root HTB on `dev` charging on-wire bytes at `rate_mbit`, FIFO of `queue_packets`."""
+def _ms(value: float) -> str:
+    return f"{value * 1000:.0f}us"
+
+
+def netem_args(imp: Impairment, queue_packets: int) -> list[str]:
+    """A netem leaf in place of the FIFO: it queues (limit) and impairs.
+    Loss and delay only; rate stays with HTB, which charges on-wire bytes."""
+    args = ["netem", "limit", str(queue_packets)]
+    if imp.delay_ms or imp.jitter_ms:
+        args += ["delay", _ms(imp.delay_ms)]
+        if imp.jitter_ms:
+            args += [_ms(imp.jitter_ms)]
+    if imp.loss_pct:
+        args += ["loss", f"{imp.loss_pct:g}%"]
+    return args
+
+
+def leaf_qdisc(queue_packets: int, imp: Impairment | None = None) -> list[str]:
+    if imp is not None and imp.active:
+        return netem_args(imp, queue_packets)
+    return ["pfifo", "limit", str(queue_packets)]
+
+
+def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100,
+                    impairment: Impairment | None = None) -> list[list[str]]:
+    """Root HTB on `dev` charging on-wire bytes at `rate_mbit`, FIFO of `queue_packets`
+    (netem instead, when the wire is impaired)."""
     burst = str(burst_bytes(rate_mbit))
     # r2q keeps HTB's quantum near one frame at any rate (silences its warnings).
     r2q = str(max(1, int(rate_mbit * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
@@ -72,8 +99,8 @@ def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100) -> lis
          "htb", "default", "1", "r2q", r2q],
         ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
          "rate", _rate(rate_mbit), "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst],
-        ["tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo",
-         "limit", str(queue_packets)],
+        ["tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:",
+         *leaf_qdisc(queue_packets, impairment)],
     ]
 
 
@@ -81,14 +108,16 @@ DEFAULT_STATION = 0xfff
 
 
 def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
-                     queue_packets: int = 100) -> list[list[str]]:
+                     queue_packets: int = 100, impairment: Impairment | None = None) -> list[list[str]]:
     """One HTB tree on the wire's IFB: the wire (1:1) caps everything at the
     rate; under it one leaf per station, found by source MAC, with its own
     FIFO (its NIC's transmit queue) and a 1/n assured share. Backlogged stations
     borrow the rest round-robin, a frame at a time, as stations with a frame
     ready take turns on a real segment. Frames from unknown sources (a switch
     joining this wire forwards other wires' stations) share a default leaf,
-    which acts as the switch port's station.
+    which acts as the switch port's station. An impaired wire has netem leaves:
+    every frame entering the wire passes exactly one leaf, so it is delayed
+    (and may be lost) once per crossing.
     """
     burst = str(burst_bytes(rate_mbit))
     n = len(station_macs) + 1
@@ -108,7 +137,7 @@ def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
                      "rate", share, "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst,
                      "quantum", quantum])
         cmds.append(["tc", "qdisc", "add", "dev", ifb, "parent", cls, "handle", f"{minor:x}:",
-                     "pfifo", "limit", str(queue_packets)])
+                     *leaf_qdisc(queue_packets, impairment)])
         if mac:
             cmds.append(["tc", "filter", "add", "dev", ifb, "parent", "1:", "protocol", "all",
                          "prio", "1", "u32", "match", "ether", "src", mac, "flowid", cls])
@@ -141,3 +170,34 @@ def one_frame_per_skb_cmd(dev: str) -> list[str]:
     fallback's round-robin mark, would then stripe whole bursts, not frames.
     One segment per packet makes every packet a frame."""
     return ["ip", "link", "set", "dev", dev, "gso_max_segs", "1"]
+
+
+UNLIMITED_MBIT = 10_000.0  # a relay NIC on a shared wire: the wire's IFB does the rate
+
+
+def relay_egress_cmds(dev: str, own_ip: str, delay_ms: float, rate_mbit: float | None = None,
+                      queue_packets: int = 100) -> list[list[str]]:
+    """A relay's NIC: packets it forwards (source address not its own) wait
+    `delay_ms` in a netem leaf; its own packets go straight on. Both share the
+    NIC's rate when the NIC is a switched port (else an unlimited root: the
+    shared wire charges the rate downstream)."""
+    rate = rate_mbit or UNLIMITED_MBIT
+    burst = str(burst_bytes(rate))
+    r2q = str(max(1, int(rate * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
+    cls = ["htb", "rate", _rate(rate / 2), "ceil", _rate(rate), "burst", burst, "cburst", burst]
+    return [
+        ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
+         "htb", "default", "10", "r2q", r2q],
+        ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+         "rate", _rate(rate), "ceil", _rate(rate), "burst", burst, "cburst", burst],
+        ["tc", "class", "add", "dev", dev, "parent", "1:1", "classid", "1:10", *cls],
+        ["tc", "qdisc", "add", "dev", dev, "parent", "1:10", "handle", "10:",
+         "pfifo", "limit", str(queue_packets)],
+        ["tc", "class", "add", "dev", dev, "parent", "1:1", "classid", "1:20", *cls],
+        ["tc", "qdisc", "add", "dev", dev, "parent", "1:20", "handle", "20:",
+         *netem_args(Impairment(delay_ms=delay_ms), queue_packets)],
+        ["tc", "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1",
+         "u32", "match", "ip", "src", f"{own_ip}/32", "flowid", "1:10"],
+        ["tc", "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "2",
+         "u32", "match", "u32", "0", "0", "flowid", "1:20"],
+    ]

@@ -30,6 +30,11 @@ class Sweep:
     remote: list[int] = field(default_factory=lambda: list(range(8)))
     file_sizes: list[int] = field(default_factory=lambda: [2 << 20])
     disk: str = "ide-1995"
+    # netem impairments on every wire, and relays' forwarding delay (0 = none)
+    delay_ms: float = 0.0
+    jitter_ms: float = 0.0
+    loss_pct: float = 0.0
+    relay_delay_ms: float = 0.0
     # (i, n): run only every n-th point starting at the i-th (1-based), for campaigns
     shard: tuple[int, int] | None = None
 
@@ -38,7 +43,9 @@ class Sweep:
         token_only = {"token_sizes", "tokens_in_flight", "duration", "exchanges"}
         filecopy_only = {"copies", "remote", "file_sizes", "disk"}
         drop = token_only if self.workload == "filecopy" else filecopy_only
-        out = {k: v for k, v in self.__dict__.items() if k not in drop | {"shard"}}
+        impair = {"delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms"}
+        out = {k: v for k, v in self.__dict__.items() if k not in drop | {"shard"}
+               and not (k in impair and not v)}
         if self.workload == "filecopy":
             from netlab.disk_profiles import parse_disk
             out["disk_profile"] = parse_disk(self.disk).record()
@@ -76,7 +83,8 @@ class Sweep:
 
     def specs(self):
         for topo, rate, ch in self.networks():
-            yield build_spec(topo, nodes=self.nodes, rate=rate, channels=ch)
+            yield build_spec(topo, nodes=self.nodes, rate=rate, channels=ch, delay=self.delay_ms,
+                             jitter=self.jitter_ms, loss=self.loss_pct, relay_delay=self.relay_delay_ms)
 
     def schedule(self) -> list[tuple]:
         """[(spec, points)] this run measures: every point carries its index in

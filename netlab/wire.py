@@ -25,6 +25,7 @@ from mininet.node import OVSBridge, Switch
 
 from netlab.shaping import (offload_off_cmd, rate_limit_cmds, redirect_ingress_cmds,
                             shared_wire_cmds)
+from topologies.spec import Impairment
 
 
 class CommandError(RuntimeError):
@@ -75,10 +76,11 @@ class SharedWire(Bridge):
     """One shared Ethernet segment (see module doc)."""
 
     def __init__(self, name: str, rate_mbit: float = 10.0, medium: str = "shared",
-                 queue_packets: int = 100, **params):
+                 queue_packets: int = 100, impairment: Impairment | None = None, **params):
         self.rate_mbit = float(rate_mbit)
         self.medium = medium
         self.queue_packets = int(queue_packets)
+        self.impairment = impairment
         Bridge.__init__(self, name, **params)
 
     @property
@@ -91,14 +93,15 @@ class SharedWire(Bridge):
             run(["ip", "link", "add", self.ifb, "type", "ifb"])
             run(["ip", "link", "set", self.ifb, "up"])
             for cmd in shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(),
-                                        self.queue_packets):
+                                        self.queue_packets, self.impairment):
                 run(cmd)
             for port in self.port_names():
                 for cmd in redirect_ingress_cmds(port, self.ifb):
                     run(cmd)
-        else:  # switched: each port's egress here, the station's NIC egress in the host
+        else:  # switched: each port's egress here, the station's NIC egress in the host;
+            # the impairment sits on this side only, so a crossing meets it once
             for port in self.port_names():
-                for cmd in rate_limit_cmds(port, self.rate_mbit, self.queue_packets):
+                for cmd in rate_limit_cmds(port, self.rate_mbit, self.queue_packets, self.impairment):
                     run(cmd)
 
     def station_macs(self) -> list[str]:

@@ -40,7 +40,8 @@ class SpecTopo(Topo):
         self.prefix = prefix
         for wire in spec.wires:
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
-                           medium=wire.medium, queue_packets=wire.queue_packets)
+                           medium=wire.medium, queue_packets=wire.queue_packets,
+                           impairment=wire.impairment if wire.impairment.active else None)
         for i, sw in enumerate(spec.switches):
             if switch_impl.startswith("ovs"):
                 params = {"cls": JoinOVS, "dpid": f"{0xbe0000 + i:016x}",
@@ -56,7 +57,7 @@ class SpecTopo(Topo):
                          bonded=node.bonded, forwarding=node.forwarding,
                          routes=[(r.dst, r.nic, r.via) for r in node.routes],
                          on_link=node.on_link_subnet, bonding_impl=bonding_impl,
-                         nic_shaping=shaping)
+                         nic_shaping=shaping, forward_delay_ms=node.forward_delay_ms)
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:

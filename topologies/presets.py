@@ -66,8 +66,23 @@ register(Preset("bonded-dual-net",
                 bonded_dual_net, ("nodes", "rate", "channels")))
 
 
+IMPAIRMENT_OPTIONS = ("delay", "jitter", "loss", "relay_delay")
+
+
 def build_spec(name: str, **options) -> NetworkSpec:
-    """Build a preset by name, passing only the options it takes (others must be unset)."""
+    """Build a preset by name, passing only the options it takes (others must be unset).
+    delay/jitter/loss (ms, ms, %) and relay_delay (ms) apply to any preset."""
+    from topologies.impairments import Impairment, apply
+    impair = {k: options.pop(k) or 0.0 for k in IMPAIRMENT_OPTIONS if k in options}
+    spec = _build_preset(name, **options)
+    if not any(impair.values()):
+        return spec
+    return apply(spec, Impairment(float(impair.get("delay", 0.0)), float(impair.get("jitter", 0.0)),
+                                  float(impair.get("loss", 0.0))),
+                 relay_delay_ms=float(impair.get("relay_delay", 0.0)))
+
+
+def _build_preset(name: str, **options) -> NetworkSpec:
     if name not in PRESETS:
         raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)}")
     preset = PRESETS[name]

@@ -17,10 +17,33 @@ from dataclasses import dataclass, field
 SUBNET = ipaddress.ip_network("10.0.0.0/16")
 MEDIA = ("shared", "switched")
 MAX_RATE_MBIT = 1000.0
+MAX_DELAY_MS = 10_000.0
 
 
 class SpecError(ValueError):
     """A topology parameter a user gave cannot be built; the message says why."""
+
+
+@dataclass(frozen=True)
+class Impairment:
+    """netem on a wire (see topologies.impairments): per crossing, delay +- jitter, loss."""
+    delay_ms: float = 0.0
+    jitter_ms: float = 0.0
+    loss_pct: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return bool(self.delay_ms or self.jitter_ms or self.loss_pct)
+
+    def check(self) -> "Impairment":
+        if not 0 <= self.delay_ms <= MAX_DELAY_MS:
+            raise SpecError(f"--delay must be in [0, {MAX_DELAY_MS:g}] ms, got {self.delay_ms:g}")
+        if not 0 <= self.jitter_ms <= self.delay_ms:
+            raise SpecError(f"--jitter must be in [0, delay] ms (netem spreads around the delay), "
+                            f"got {self.jitter_ms:g} with delay {self.delay_ms:g}")
+        if not 0 <= self.loss_pct < 100:
+            raise SpecError(f"--loss must be a percentage in [0, 100), got {self.loss_pct:g}")
+        return self
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,7 @@ class Wire:
     rate_mbit: float
     medium: str = "shared"
     queue_packets: int = 100
+    impairment: Impairment = Impairment()
 
 
 @dataclass(frozen=True)
@@ -63,6 +87,7 @@ class Node:
     forwarding: bool = False
     routes: tuple[Route, ...] = ()
     grid: tuple[int, int] | None = None
+    forward_delay_ms: float = 0.0   # a relay holds each forwarded packet this long
 
     @property
     def ip(self) -> str:

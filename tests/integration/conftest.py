@@ -22,3 +22,13 @@ def testbed(caps):
                                            BuildOptions(switch=switch, bonding=bonding), caps))
     with stack:
         yield make
+
+
+def needs_kernel(caps, feature: str) -> None:
+    """Skip a test the kernel cannot run, except in NETLAB_REQUIRE_KERNEL mode
+    (the lab VM), where a missing feature is a failure, never a skip."""
+    from netlab.impls import require_kernel_default
+    if not caps.kernel.get(feature):
+        if require_kernel_default():
+            pytest.fail(f"NETLAB_REQUIRE_KERNEL=1 but this kernel lacks {feature}")
+        pytest.skip(f"this kernel has no {feature} (the lab VM stage runs this test)")

@@ -27,6 +27,10 @@ EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "
     (["run", "filecopy", "--topo", "single-net", "--disk", "floppy"], "--disk"),
     (["run", "filecopy", "--topo", "single-net", "--remote", "3-1"], "--remote"),
     (["run", "filecopy", "--topo", "single-net", "--copies", "0"], "--copies"),
+    (["cli", "--topo", "single-net", "--delay", "5 parsecs"], "--delay"),
+    (["cli", "--topo", "single-net", "--delay", "5ms", "--jitter", "6ms"], "--jitter"),
+    (["cli", "--topo", "single-net", "--loss", "100%"], "--loss"),
+    (["run", "token", "--topo", "single-net", "--relay-delay", "1ms"], "no relays"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, word):
     before = snapshot()

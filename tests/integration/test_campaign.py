@@ -1,7 +1,8 @@
-"""playbooks/campaign.yml: shards of one sweep on two inventory hosts, merged back.
+"""playbooks/campaign.yml: shards of one sweep on two lab hosts, merged back.
 
-Both inventory hosts are this machine (ansible_connection=local, run one after
-another); the lab-VM stage is where they are separate kernels.
+On the host suite both inventory hosts are this machine (ansible_connection=local,
+run one after another). The lab-VM stage runs the second test with an
+inventory of the VM and this machine (NETLAB_LAB_INVENTORY): two kernels.
 """
 import json
 import os
@@ -13,43 +14,62 @@ import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NAME = "ci-campaign-test"
+needs_ansible = pytest.mark.skipif(not shutil.which("ansible-playbook"),
+                                   reason="ansible not installed (./setup.sh)")
 
 
-@pytest.mark.skipif(not shutil.which("ansible-playbook"), reason="ansible not installed (./setup.sh)")
-def test_campaign_merges_two_hosts_shards(tmp_path):
+def run_campaign(inventory: str, hosts: list[str], tmp_path, extra: list[str] = ()):
+    """Run the playbook on a 4-point sweep; the merged document must be the union of the shards."""
     exp = tmp_path / f"{NAME}.json"
     exp.write_text(json.dumps({
         "name": NAME, "description": "two tiny networks, four points", "workload": "token",
         "sweep": {"topologies": ["single-net", "bonded-dual-net"], "rates": [100], "nodes": 4,
                   "pairs": [1], "token_sizes": [1024, 8192], "tokens_in_flight": [1], "duration": 1},
         "paper": {"source": "none (test)", "notes": ["test"]}}))
-    inv = tmp_path / "lab.ini"
-    inv.write_text("[lab]\n" + "".join(
-        f"{h} ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n"
-        for h in ("lab-a", "lab-b")))
     out_dir = os.path.join(ROOT, "results", "campaign")
     try:
-        r = subprocess.run(["ansible-playbook", "-i", str(inv), "playbooks/campaign.yml",
-                            "-e", f"netlab_experiment={exp}", "-e", f"netlab_dir={ROOT}",
-                            "-e", "netlab_parallel=1"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+        r = subprocess.run(["ansible-playbook", "-i", inventory, "playbooks/campaign.yml",
+                            "-e", f"netlab_experiment={exp}", "-e", "netlab_parallel=1", *extra],
+                           cwd=ROOT, capture_output=True, text=True, timeout=1800)
         assert r.returncode == 0, r.stdout[-3000:]
-        shards = [json.load(open(os.path.join(out_dir, NAME, f"{h}.json"))) for h in ("lab-a", "lab-b")]
+        shards = [json.load(open(os.path.join(out_dir, NAME, f"{h}.json"))) for h in hosts]
         merged = json.load(open(os.path.join(out_dir, f"{NAME}.json")))
         assert [len(s["points"]) for s in shards] == [2, 2]
         union = sorted((p for s in shards for p in s["points"]), key=lambda p: p["point_index"])
         assert merged["points"] == union
         assert [p["point_index"] for p in merged["points"]] == [0, 1, 2, 3]
-        assert {p["host"] for p in merged["points"]} == {"lab-a", "lab-b"}
+        assert {p["host"] for p in merged["points"]} == set(hosts)
         assert merged["complete"] is True
         subprocess.run([sys.executable, os.path.join(ROOT, "emulate.py"), "plot",
                         os.path.join(out_dir, f"{NAME}.json")], check=True, capture_output=True)
+        return shards, merged
     finally:
         shutil.rmtree(os.path.join(out_dir, NAME), ignore_errors=True)
         for suffix in (".json", ".csv", ".png"):
             if os.path.exists(os.path.join(out_dir, NAME + suffix)):
                 os.unlink(os.path.join(out_dir, NAME + suffix))
-        for h in ("lab-a", "lab-b"):
-            path = f"/tmp/netlab-campaign-{NAME}-{h}.json"
-            if os.path.exists(path):
-                os.unlink(path)
+        for h in hosts:
+            for path in (f"/tmp/netlab-campaign-{NAME}-{h}.json",
+                         f"/tmp/netlab-campaign-{NAME}-{h}.experiment.json"):
+                if os.path.exists(path):
+                    os.unlink(path)
+
+
+@needs_ansible
+def test_campaign_merges_two_hosts_shards(tmp_path):
+    inv = tmp_path / "lab.ini"
+    inv.write_text("[lab]\n" + "".join(
+        f"{h} ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n"
+        for h in ("lab-a", "lab-b")))
+    run_campaign(str(inv), ["lab-a", "lab-b"], tmp_path, ["-e", f"netlab_dir={ROOT}"])
+
+
+@needs_ansible
+@pytest.mark.skipif(not os.environ.get("NETLAB_LAB_INVENTORY"),
+                    reason="lab-VM stage only (NETLAB_LAB_INVENTORY names the VM + localhost inventory)")
+def test_campaign_over_lab_vm_and_localhost(tmp_path):
+    shards, merged = run_campaign(os.environ["NETLAB_LAB_INVENTORY"], ["labvm", "localhost"], tmp_path)
+    # two kernels measured the points, and the VM's stock kernel bonded with the driver
+    by_host = {s["points"][0]["host"]: s["environment"] for s in shards}
+    assert by_host["labvm"]["kernel"] != by_host["localhost"]["kernel"]
+    assert by_host["labvm"]["topologies"]["bonded-dual-net@100"]["bonding_impl"] == "kernel-balance-rr"

@@ -48,3 +48,31 @@ def test_nft_bond_round_robins_over_k_nics():
     assert "numgen inc mod 3 offset 1" in nft and "type route hook output" in nft
     rules = [c for c in cmds if c[:3] == ["ip", "rule", "add"]]
     assert [r[4] for r in rules] == ["1", "2", "3"]
+
+
+def test_impaired_leaves_are_netem_with_the_queue_limit():
+    from topologies.spec import Impairment
+    imp = Impairment(delay_ms=5, jitter_ms=1.5, loss_pct=0.5)
+    cmds = shaping.shared_wire_cmds("ifb0", 10, ["02:00:00:00:00:01"], 50, imp)
+    leaves = [c for c in cmds if c[:3] == ["tc", "qdisc", "add"]]
+    assert len(leaves) == 2
+    for c in leaves:
+        assert c[c.index("netem"):] == ["netem", "limit", "50", "delay", "5000us", "1500us",
+                                        "loss", "0.5%"]
+    plain = shaping.shared_wire_cmds("ifb0", 10, ["02:00:00:00:00:01"], 50, Impairment())
+    assert not any("netem" in c for c in plain)
+    port = shaping.rate_limit_cmds("p1", 10, 100, Impairment(loss_pct=1))
+    assert port[-1][-5:] == ["netem", "limit", "100", "loss", "1%"]
+
+
+def test_relay_egress_delays_only_what_it_forwards():
+    cmds = shaping.relay_egress_cmds("b5-eth0", "10.0.0.6", 2.5)
+    text = [" ".join(c) for c in cmds]
+    assert any("match ip src 10.0.0.6/32 flowid 1:10" in t for t in text)
+    assert any("prio 2 u32 match u32 0 0 flowid 1:20" in t for t in text)
+    assert any("parent 1:20" in t and "netem limit 100 delay 2500us" in t for t in text)
+    assert any("parent 1:10" in t and "pfifo" in t for t in text)
+    # unclassified frames (ARP) take the undelayed class
+    assert "default" in cmds[0] and cmds[0][cmds[0].index("default") + 1] == "10"
+    switched = shaping.relay_egress_cmds("b5-eth0", "10.0.0.6", 2.5, 10, 100)
+    assert any("rate 10000kbit ceil 10000kbit" in " ".join(c) for c in switched)

@@ -1,0 +1,102 @@
+"""The lab-VM stage: a stock-kernel guest, provisioned like a user's lab VM, runs
+the integration suite with every fallback forbidden, then joins this host in a
+two-host campaign.
+
+Order: image (cached) -> boot -> playbooks/setup.yml over SSH -> project copied
+in -> `NETLAB_REQUIRE_KERNEL=1 pytest tests/integration` inside -> campaign test
+on this host with an inventory of {the VM, localhost}. Each step's wall time is
+printed; the VM is always stopped.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from labvm.image import ROOT, build
+from labvm.qemu import VM
+
+GUEST_DIR = "/root/netlab"
+EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
+
+
+def say(msg: str) -> None:
+    print(f"labvm: {msg}", flush=True)
+
+
+class Stage:
+    def __init__(self, pytest_args: list[str], campaign: bool = True, test_timeout: int = 3600):
+        self.pytest_args = pytest_args
+        self.campaign = campaign
+        self.test_timeout = test_timeout
+        self.times: dict[str, float] = {}
+
+    def step(self, name: str, fn, *args):
+        t0 = time.monotonic()
+        try:
+            return fn(*args)
+        finally:
+            self.times[name] = time.monotonic() - t0
+            say(f"{name}: {self.times[name]:.0f} s")
+
+    def run(self) -> int:
+        t0 = time.monotonic()
+        image = self.step("image", build)
+        rc = 1
+        with VM(image) as vm:
+            self.times["boot"] = vm.boot_s
+            say(f"guest up in {vm.boot_s:.0f} s ({vm.accel}); ssh -p {vm.port} root@127.0.0.1 "
+                f"-i {image.key}")
+            kernel = vm.run("uname -r").stdout.strip()
+            say(f"guest kernel {kernel}")
+            self.step("provision", self.provision, vm)
+            self.step("copy", vm.push_tree, ROOT, GUEST_DIR, EXCLUDE)
+            print(vm.run(f"cd {GUEST_DIR} && python3 emulate.py doctor", check=False).stdout,
+                  flush=True)
+            rc = self.step("guest tests", self.guest_tests, vm)
+            if self.campaign:
+                crc = self.step("campaign", self.campaign_test, vm)
+                rc = rc or crc
+        total = time.monotonic() - t0
+        say("times: " + ", ".join(f"{k} {v:.0f} s" for k, v in self.times.items())
+            + f"; stage total {total:.0f} s")
+        say("PASSED" if rc == 0 else f"FAILED (exit {rc})")
+        return rc
+
+    def provision(self, vm: VM) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as inv:
+            inv.write("[testbed]\n" + vm.inventory_line() + "\n")
+        try:
+            r = subprocess.run(["ansible-playbook", "-i", inv.name, "playbooks/setup.yml"],
+                               cwd=ROOT, capture_output=True, text=True)
+        finally:
+            os.unlink(inv.name)
+        recap = [line for line in r.stdout.splitlines() if line.startswith("labvm ")]
+        say("provisioned: " + " ".join(" ".join(recap).split()[2:]))
+        if r.returncode != 0:
+            raise RuntimeError("provisioning the lab VM failed:\n" + r.stdout[-3000:])
+
+    def guest_tests(self, vm: VM) -> int:
+        """Integration tests inside the guest, fallbacks forbidden; output streams to CI's log."""
+        args = " ".join(self.pytest_args)
+        cmd = (f"cd {GUEST_DIR} && NETLAB_REQUIRE_KERNEL=1 timeout {self.test_timeout} "
+               f"python3 -m pytest -p no:cacheprovider -q -rs {args}")
+        r = vm.run(cmd, check=False, capture=False)
+        return r.returncode
+
+    def campaign_test(self, vm: VM) -> int:
+        """tests/integration/test_campaign.py on this host, lab = {the VM, localhost}."""
+        with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as inv:
+            inv.write("[lab]\n" + vm.inventory_line("labvm") + f" netlab_dir={GUEST_DIR}\n"
+                      f"localhost ansible_connection=local ansible_python_interpreter=/usr/bin/python3 "
+                      f"netlab_dir={ROOT}\n")
+        try:
+            env = {**os.environ, "NETLAB_LAB_INVENTORY": inv.name}
+            return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                                   "tests/integration/test_campaign.py", "-k", "lab_vm"],
+                                  cwd=ROOT, env=env).returncode
+        finally:
+            os.unlink(inv.name)
+

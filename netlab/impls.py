@@ -1,0 +1,88 @@
+"""Which implementation of each piece runs on this host, or why none can.
+
+Pure (no Mininet, no root): decided from probed Capabilities and the user's
+options, so the refusals are unit-tested anywhere. NETLAB_REQUIRE_KERNEL=1 (the
+lab-VM test mode) turns every fallback into an error.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from netlab.capabilities import Capabilities
+from topologies.impairments import needs_netem
+from topologies.spec import NetworkSpec
+
+
+class BuildError(RuntimeError):
+    """The host cannot build what was asked; the message says what to do."""
+
+
+REQUIRE_ENV = "NETLAB_REQUIRE_KERNEL"
+
+
+def require_kernel_default() -> bool:
+    """NETLAB_REQUIRE_KERNEL=1: refuse every fallback (the lab-VM test mode)."""
+    return os.environ.get(REQUIRE_ENV, "") not in ("", "0")
+
+
+@dataclass
+class BuildOptions:
+    switch: str = "auto"    # auto | ovs | lxbr
+    bonding: str = "auto"   # auto | kernel | nft
+    verbose: bool = False
+    require_kernel: bool = field(default_factory=require_kernel_default)
+
+
+def choose_impls(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
+    """Pick the bonding and switch implementations, or say why we cannot."""
+    impls = _choose(spec, caps, opts)
+    if opts.require_kernel:
+        wrong = []
+        if impls["bonding"] not in (None, "kernel-balance-rr"):
+            wrong.append(f"bonding {impls['bonding']}")
+        if impls["switch"] not in (None, "ovs-kernel"):
+            wrong.append(f"switches {impls['switch']}")
+        if wrong:
+            raise BuildError(f"{REQUIRE_ENV}=1 refuses fallbacks, but this build would use "
+                             + " and ".join(wrong) + " (kernel bonding driver and OVS kernel "
+                             "datapath required; see 'emulate.py doctor')")
+    return impls
+
+
+def check_netem(spec: NetworkSpec, have_netem: bool) -> None:
+    if needs_netem(spec) and not have_netem:
+        raise BuildError(f"--delay/--jitter/--loss/--relay-delay need netem (the kernel's sch_netem "
+                         f"qdisc), which this kernel ({os.uname().release}) lacks; run them on a stock "
+                         "Debian/Ubuntu kernel, e.g. a lab VM (README: Lab VMs)")
+
+
+def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
+    check_netem(spec, bool(caps.kernel.get("netem")))
+    bonding = None
+    if any(n.bonded for n in spec.nodes):
+        if opts.bonding == "kernel":
+            if not caps.kernel.get("bonding"):
+                raise BuildError("--bonding kernel: this kernel has no bonding driver; use --bonding auto")
+            bonding = "kernel-balance-rr"
+        elif opts.bonding == "nft":
+            if not (caps.kernel.get("nft_numgen") and caps.kernel.get("policy_routing")):
+                raise BuildError("--bonding nft: needs nftables numgen and policy routing")
+            bonding = "nft-numgen-rr"
+        else:
+            bonding = caps.bonding_impl
+            if bonding is None:
+                raise BuildError("bonded topologies need the bonding driver or nftables; "
+                                 "see 'emulate.py doctor'")
+    switch = None
+    if spec.switches:
+        if opts.switch == "lxbr":
+            switch = "lxbr"
+        elif opts.switch == "ovs":
+            if not caps.ovs_daemon:
+                raise BuildError("--switch ovs: ovs-vswitchd is not answering; start it with "
+                                 "./setup.sh or use --switch lxbr")
+            switch = "ovs-kernel" if caps.ovs_kernel_datapath else "ovs-user"
+        else:
+            switch = caps.switch_impl
+    return {"bonding": bonding, "switch": switch}
