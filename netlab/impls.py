@@ -28,7 +28,7 @@ def require_kernel_default() -> bool:
 
 @dataclass
 class BuildOptions:
-    switch: str = "auto"    # auto | ovs | lxbr
+    switch: str = "auto"    # auto | ovs | ovs-user | lxbr
     bonding: str = "auto"   # auto | kernel | nft
     verbose: bool = False
     require_kernel: bool = field(default_factory=require_kernel_default)
@@ -78,11 +78,11 @@ def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[s
     if spec.switches:
         if opts.switch == "lxbr":
             switch = "lxbr"
-        elif opts.switch == "ovs":
+        elif opts.switch in ("ovs", "ovs-user"):
             if not caps.ovs_daemon:
-                raise BuildError("--switch ovs: ovs-vswitchd is not answering; start it with "
-                                 "./setup.sh or use --switch lxbr")
-            switch = "ovs-kernel" if caps.ovs_kernel_datapath else "ovs-user"
+                raise BuildError(f"--switch {opts.switch}: ovs-vswitchd is not answering; start it "
+                                 "with ./setup.sh or use --switch lxbr")
+            switch = "ovs-kernel" if caps.ovs_kernel_datapath and opts.switch == "ovs" else "ovs-user"
         else:
             switch = caps.switch_impl
     return {"bonding": bonding, "switch": switch}

@@ -95,8 +95,9 @@ def add_topology_args(p: argparse.ArgumentParser, required: bool = True) -> None
 
 
 def add_build_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--switch", choices=("auto", "ovs", "lxbr"), default="auto",
-                   help="switches joining wires: Open vSwitch or Linux bridge (default: OVS when it runs)")
+    p.add_argument("--switch", choices=("auto", "ovs", "ovs-user", "lxbr"), default="auto",
+                   help="switches joining wires: Open vSwitch (kernel datapath where the kernel has it), "
+                        "OVS forced to its userspace datapath, or Linux bridge (default: OVS when it runs)")
     p.add_argument("--bonding", choices=("auto", "kernel", "nft"), default="auto",
                    help="channel bonding: kernel balance-rr driver or nftables fallback (default: kernel if present)")
     p.add_argument("-v", "--verbose", action="store_true", help="show Mininet's progress")
