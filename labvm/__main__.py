@@ -37,9 +37,9 @@ def make_parser() -> Parser:
     s.add_argument("pytest_args", nargs="*", help="what pytest runs in the guest (default tests/integration)")
     s.add_argument("--no-campaign", action="store_true", help="skip the VM+localhost campaign test")
     r = sub.add_parser("run", help="boot, provision, copy the project in, run one shell command, stop",
-                       description="Boot the guest, provision it, copy the project to /root/netlab, "
+                       description="Boot the guest, provision it, copy the project to /opt/netlab, "
                                    "run COMMAND there as root, print its output, stop the guest.")
-    r.add_argument("shell_command", metavar="COMMAND", help="a shell command, run in /root/netlab")
+    r.add_argument("shell_command", metavar="COMMAND", help="a shell command, run in /opt/netlab")
     return p
 
 

@@ -18,7 +18,7 @@ import time
 from labvm.image import ROOT, build
 from labvm.qemu import VM
 
-GUEST_DIR = "/root/netlab"
+GUEST_DIR = "/opt/netlab"  
 EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
 
 

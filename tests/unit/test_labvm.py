@@ -1,0 +1,33 @@
+"""labvm's pure parts: accelerator choice, image recipe, the inventory it writes."""
+import os
+from pathlib import Path
+
+import pytest
+
+from labvm import image, qemu
+
+
+def test_accelerator_is_tcg_without_a_real_hypervisor_module(monkeypatch):
+    real = os.path.exists
+    monkeypatch.setattr(os.path, "exists", lambda p: False if "kvm_" in p else real(p))
+    assert qemu.accelerator() == ["-accel", "tcg,thread=multi", "-cpu", "max"]
+    monkeypatch.setattr(os.path, "exists", lambda p: True if p in ("/dev/kvm", "/sys/module/kvm_intel")
+                        else real(p))
+    assert qemu.accelerator()[:2] == ["-accel", "kvm"]
+
+
+def test_guest_gets_the_playbooks_packages_and_the_stamp_follows_them():
+    pytest.importorskip("yaml")
+    pkgs = image.testbed_packages()
+    assert {"mininet", "openvswitch-switch", "iperf3"} <= set(pkgs)
+    assert image.recipe_stamp(pkgs) == image.recipe_stamp(list(reversed(pkgs)))
+    assert image.recipe_stamp(pkgs) != image.recipe_stamp(pkgs + ["tcpdump"])
+
+
+def test_inventory_line_reaches_the_forwarded_port():
+    vm = qemu.VM(image.Image(Path("/cache/x")))
+    vm.port = 40022
+    line = vm.inventory_line("labvm")
+    assert line.startswith("labvm ansible_host=127.0.0.1 ansible_port=40022 ansible_user=root")
+    assert "ansible_ssh_private_key_file=/cache/x/id_ed25519" in line
+    assert "StrictHostKeyChecking=no" in line
