@@ -81,8 +81,9 @@ class Stage:
     def guest_tests(self, vm: VM) -> int:
         """Integration tests inside the guest, fallbacks forbidden; output streams to CI's log."""
         args = " ".join(self.pytest_args)
-        cmd = (f"cd {GUEST_DIR} && NETLAB_REQUIRE_KERNEL=1 timeout {self.test_timeout} "
-               f"python3 -m pytest -p no:cacheprovider -q -rs {args}")
+        cmd = (f"cd {GUEST_DIR} && NETLAB_REQUIRE_KERNEL=1 NETLAB_GUEST_ACCEL={vm.accel} "
+               f"timeout {self.test_timeout} python3 -m pytest -p no:cacheprovider -q -rs "
+               f"--durations=10 {args}")
         r = vm.run(cmd, check=False, capture=False)
         return r.returncode
 
