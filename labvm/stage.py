@@ -19,6 +19,10 @@ from labvm.image import ROOT, build
 from labvm.qemu import VM
 
 GUEST_DIR = "/opt/netlab"  
+# Tests that measure the emulated network's timing and assume the emulator is not
+# CPU-bound; under TCG they measure the emulator (see the closing note of issue 6).
+TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_exceeds_its_wire",
+                "tests/integration/test_token_runner.py::test_topologies_rank_as_their_wiring_says")
 EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
 
 
@@ -81,6 +85,11 @@ class Stage:
     def guest_tests(self, vm: VM) -> int:
         """Integration tests inside the guest, fallbacks forbidden; output streams to CI's log."""
         args = " ".join(self.pytest_args)
+        if vm.accel == "tcg":
+            say("software emulation: token-exchange timing tests deselected (guest CPUs saturate, "
+                "pairs stop running concurrently; they run on the host and under KVM): "
+                + ", ".join(TCG_DESELECT))
+            args += "".join(f" --deselect {t}" for t in TCG_DESELECT)
         cmd = (f"cd {GUEST_DIR} && NETLAB_REQUIRE_KERNEL=1 NETLAB_GUEST_ACCEL={vm.accel} "
                f"timeout {self.test_timeout} python3 -m pytest -p no:cacheprovider -q -rs "
                f"--durations=10 {args}")
