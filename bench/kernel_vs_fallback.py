@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import sys
 
@@ -29,17 +28,12 @@ from netlab.capabilities import probe  # noqa: E402
 from netlab.network import BuildOptions, Testbed  # noqa: E402
 from netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
 from topologies.presets import build_spec  # noqa: E402
-from workloads import iperf  # noqa: E402
+from workloads import iperf, ping  # noqa: E402
 
 
 def flow_mbit(tb: Testbed, src: str, dst: str, seconds: float) -> tuple[float, int]:
     res = iperf.run_pairs([(tb.host(src), tb.host(dst))], seconds=seconds)[0]
     return res.goodput_mbit, res.retransmits
-
-
-def ping_ms(tb: Testbed, src: str, dst_ip: str, count: int = 21) -> list[float]:
-    out = tb.host(src).run(["ping", "-n", "-c", str(count), "-i", "0.2", dst_ip], check=False)
-    return [float(t) for t in re.findall(r"time=([0-9.]+) ms", out)][1:]  # first pays for ARP
 
 
 def bonding(caps, seconds: float) -> None:
@@ -83,14 +77,14 @@ def netem(caps) -> None:
         return
     opts = BuildOptions(require_kernel=False)
     with Testbed(build_spec("single-net", nodes=2, rate=100, delay=25.0), opts, caps) as tb:
-        rtts = ping_ms(tb, "b0", tb.host("b1").address)
+        rtts = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 21)
         med = statistics.median(rtts)
         print(f"netem wire delay 25 ms (RTT 50 ms): median {med:.2f} ms ({(med / 50 - 1) * 100:+.1f} %), "
               f"min {min(rtts):.2f}, max {max(rtts):.2f}, n={len(rtts)}", flush=True)
     spec = build_spec("routed-mesh", nodes=4, rate=100, relay_delay=25.0)
     relayed = next(r.dst for r in spec.node("b0").routes if r.via)
     with Testbed(spec, opts, caps) as tb:
-        rtts = ping_ms(tb, "b0", relayed)
+        rtts = ping.rtts_ms(tb.host("b0"), relayed, 21)
         med = statistics.median(rtts)
         print(f"netem relay delay 25 ms (RTT 50 ms via one relay): median {med:.2f} ms "
               f"({(med / 50 - 1) * 100:+.1f} %), n={len(rtts)}", flush=True)

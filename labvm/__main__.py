@@ -56,14 +56,13 @@ def main(argv: list[str] | None = None) -> int:
             image = build(force=args.force)
             print(f"labvm: image ready in {image.dir}")
             return 0
-        from labvm.stage import GUEST_DIR, EXCLUDE, Stage
+        from labvm.stage import EXCLUDE, GUEST_DIR, Stage, provision
         if args.command == "stage":
             return Stage(args.pytest_args or ["tests/integration"], campaign=not args.no_campaign).run()
         from labvm.image import ROOT
         from labvm.qemu import VM
         with VM(build()) as vm:
-            stage = Stage([])
-            stage.provision(vm)
+            provision(vm)
             vm.push_tree(ROOT, GUEST_DIR, EXCLUDE)
             return vm.run(f"cd {GUEST_DIR} && {args.shell_command}", check=False, capture=False).returncode
     except (ImageError, VMError) as e:

@@ -155,7 +155,7 @@ def build(force: bool = False, log=None) -> Image:
         if image.dir.exists():
             shutil.rmtree(image.dir)
         work.rename(image.dir)  # atomic: a half-built image is never taken for a cached one
-        for old in CACHE.iterdir():  # keep one image: ~1 GB each
+        for old in CACHE.iterdir():  # keep one image: ~2.3 GB each
             if old.is_dir() and old != image.dir and not old.name.startswith("run-"):
                 shutil.rmtree(old, ignore_errors=True)
         return image

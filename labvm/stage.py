@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from labvm.image import ROOT, build
-from labvm.qemu import VM
+from labvm.qemu import VM, VMError
 
 GUEST_DIR = "/opt/netlab"  
 # Tests that measure the emulated network's timing and assume the emulator is not
@@ -28,6 +28,21 @@ EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
 
 def say(msg: str) -> None:
     print(f"labvm: {msg}", flush=True)
+
+
+def provision(vm: VM) -> None:
+    """playbooks/setup.yml over SSH: the guest is provisioned as a user's lab VM is."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as inv:
+        inv.write("[testbed]\n" + vm.inventory_line() + "\n")
+    try:
+        r = subprocess.run(["ansible-playbook", "-i", inv.name, "playbooks/setup.yml"],
+                           cwd=ROOT, capture_output=True, text=True)
+    finally:
+        os.unlink(inv.name)
+    recap = [line for line in r.stdout.splitlines() if line.startswith("labvm ")]
+    say("provisioned: " + " ".join(" ".join(recap).split()[2:]))
+    if r.returncode != 0:
+        raise VMError("provisioning the lab VM failed:\n" + r.stdout[-3000:])
 
 
 class Stage:
@@ -55,7 +70,7 @@ class Stage:
                 f"-i {image.key}")
             kernel = vm.run("uname -r").stdout.strip()
             say(f"guest kernel {kernel}")
-            self.step("provision", self.provision, vm)
+            self.step("provision", provision, vm)
             self.step("copy", vm.push_tree, ROOT, GUEST_DIR, EXCLUDE)
             print(vm.run(f"cd {GUEST_DIR} && python3 emulate.py doctor", check=False).stdout,
                   flush=True)
@@ -68,19 +83,6 @@ class Stage:
             + f"; stage total {total:.0f} s")
         say("PASSED" if rc == 0 else f"FAILED (exit {rc})")
         return rc
-
-    def provision(self, vm: VM) -> None:
-        with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as inv:
-            inv.write("[testbed]\n" + vm.inventory_line() + "\n")
-        try:
-            r = subprocess.run(["ansible-playbook", "-i", inv.name, "playbooks/setup.yml"],
-                               cwd=ROOT, capture_output=True, text=True)
-        finally:
-            os.unlink(inv.name)
-        recap = [line for line in r.stdout.splitlines() if line.startswith("labvm ")]
-        say("provisioned: " + " ".join(" ".join(recap).split()[2:]))
-        if r.returncode != 0:
-            raise RuntimeError("provisioning the lab VM failed:\n" + r.stdout[-3000:])
 
     def guest_tests(self, vm: VM) -> int:
         """Integration tests inside the guest, fallbacks forbidden; output streams to CI's log."""

@@ -64,8 +64,8 @@ def stab_args() -> list[str]:
             "overhead", str(WIRE_OVERHEAD), "linklayer", "ethernet"]
 
 
-def _ms(value: float) -> str:
-    return f"{value * 1000:.0f}us"
+def _us(value_ms: float) -> str:
+    return f"{value_ms * 1000:.0f}us"
 
 
 def netem_args(imp: Impairment, queue_packets: int) -> list[str]:
@@ -73,9 +73,9 @@ def netem_args(imp: Impairment, queue_packets: int) -> list[str]:
     Loss and delay only; rate stays with HTB, which charges on-wire bytes."""
     args = ["netem", "limit", str(queue_packets)]
     if imp.delay_ms or imp.jitter_ms:
-        args += ["delay", _ms(imp.delay_ms)]
+        args += ["delay", _us(imp.delay_ms)]
         if imp.jitter_ms:
-            args += [_ms(imp.jitter_ms)]
+            args += [_us(imp.jitter_ms)]
     if imp.loss_pct:
         args += ["loss", f"{imp.loss_pct:g}%"]
     return args
@@ -87,18 +87,24 @@ def leaf_qdisc(queue_packets: int, imp: Impairment | None = None) -> list[str]:
     return ["pfifo", "limit", str(queue_packets)]
 
 
-def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100,
-                    impairment: Impairment | None = None) -> list[list[str]]:
-    """Root HTB on `dev` charging on-wire bytes at `rate_mbit`, FIFO of `queue_packets`
-    (netem instead, when the wire is impaired)."""
+def _htb_root_cmds(dev: str, rate_mbit: float, default: str) -> list[list[str]]:
+    """Root HTB charging on-wire bytes, with class 1:1 capped at `rate_mbit`."""
     burst = str(burst_bytes(rate_mbit))
     # r2q keeps HTB's quantum near one frame at any rate (silences its warnings).
     r2q = str(max(1, int(rate_mbit * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
     return [
         ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
-         "htb", "default", "1", "r2q", r2q],
+         "htb", "default", default, "r2q", r2q],
         ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
          "rate", _rate(rate_mbit), "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst],
+    ]
+
+
+def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100,
+                    impairment: Impairment | None = None) -> list[list[str]]:
+    """Root HTB on `dev` charging on-wire bytes at `rate_mbit`, FIFO of `queue_packets`
+    (netem instead, when the wire is impaired)."""
+    return _htb_root_cmds(dev, rate_mbit, "1") + [
         ["tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:",
          *leaf_qdisc(queue_packets, impairment)],
     ]
@@ -183,13 +189,8 @@ def relay_egress_cmds(dev: str, own_ip: str, delay_ms: float, rate_mbit: float |
     shared wire charges the rate downstream)."""
     rate = rate_mbit or UNLIMITED_MBIT
     burst = str(burst_bytes(rate))
-    r2q = str(max(1, int(rate * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
     cls = ["htb", "rate", _rate(rate / 2), "ceil", _rate(rate), "burst", burst, "cburst", burst]
-    return [
-        ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
-         "htb", "default", "10", "r2q", r2q],
-        ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-         "rate", _rate(rate), "ceil", _rate(rate), "burst", burst, "cburst", burst],
+    return _htb_root_cmds(dev, rate, "10") + [
         ["tc", "class", "add", "dev", dev, "parent", "1:1", "classid", "1:10", *cls],
         ["tc", "qdisc", "add", "dev", dev, "parent", "1:10", "handle", "10:",
          "pfifo", "limit", str(queue_packets)],

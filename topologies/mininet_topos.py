@@ -41,7 +41,7 @@ class SpecTopo(Topo):
         for wire in spec.wires:
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
                            medium=wire.medium, queue_packets=wire.queue_packets,
-                           impairment=wire.impairment if wire.impairment.active else None)
+                           impairment=wire.impairment)
         for i, sw in enumerate(spec.switches):
             if switch_impl.startswith("ovs"):
                 params = {"cls": JoinOVS, "dpid": f"{0xbe0000 + i:016x}",

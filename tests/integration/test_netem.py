@@ -14,16 +14,15 @@ import pytest
 
 from tests.integration.conftest import needs_kernel
 from tests.integration.hostsnap import diff, snapshot
+from workloads import ping
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
 
 
 def rtts_ms(host, dst_ip: str, count: int, interval: float = 0.2) -> list[float]:
-    """Round trips of `count` pings, the first one dropped (it pays for ARP)."""
-    out = host.run(["ping", "-n", "-c", str(count), "-i", str(interval), "-W", "2", dst_ip], check=False)
-    times = [float(t) for t in re.findall(r"time=([0-9.]+) ms", out)]
-    assert len(times) >= count // 2, out
-    return times[1:]
+    times = ping.rtts_ms(host, dst_ip, count, interval)
+    assert len(times) >= count // 2 - 1, times
+    return times
 
 
 @pytest.mark.parametrize("args", [
