@@ -19,7 +19,7 @@ if (importlib.util.find_spec("mininet") is None and os.path.exists(SYSTEM_PYTHON
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from netlab.main import main  # noqa: E402
+from commands import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 from dataclasses import asdict, dataclass, field
+
+from core.command import execute
+from netlab.disk import throttle_impl
 
 # name -> (shell probe run inside a fresh netns, what its absence costs)
 KERNEL_PROBES: dict[str, tuple[str, str]] = {
@@ -99,7 +101,7 @@ def _modprobe(name: str) -> None:
     if name in MODPROBE and shutil.which("modprobe"):
         mod = MODPROBE[name][0]
         if not os.path.exists(f"/sys/module/{mod}"):
-            subprocess.run(["modprobe", "-q", *MODPROBE[name]], capture_output=True, timeout=20)
+            execute(["modprobe", "-q", *MODPROBE[name]], timeout=20)
 
 
 def probe_kernel(names=None) -> dict[str, bool]:
@@ -108,12 +110,7 @@ def probe_kernel(names=None) -> dict[str, bool]:
     for name in names or KERNEL_PROBES:
         script = KERNEL_PROBES[name][0]
         _modprobe(name)
-        try:
-            r = subprocess.run(["unshare", "--net", "sh", "-c", script], capture_output=True,
-                               timeout=20)
-            results[name] = r.returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            results[name] = False
+        results[name] = execute(["unshare", "--net", "sh", "-c", script], timeout=20)[0] == 0
     return results
 
 
@@ -121,13 +118,9 @@ def probe_ovs() -> tuple[bool, bool]:
     """(ovsdb/ovs-vswitchd answer, kernel datapath usable)."""
     if not shutil.which("ovs-vsctl"):
         return False, False
-    try:
-        daemon = subprocess.run(["ovs-vsctl", "--timeout=3", "show"], capture_output=True,
-                                timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        daemon = False
+    daemon = execute(["ovs-vsctl", "--timeout=3", "show"], timeout=10)[0] == 0
     if not os.path.exists("/sys/module/openvswitch") and shutil.which("modprobe"):
-        subprocess.run(["modprobe", "-q", "openvswitch"], capture_output=True, timeout=20)
+        execute(["modprobe", "-q", "openvswitch"], timeout=20)
     return daemon, os.path.exists("/sys/module/openvswitch")
 
 
@@ -138,7 +131,6 @@ def probe() -> Capabilities:
     caps.kernel = probe_kernel() if caps.tools.get("unshare") else {}
     caps.ovs_daemon, caps.ovs_kernel_datapath = probe_ovs()
     caps.kernel_release = os.uname().release
-    from netlab.disks import throttle_impl
     caps.disk_throttle = throttle_impl()
     return caps
 

@@ -1,7 +1,7 @@
 """Disk profiles: the sequential read and write rates an emulated node disk gets.
 
 Why ide-1995 is 1.67 MB/s each way (MB = 10^6 bytes):
-  IPPS'96 (papers.md §1.3, claim 7): 7 simultaneous all-local copies, no
+  IPPS'96 (docs/papers.md, claim 7): 7 simultaneous all-local copies, no
   network involved, reached at most 11.7 MB/s aggregate, i.e. 11.7 / 7 =
   1.67 MB/s per copy. A local copy reads and writes the same disk. The kernel
   throttle (blk-throttle, cgroup v1 `blkio.throttle.*_bps_device` or v2
@@ -14,13 +14,13 @@ Why ide-1995 is 1.67 MB/s each way (MB = 10^6 bytes):
   throttle with one shared budget (cgroup v2 io.cost) would model that, but it
   is absent on both this platform and cgroup v1. The difference only matters
   for remote copies, which would then read at the full head rate: see
-  docs in README "Disk/Net balance".
+  README "Disk/Net balance".
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from topologies.spec import SpecError
+from core.errors import BadInput
 
 IPPS96_ALL_LOCAL_MBYTE_S = 11.7
 IPPS96_COPIES = 7
@@ -62,7 +62,7 @@ def parse_disk(text: str) -> DiskProfile:
     except ValueError:
         values = []
     if len(values) not in (1, 2) or any(not (0.01 <= v <= 10000) for v in values):
-        raise SpecError(f"--disk takes {', '.join(PROFILES)}, or MB/s as R or R/W "
+        raise BadInput(f"--disk takes {', '.join(PROFILES)}, or MB/s as R or R/W "
                         f"(read/write, 0.01-10000), got {text!r}")
     read, write = values[0], values[-1]
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")

@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from core.errors import BadInput
 from netlab.capabilities import Capabilities
 from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
 
-class BuildError(RuntimeError):
-    """The host cannot build what was asked; the message says what to do."""
+class BuildError(BadInput):
+    """The host cannot build what was asked (exit 2, before anything is made);
+    the message says what to do."""
 
 
 REQUIRE_ENV = "NETLAB_REQUIRE_KERNEL"

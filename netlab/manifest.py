@@ -13,18 +13,22 @@ import os
 import random
 import re
 import signal
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.command import execute, run
+from core.errors import RuntimeFailure
+from netlab.disk import orphan_dirs, release_disks
+
 STATE_DIR = Path(os.environ.get("NETLAB_STATE_DIR", "/run/beowulf-netlab"))
 PREFIX = "bnl"
+LABEL_ENV = "NETLAB_RUN"   # every process a run starts carries NETLAB_RUN=bnl<id>
 NAME_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})[wsi]")
 
 
 def root_links() -> list[str]:
-    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    out = run(["ip", "-o", "link", "show"], check=False)
     names = []
     for line in out.splitlines():
         parts = line.split(": ", 2)
@@ -34,12 +38,34 @@ def root_links() -> list[str]:
 
 
 def ovs_bridges() -> list[str]:
-    try:
-        r = subprocess.run(["ovs-vsctl", "--timeout=3", "list-br"], capture_output=True, text=True,
-                           timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return r.stdout.split() if r.returncode == 0 else []
+    rc, out, _ = execute(["ovs-vsctl", "--timeout=3", "list-br"], timeout=10)
+    return out.split() if rc == 0 else []
+
+
+def del_ovs_bridge(name: str) -> bool:
+    return execute(["ovs-vsctl", "--timeout=5", "--if-exists", "del-br", name])[0] == 0
+
+
+def del_link(name: str) -> bool:
+    return execute(["ip", "link", "del", name])[0] == 0
+
+
+def labelled_pids(label_prefix: str = PREFIX) -> dict[int, str]:
+    """pid -> run label, for processes whose environment carries a run label
+    (NETLAB_RUN=bnl...), i.e. processes some run of this tool started."""
+    found = {}
+    needle = f"{LABEL_ENV}={label_prefix}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            env = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        for var in env.split(b"\0"):
+            if var.startswith(needle):
+                found[int(entry)] = var.split(b"=", 1)[1].decode(errors="replace")
+    return found
 
 
 def pid_alive(pid: int) -> bool:
@@ -75,7 +101,7 @@ class Manifest:
     shells: dict[str, int] = field(default_factory=dict)     # mininet node name -> shell pid
     netns: list[int] = field(default_factory=list)           # inodes of our hosts' namespaces
     ovs_bridges: list[str] = field(default_factory=list)
-    disks: list[dict] = field(default_factory=list)          # netlab.disks.NodeDisk records
+    disks: list[dict] = field(default_factory=list)          # netlab.disk.NodeDisk records
     disk_dir: str | None = None
     cgroup_dirs: list[str] = field(default_factory=list)
 
@@ -131,17 +157,19 @@ def claim() -> Manifest:
         manifest = Manifest(run_id=run_id, path=path)
         manifest.save()
         return manifest
-    raise RuntimeError("no free run id: run 'emulate.py clean' to remove leftovers of killed runs")
+    raise RuntimeFailure("no free run id (256 runs' objects exist): run 'sudo python3 emulate.py "
+                         "clean' to remove what killed runs left behind")
 
 
-def _kill_namespace_processes(inodes: set[int]) -> list[int]:
-    """SIGKILL every process living in one of our hosts' namespaces."""
+def _kill_namespace_processes(inodes: set[int], label: str) -> list[int]:
+    """SIGKILL every process living in one of our hosts' namespaces or carrying our label."""
     me = os.getpid()
     killed = []
+    ours = {pid for pid, lab in labelled_pids(label).items() if lab == label}
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == me:
             continue
-        if netns_inode(int(entry)) in inodes:
+        if netns_inode(int(entry)) in inodes or int(entry) in ours:
             try:
                 os.kill(int(entry), signal.SIGKILL)
                 killed.append(int(entry))
@@ -154,7 +182,7 @@ def release(manifest: Manifest) -> list[str]:
     """Remove everything `manifest` names. Safe to call twice; returns what it removed."""
     done: list[str] = []
     inodes = set(manifest.netns)
-    killed = _kill_namespace_processes(inodes) if inodes else []
+    killed = _kill_namespace_processes(inodes, manifest.prefix)
     if killed:
         done.append(f"killed {len(killed)} processes in the run's namespaces")
     for name, pid in manifest.shells.items():
@@ -166,13 +194,10 @@ def release(manifest: Manifest) -> list[str]:
             except ProcessLookupError:
                 pass
     if manifest.disks or manifest.disk_dir or manifest.cgroup_dirs:
-        from netlab.disks import release_disks  # after the kill: nothing holds the mounts
         done += release_disks(manifest.disks, manifest.disk_dir, manifest.cgroup_dirs)
     for br in manifest.ovs_bridges:
         if br.startswith(manifest.prefix):
-            r = subprocess.run(["ovs-vsctl", "--timeout=5", "--if-exists", "del-br", br],
-                               capture_output=True)
-            if r.returncode == 0:
+            if del_ovs_bridge(br):
                 done.append(f"OVS bridge {br}")
     for _ in range(50):  # namespaces vanish asynchronously once their last process dies
         if not any(netns_inode(int(p)) in inodes for p in os.listdir("/proc") if p.isdigit()):
@@ -180,14 +205,13 @@ def release(manifest: Manifest) -> list[str]:
         time.sleep(0.05)
     for link in root_links():
         if link.startswith(manifest.prefix):
-            r = subprocess.run(["ip", "link", "del", link], capture_output=True)
-            if r.returncode == 0:
+            if del_link(link):
                 done.append(f"link {link}")
     manifest.path.unlink(missing_ok=True)
     return done
 
 
-def clean(include_live: bool = False) -> list[str]:
+def clean() -> list[str]:
     """`emulate.py clean`: release every run whose owner is gone, plus orphaned
     bnl<id> links that no manifest claims (a manifest lost with /run)."""
     report: list[str] = []
@@ -199,22 +223,28 @@ def clean(include_live: bool = False) -> list[str]:
             except (OSError, ValueError, KeyError):
                 path.unlink(missing_ok=True)
                 continue
-            if pid_alive(manifest.owner_pid) and manifest.owner_pid != os.getpid() and not include_live:
+            if pid_alive(manifest.owner_pid) and manifest.owner_pid != os.getpid():
                 live_ids.add(manifest.run_id)
                 report.append(f"run {manifest.run_id} is still running (pid {manifest.owner_pid}); left alone")
                 continue
             report += [f"run {manifest.run_id}: {item}" for item in release(manifest)]
-    from netlab.disks import orphan_dirs, release_disks
+    for pid, label in labelled_pids().items():
+        if label[len(PREFIX):] not in live_ids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                report.append(f"orphan process {pid} of run {label}")
+            except ProcessLookupError:
+                pass
     for disk_dir, cgroups in orphan_dirs({f"{PREFIX}{i}" for i in live_ids}):
         report += [f"orphan {item}" for item in release_disks([], disk_dir, cgroups)]
     for br in ovs_bridges():
         m = NAME_RE.match(br)
         if m and m.group(1) not in live_ids:
-            subprocess.run(["ovs-vsctl", "--timeout=5", "--if-exists", "del-br", br], capture_output=True)
+            del_ovs_bridge(br)
             report.append(f"orphan OVS bridge {br}")
     for link in root_links():
         m = NAME_RE.match(link)
         if m and m.group(1) not in live_ids:
-            if subprocess.run(["ip", "link", "del", link], capture_output=True).returncode == 0:
+            if del_link(link):
                 report.append(f"orphan link {link}")
     return report

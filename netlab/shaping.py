@@ -17,7 +17,7 @@ at most one frame per idle period goes out before being charged.
 """
 from __future__ import annotations
 
-from topologies.spec import Impairment
+from topologies.spec import Impairment, QUEUE_PACKETS
 
 PREAMBLE_SFD = 8
 FCS = 4
@@ -55,7 +55,7 @@ def burst_bytes(rate_mbit: float) -> int:
     return max(MAX_FRAME_ON_WIRE + 62, int(rate_mbit * 1e6 / 8 * 100e-6))
 
 
-def _rate(rate_mbit: float) -> str:
+def rate_arg(rate_mbit: float) -> str:
     return f"{rate_mbit * 1000:.0f}kbit"
 
 
@@ -64,7 +64,7 @@ def stab_args() -> list[str]:
             "overhead", str(WIRE_OVERHEAD), "linklayer", "ethernet"]
 
 
-def _us(value_ms: float) -> str:
+def us_arg(value_ms: float) -> str:
     return f"{value_ms * 1000:.0f}us"
 
 
@@ -73,9 +73,9 @@ def netem_args(imp: Impairment, queue_packets: int) -> list[str]:
     Loss and delay only; rate stays with HTB, which charges on-wire bytes."""
     args = ["netem", "limit", str(queue_packets)]
     if imp.delay_ms or imp.jitter_ms:
-        args += ["delay", _us(imp.delay_ms)]
+        args += ["delay", us_arg(imp.delay_ms)]
         if imp.jitter_ms:
-            args += [_us(imp.jitter_ms)]
+            args += [us_arg(imp.jitter_ms)]
     if imp.loss_pct:
         args += ["loss", f"{imp.loss_pct:g}%"]
     return args
@@ -87,7 +87,7 @@ def leaf_qdisc(queue_packets: int, imp: Impairment | None = None) -> list[str]:
     return ["pfifo", "limit", str(queue_packets)]
 
 
-def _htb_root_cmds(dev: str, rate_mbit: float, default: str) -> list[list[str]]:
+def htb_root_cmds(dev: str, rate_mbit: float, default: str) -> list[list[str]]:
     """Root HTB charging on-wire bytes, with class 1:1 capped at `rate_mbit`."""
     burst = str(burst_bytes(rate_mbit))
     # r2q keeps HTB's quantum near one frame at any rate (silences its warnings).
@@ -96,17 +96,7 @@ def _htb_root_cmds(dev: str, rate_mbit: float, default: str) -> list[list[str]]:
         ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
          "htb", "default", default, "r2q", r2q],
         ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-         "rate", _rate(rate_mbit), "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst],
-    ]
-
-
-def rate_limit_cmds(dev: str, rate_mbit: float, queue_packets: int = 100,
-                    impairment: Impairment | None = None) -> list[list[str]]:
-    """Root HTB on `dev` charging on-wire bytes at `rate_mbit`, FIFO of `queue_packets`
-    (netem instead, when the wire is impaired)."""
-    return _htb_root_cmds(dev, rate_mbit, "1") + [
-        ["tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:",
-         *leaf_qdisc(queue_packets, impairment)],
+         "rate", rate_arg(rate_mbit), "ceil", rate_arg(rate_mbit), "burst", burst, "cburst", burst],
     ]
 
 
@@ -114,7 +104,8 @@ DEFAULT_STATION = 0xfff
 
 
 def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
-                     queue_packets: int = 100, impairment: Impairment | None = None) -> list[list[str]]:
+                     queue_packets: int = QUEUE_PACKETS,
+                     impairment: Impairment | None = None) -> list[list[str]]:
     """One HTB tree on the wire's IFB: the wire (1:1) caps everything at the
     rate; under it one leaf per station, found by source MAC, with its own
     FIFO (its NIC's transmit queue) and a 1/n assured share. Backlogged stations
@@ -127,20 +118,14 @@ def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
     """
     burst = str(burst_bytes(rate_mbit))
     n = len(station_macs) + 1
-    share = _rate(rate_mbit / n)
+    share = rate_arg(rate_mbit / n)
     quantum = str(MAX_FRAME_ON_WIRE)
-    cmds = [
-        ["tc", "qdisc", "replace", "dev", ifb, "root", "handle", "1:", *stab_args(),
-         "htb", "default", f"{DEFAULT_STATION:x}"],
-        ["tc", "class", "add", "dev", ifb, "parent", "1:", "classid", "1:1", "htb",
-         "rate", _rate(rate_mbit), "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst,
-         "quantum", quantum],
-    ]
+    cmds = htb_root_cmds(ifb, rate_mbit, f"{DEFAULT_STATION:x}")
     leaves = [(0x100 + i, mac) for i, mac in enumerate(station_macs)] + [(DEFAULT_STATION, None)]
     for minor, mac in leaves:
         cls = f"1:{minor:x}"
         cmds.append(["tc", "class", "add", "dev", ifb, "parent", "1:1", "classid", cls, "htb",
-                     "rate", share, "ceil", _rate(rate_mbit), "burst", burst, "cburst", burst,
+                     "rate", share, "ceil", rate_arg(rate_mbit), "burst", burst, "cburst", burst,
                      "quantum", quantum])
         cmds.append(["tc", "qdisc", "add", "dev", ifb, "parent", cls, "handle", f"{minor:x}:",
                      *leaf_qdisc(queue_packets, impairment)])
@@ -176,29 +161,3 @@ def one_frame_per_skb_cmd(dev: str) -> list[str]:
     fallback's round-robin mark, would then stripe whole bursts, not frames.
     One segment per packet makes every packet a frame."""
     return ["ip", "link", "set", "dev", dev, "gso_max_segs", "1"]
-
-
-UNLIMITED_MBIT = 10_000.0  # a relay NIC on a shared wire: the wire's IFB does the rate
-
-
-def relay_egress_cmds(dev: str, own_ip: str, delay_ms: float, rate_mbit: float | None = None,
-                      queue_packets: int = 100) -> list[list[str]]:
-    """A relay's NIC: packets it forwards (source address not its own) wait
-    `delay_ms` in a netem leaf; its own packets go straight on. Both share the
-    NIC's rate when the NIC is a switched port (else an unlimited root: the
-    shared wire charges the rate downstream)."""
-    rate = rate_mbit or UNLIMITED_MBIT
-    burst = str(burst_bytes(rate))
-    cls = ["htb", "rate", _rate(rate / 2), "ceil", _rate(rate), "burst", burst, "cburst", burst]
-    return _htb_root_cmds(dev, rate, "10") + [
-        ["tc", "class", "add", "dev", dev, "parent", "1:1", "classid", "1:10", *cls],
-        ["tc", "qdisc", "add", "dev", dev, "parent", "1:10", "handle", "10:",
-         "pfifo", "limit", str(queue_packets)],
-        ["tc", "class", "add", "dev", dev, "parent", "1:1", "classid", "1:20", *cls],
-        ["tc", "qdisc", "add", "dev", dev, "parent", "1:20", "handle", "20:",
-         *netem_args(Impairment(delay_ms=delay_ms), queue_packets)],
-        ["tc", "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1",
-         "u32", "match", "ip", "src", f"{own_ip}/32", "flowid", "1:10"],
-        ["tc", "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "2",
-         "u32", "match", "u32", "0", "0", "flowid", "1:20"],
-    ]

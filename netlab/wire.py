@@ -6,49 +6,37 @@ redirected through one IFB device whose HTB charges it at the wire's rate with
 Ethernet framing (see netlab.shaping). So all stations and both directions
 share one rate, and a frame crossing two wires is charged on each.
 Not modelled: CSMA/CD collisions, jam and binary exponential backoff. The wire
-is a perfect FIFO arbiter (like ns-3's CSMA channel); a real hub under heavy
-load loses a few percent more to collisions. The bridge learns MACs, so a
-unicast frame reaches only its addressee instead of every station; that saves
-host CPU and changes nothing the wire is charged.
-
-SwitchedWire: the same bridge, but each port shaped on its own in both
-directions (a full-duplex switch port per station).
+is a perfect arbiter (like ns-3's CSMA channel); a real hub under heavy load
+loses a few percent more to collisions. The bridge learns MACs, so a unicast
+frame reaches only its addressee instead of every station; that saves host
+CPU and changes nothing the wire is charged.
 
 JoinBridge / JoinOVS: a store-and-forward switch joining whole wires. It adds no
 rate of its own: the wire a frame enters next charges it.
+
+Every command a wire applies goes through the testbed's CommandLog, so the
+results record the exact tc/ip argv of each wire.
 """
 from __future__ import annotations
 
-import subprocess
-
 from mininet.node import OVSBridge, Switch
 
-from netlab.shaping import (offload_off_cmd, rate_limit_cmds, redirect_ingress_cmds,
-                            shared_wire_cmds)
-from topologies.spec import Impairment
+from core.command import CommandLog, run
+from netlab.shaping import offload_off_cmd, redirect_ingress_cmds, shared_wire_cmds
+from topologies.spec import QUEUE_PACKETS, Impairment
 
 
-class CommandError(RuntimeError):
-    pass
-
-
-def run(cmd: list[str], check: bool = True) -> str:
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if check and r.returncode != 0:
-        raise CommandError(f"{' '.join(cmd)} failed: {r.stderr.strip() or r.stdout.strip()}")
-    return r.stdout
-
-
-def prepare_port(dev: str) -> None:
+def prepare_port(log: CommandLog, owner: str, dev: str) -> None:
     """Root-namespace end of a veth: no offloads, no IPv6 chatter on the wire."""
-    run(offload_off_cmd(dev), check=False)
-    run(["sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1"], check=False)
+    log.run(owner, offload_off_cmd(dev), check=False)
+    log.run(owner, ["sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1"], check=False)
 
 
 class Bridge(Switch):
     """A plain Linux bridge (made with iproute2, so bridge-utils is not needed)."""
 
-    def __init__(self, name: str, **params):
+    def __init__(self, name: str, log: CommandLog | None = None, **params):
+        self.log = log or CommandLog()
         Switch.__init__(self, name, **params)
 
     def port_names(self) -> list[str]:
@@ -58,14 +46,15 @@ class Bridge(Switch):
         return True
 
     def start(self, _controllers) -> None:
-        run(["ip", "link", "add", "name", self.name, "type", "bridge", "forward_delay", "0",
-             "stp_state", "0"])
-        run(["sysctl", "-qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1"], check=False)
+        apply = self.log.run
+        apply(self.name, ["ip", "link", "add", "name", self.name, "type", "bridge", "forward_delay",
+                          "0", "stp_state", "0"])
+        apply(self.name, ["sysctl", "-qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1"], check=False)
         for port in self.port_names():
-            prepare_port(port)
-            run(["ip", "link", "set", port, "master", self.name])
-            run(["ip", "link", "set", port, "up"])
-        run(["ip", "link", "set", self.name, "up"])
+            prepare_port(self.log, self.name, port)
+            apply(self.name, ["ip", "link", "set", port, "master", self.name])
+            apply(self.name, ["ip", "link", "set", port, "up"])
+        apply(self.name, ["ip", "link", "set", self.name, "up"])
 
     def stop(self, deleteIntfs: bool = True) -> None:
         run(["ip", "link", "del", self.name], check=False)
@@ -75,10 +64,9 @@ class Bridge(Switch):
 class SharedWire(Bridge):
     """One shared Ethernet segment (see module doc)."""
 
-    def __init__(self, name: str, rate_mbit: float = 10.0, medium: str = "shared",
-                 queue_packets: int = 100, impairment: Impairment | None = None, **params):
+    def __init__(self, name: str, rate_mbit: float, queue_packets: int = QUEUE_PACKETS,
+                 impairment: Impairment | None = None, **params):
         self.rate_mbit = float(rate_mbit)
-        self.medium = medium
         self.queue_packets = int(queue_packets)
         self.impairment = impairment
         Bridge.__init__(self, name, **params)
@@ -89,20 +77,15 @@ class SharedWire(Bridge):
 
     def start(self, controllers) -> None:
         super().start(controllers)
-        if self.medium == "shared":
-            run(["ip", "link", "add", self.ifb, "type", "ifb"])
-            run(["ip", "link", "set", self.ifb, "up"])
-            for cmd in shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(),
-                                        self.queue_packets, self.impairment):
-                run(cmd)
-            for port in self.port_names():
-                for cmd in redirect_ingress_cmds(port, self.ifb):
-                    run(cmd)
-        else:  # switched: each port's egress here, the station's NIC egress in the host;
-            # the impairment sits on this side only, so a crossing meets it once
-            for port in self.port_names():
-                for cmd in rate_limit_cmds(port, self.rate_mbit, self.queue_packets, self.impairment):
-                    run(cmd)
+        apply = self.log.run
+        apply(self.name, ["ip", "link", "add", self.ifb, "type", "ifb"])
+        apply(self.name, ["ip", "link", "set", self.ifb, "up"])
+        for cmd in shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(),
+                                    self.queue_packets, self.impairment):
+            apply(self.name, cmd)
+        for port in self.port_names():
+            for cmd in redirect_ingress_cmds(port, self.ifb):
+                apply(self.name, cmd)
 
     def station_macs(self) -> list[str]:
         """MACs of the hosts' NICs on this wire, read from inside their namespaces
@@ -113,8 +96,8 @@ class SharedWire(Bridge):
             if link is None:
                 continue
             peer = link.intf2 if link.intf1 is intf else link.intf1
-            if hasattr(peer.node, "run"):  # a BeowulfHost, not a joining switch
-                macs.append(peer.node.run(["cat", f"/sys/class/net/{peer.name}/address"]).strip())
+            if hasattr(peer.node, "read"):  # a BeowulfHost, not a joining switch
+                macs.append(peer.node.read(f"/sys/class/net/{peer.name}/address"))
         return macs
 
     def stop(self, deleteIntfs: bool = True) -> None:
@@ -122,8 +105,8 @@ class SharedWire(Bridge):
         super().stop(deleteIntfs)
 
     def class_counters(self) -> dict[str, tuple[int, int]]:
-        """Per-station (HTB leaf) counters on a shared wire: classid -> (on-wire bytes,
-        frames). Bytes include framing overhead (the size table applies before HTB counts)."""
+        """Per-station (HTB leaf) counters: classid -> (on-wire bytes, frames).
+        Bytes include framing overhead (the size table applies before HTB counts)."""
         out = run(["tc", "-s", "class", "show", "dev", self.ifb], check=False)
         counters, current = {}, None
         for line in out.splitlines():
@@ -137,10 +120,13 @@ class SharedWire(Bridge):
 
     def carried_bytes(self) -> int:
         """On-wire bytes (framing included) the wire has carried, for utilisation."""
-        if self.medium == "shared":
-            return sum(b for b, _ in self.class_counters().values())
-        return sum(int(open(f"/sys/class/net/{p}/statistics/tx_bytes").read())
-                   for p in self.port_names())
+        return sum(b for b, _ in self.class_counters().values())
+
+    def summary(self) -> str:
+        """One line for the CLI's `wires` command."""
+        stats = run(["tc", "-s", "qdisc", "show", "dev", self.ifb], check=False)
+        sent = next((ln.strip() for ln in stats.splitlines() if ln.strip().startswith("Sent")), "")
+        return f"{self.name}: {self.rate_mbit:g} Mbit/s shared, {len(self.port_names())} ports; {sent}"
 
 
 class JoinBridge(Bridge):
@@ -156,12 +142,14 @@ class JoinOVS(OVSBridge):
     that feeds it, or TCP stalls (mininet#653), which prepare_port does.
     """
 
-    def __init__(self, name: str, datapath: str = "kernel", **params):
+    def __init__(self, name: str, datapath: str = "kernel", log: CommandLog | None = None, **params):
         self.impl = "ovs-user" if datapath == "user" else "ovs-kernel"
+        self.log = log or CommandLog()
         OVSBridge.__init__(self, name, datapath=datapath, **params)
 
     def start(self, controllers) -> None:
         for intf in self.intfList():
             if intf.name != "lo":
-                prepare_port(intf.name)
+                prepare_port(self.log, self.name, intf.name)
         super().start(controllers)
+

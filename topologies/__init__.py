@@ -1,0 +1,8 @@
+"""The network model: what to build, as pure data (no root, no Mininet).
+
+Division of labor: `spec` defines wires, switches, nodes and the network's
+defaults and bounds; `presets` names the papers' topologies and builds them;
+`mesh` wires the k x k grids and picks relays; `impairments` adds netem
+settings to a spec; `render` draws a spec as text or PNG.
+Imports only `core`; `netlab` turns a spec into a running network.
+"""

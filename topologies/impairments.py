@@ -15,29 +15,10 @@ for `relay_delay_ms` before sending it on: the cost of 1996 software routing.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from topologies.spec import MAX_DELAY_MS, Impairment, NetworkSpec, SpecError
 
-_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(us|ms|s)?\s*$")
-
-
-def parse_time_ms(text: str, flag: str) -> float:
-    """'5ms', '5' (ms), '250us', '0.1s' -> milliseconds."""
-    m = _TIME.match(str(text))
-    if not m:
-        raise SpecError(f"{flag} takes a time such as 5ms, 250us or 0.1s, got {text!r}")
-    value = float(m.group(1))
-    return value * {"us": 1e-3, "ms": 1.0, "s": 1e3, None: 1.0}[m.group(2)]
-
-
-def parse_loss_pct(text: str) -> float:
-    """'1%' or '1' -> 1.0 (percent)."""
-    try:
-        return float(str(text).strip().rstrip("%"))
-    except ValueError:
-        raise SpecError(f"--loss takes a percentage such as 1% or 0.5, got {text!r}")
-
+__all__ = ["Impairment", "apply", "needs_netem"]
 
 def apply(spec: NetworkSpec, wire: Impairment | None = None,
           relay_delay_ms: float = 0.0) -> NetworkSpec:

@@ -17,23 +17,22 @@ from __future__ import annotations
 
 import math
 
-from topologies.presets import DEFAULT_NODES, DEFAULT_RATE, Preset, register
-from topologies.spec import (NetworkSpec, Node, Route, SpecError, Switch, Wire,
-                             check_rate, node_ip, node_name)
+from topologies.spec import (DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_NODES, NetworkSpec, Node,
+                             Route, SpecError, Switch, Wire, check_rate, node_ip, node_name)
 
 ROW_NIC, COL_NIC = 0, 1
 
 
 def grid_side(nodes: int) -> int:
-    if not isinstance(nodes, int):
+    if isinstance(nodes, bool) or not isinstance(nodes, int):
         raise SpecError(f"--nodes must be a whole number, got {nodes!r}")
     k = math.isqrt(nodes) if nodes > 0 else 0
     if k * k != nodes:
         raise SpecError(f"a mesh needs a perfect-square --nodes (4, 9, 16, 25, ...), got {nodes}")
     if k < 2:
         raise SpecError(f"a mesh needs a grid of at least 2 x 2 (--nodes >= 4), got {nodes}")
-    if nodes > 1024:
-        raise SpecError(f"--nodes must be at most 1024 for a mesh, got {nodes}")
+    if nodes > MAX_NODES:
+        raise SpecError(f"--nodes must be at most {MAX_NODES}, got {nodes}")
     return k
 
 
@@ -92,10 +91,10 @@ def switched_routes(src: int, k: int) -> tuple[Route, ...]:
     return tuple(routes)
 
 
-def _grid(nodes: int, rate: float, name: str, *, switched: bool, bonded: bool,
+def _grid(nodes: int, rate_mbit: float, name: str, *, switched: bool, bonded: bool,
           routed: bool) -> NetworkSpec:
     k = grid_side(nodes)
-    rate = check_rate(rate)
+    rate = check_rate(rate_mbit)
     rows = [Wire(f"r{r}", rate) for r in range(k)]
     cols = [Wire(f"c{c}", rate) for c in range(k)]
     switches: tuple[Switch, ...] = ()
@@ -119,28 +118,19 @@ def _grid(nodes: int, rate: float, name: str, *, switched: bool, bonded: bool,
     return spec
 
 
-def switched_mesh(nodes: int = DEFAULT_NODES, rate: float = DEFAULT_RATE) -> NetworkSpec:
+def switched_mesh(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """Grid wires plus a switch joining the row wires and one joining the column wires."""
-    return _grid(nodes, rate, "switched-mesh", switched=True, bonded=False, routed=False)
+    return _grid(nodes, rate_mbit, "switched-mesh", switched=True, bonded=False, routed=False)
 
 
-def routed_mesh(nodes: int = DEFAULT_NODES, rate: float = DEFAULT_RATE) -> NetworkSpec:
+def routed_mesh(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """Grid wires, no switches: nodes forward remote-wire traffic in software."""
-    return _grid(nodes, rate, "routed-mesh", switched=False, bonded=False, routed=True)
+    return _grid(nodes, rate_mbit, "routed-mesh", switched=False, bonded=False, routed=True)
 
 
-def bonded_switched_mesh(nodes: int = DEFAULT_NODES, rate: float = DEFAULT_RATE) -> NetworkSpec:
+def bonded_switched_mesh(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """Switched mesh with every node bonding its row and column NICs."""
-    return _grid(nodes, rate, "bonded-switched-mesh", switched=True, bonded=True, routed=False)
-
-
-register(Preset("switched-mesh", "k x k grid of shared row/column wires joined by two switches",
-                switched_mesh, ("nodes", "rate")))
-register(Preset("routed-mesh", "k x k grid of shared row/column wires, nodes relay in software",
-                routed_mesh, ("nodes", "rate")))
-register(Preset("bonded-switched-mesh",
-                "switched mesh, every node bonded across its row and column NICs",
-                bonded_switched_mesh, ("nodes", "rate")))
+    return _grid(nodes, rate_mbit, "bonded-switched-mesh", switched=True, bonded=True, routed=False)
 
 
 def grid_text(spec: NetworkSpec) -> list[str]:

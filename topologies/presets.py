@@ -2,17 +2,17 @@
 
 A preset only describes wiring; it never decides how a wire or a bond is
 implemented on this host (that is `netlab`'s job, after probing the kernel).
+This module owns the registry; `topologies.mesh` supplies the grid wirings.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from topologies.spec import (NetworkSpec, Node, SpecError, Wire, check_nodes,
-                             check_rate, node_name)
-
-DEFAULT_NODES = 16
-DEFAULT_RATE = 10.0
+from topologies import mesh
+from topologies.impairments import Impairment, apply
+from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
+                             NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, node_name)
 
 
 @dataclass(frozen=True)
@@ -20,31 +20,29 @@ class Preset:
     name: str
     summary: str
     build: Callable[..., NetworkSpec]
-    options: tuple[str, ...]  # which of nodes/rate/channels it takes
+    options: tuple[str, ...]  # which of nodes/rate_mbit/channels it takes
 
 
-def single_net(nodes: int = DEFAULT_NODES, rate: float = DEFAULT_RATE) -> NetworkSpec:
+def single_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """N nodes on one shared wire: the baseline every paper compares against."""
-    return bonded_dual_net(nodes=nodes, rate=rate, channels=1, _name="single-net")
+    return bonded_dual_net(nodes=nodes, rate_mbit=rate_mbit, channels=1)
 
 
-def bonded_dual_net(nodes: int = DEFAULT_NODES, rate: float = DEFAULT_RATE,
-                    channels: int = 2, _name: str = "bonded-dual-net") -> NetworkSpec:
+def bonded_dual_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT,
+                    channels: int = DEFAULT_CHANNELS) -> NetworkSpec:
     """N nodes on K shared wires, every node striping packets round-robin over
     its K NICs (Becker's channel bonding). K=1 is exactly single-net."""
     check_nodes(nodes)
-    rate = check_rate(rate)
-    if not isinstance(channels, int) or channels < 1:
-        raise SpecError(f"--channels must be a whole number >= 1, got {channels!r}")
-    if channels > 8:
-        raise SpecError(f"--channels must be at most 8, got {channels}")
+    rate = check_rate(rate_mbit)
+    if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= MAX_CHANNELS:
+        raise SpecError(f"--channels must be a whole number in 1..{MAX_CHANNELS}, got {channels!r}")
     wires = tuple(Wire(name=f"w{k}", rate_mbit=rate) for k in range(channels))
     bonded = channels > 1
     spec_nodes = tuple(
         Node(name=node_name(i), index=i, wires=tuple(w.name for w in wires), bonded=bonded)
         for i in range(nodes))
     spec = NetworkSpec(
-        topology="single-net" if channels == 1 else _name,
+        topology="single-net" if channels == 1 else "bonded-dual-net",
         params={"nodes": nodes, "rate_mbit": rate, "channels": channels},
         wires=wires, nodes=spec_nodes,
         notes=("each wire is one shared 1996 Ethernet segment: all its stations split its rate",))
@@ -52,50 +50,43 @@ def bonded_dual_net(nodes: int = DEFAULT_NODES, rate: float = DEFAULT_RATE,
     return spec
 
 
-PRESETS: dict[str, Preset] = {}
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("single-net", "N nodes on one shared Ethernet wire", single_net, ("nodes", "rate_mbit")),
+    Preset("bonded-dual-net", "N nodes on K shared wires, every node channel-bonded across all K",
+           bonded_dual_net, ("nodes", "rate_mbit", "channels")),
+    Preset("switched-mesh", "k x k grid of shared row/column wires joined by two switches",
+           mesh.switched_mesh, ("nodes", "rate_mbit")),
+    Preset("routed-mesh", "k x k grid of shared row/column wires, nodes relay in software",
+           mesh.routed_mesh, ("nodes", "rate_mbit")),
+    Preset("bonded-switched-mesh", "switched mesh, every node bonded across its row and column NICs",
+           mesh.bonded_switched_mesh, ("nodes", "rate_mbit")),
+)}
+
+IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
 
 
-def register(preset: Preset) -> None:
-    PRESETS[preset.name] = preset
-
-
-register(Preset("single-net", "N nodes on one shared Ethernet wire", single_net,
-                ("nodes", "rate")))
-register(Preset("bonded-dual-net",
-                "N nodes on K shared wires, every node channel-bonded across all K",
-                bonded_dual_net, ("nodes", "rate", "channels")))
-
-
-IMPAIRMENT_OPTIONS = ("delay", "jitter", "loss", "relay_delay")
+def check_topology(name: str) -> str:
+    if name not in PRESETS:
+        raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)} "
+                        "(emulate.py topo list)")
+    return name
 
 
 def build_spec(name: str, **options) -> NetworkSpec:
-    """Build a preset by name, passing only the options it takes (others must be unset).
-    delay/jitter/loss (ms, ms, %) and relay_delay (ms) apply to any preset."""
-    from topologies.impairments import Impairment, apply
-    impair = {k: options.pop(k) or 0.0 for k in IMPAIRMENT_OPTIONS if k in options}
-    spec = _build_preset(name, **options)
-    if not any(impair.values()):
-        return spec
-    return apply(spec, Impairment(float(impair.get("delay", 0.0)), float(impair.get("jitter", 0.0)),
-                                  float(impair.get("loss", 0.0))),
-                 relay_delay_ms=float(impair.get("relay_delay", 0.0)))
-
-
-def _build_preset(name: str, **options) -> NetworkSpec:
-    if name not in PRESETS:
-        raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)}")
-    preset = PRESETS[name]
+    """Build a preset by name. Options it does not take must be unset (None);
+    delay_ms/jitter_ms/loss_pct and relay_delay_ms apply to any preset."""
+    preset = PRESETS[check_topology(name)]
+    impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     kwargs = {}
     for key, value in options.items():
         if value is None:
             continue
         if key not in preset.options:
-            raise SpecError(f"topology {name} does not take --{key}")
+            raise SpecError(f"topology {name} does not take --{key.replace('_', '-')}")
         kwargs[key] = value
-    return preset.build(**kwargs)
-
-
-# The mesh presets register themselves; importing here makes PRESETS complete
-# for anyone who imports this module (mesh imports names defined above).
-import topologies.mesh  # noqa: E402,F401
+    spec = preset.build(**kwargs)
+    if not any(impair.values()):
+        return spec
+    wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
+                      impair.get("loss_pct", 0.0))
+    return apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))

@@ -1,6 +1,8 @@
 """Text (and PNG) pictures of a topology's wiring, for `emulate.py topo show`."""
 from __future__ import annotations
 
+import os
+
 from topologies.spec import NetworkSpec
 
 
@@ -16,7 +18,7 @@ def wiring_text(spec: NetworkSpec) -> str:
         members = spec.members(w.name)
         joined = [s.name for s in spec.switches if w.name in s.wires]
         extra = f", joined to switch {joined[0]}" if joined else ""
-        lines.append(f"  {w.name:4s} {w.medium} {w.rate_mbit:g} Mbit/s{extra}: "
+        lines.append(f"  {w.name:4s} shared {w.rate_mbit:g} Mbit/s{extra}: "
                      + " ".join(n.name for n in members))
     if spec.switches:
         lines.append("")
@@ -120,5 +122,6 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
         ax2.set_yticks([i + 0.5 for i in range(m)], names)
         ax2.set_aspect("equal")
     fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -14,13 +14,22 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
+from core.errors import BadInput
+
 SUBNET = ipaddress.ip_network("10.0.0.0/16")
-MEDIA = ("shared", "switched")
+# The network's defaults and bounds live here and nowhere else.
+DEFAULT_RATE_MBIT = 10.0          # 1996 Ethernet; 100 is Fast Ethernet
+MIN_RATE_MBIT = 0.1
 MAX_RATE_MBIT = 1000.0
+DEFAULT_NODES = 16
+MAX_NODES = 1024
+DEFAULT_CHANNELS = 2
+MAX_CHANNELS = 8
+QUEUE_PACKETS = 100               # a station's transmit queue, in frames
 MAX_DELAY_MS = 10_000.0
 
 
-class SpecError(ValueError):
+class SpecError(BadInput):
     """A topology parameter a user gave cannot be built; the message says why."""
 
 
@@ -48,16 +57,12 @@ class Impairment:
 
 @dataclass(frozen=True)
 class Wire:
-    """One Ethernet segment.
-
-    medium: 'shared' is a 1996 coax/hub segment: every frame that enters it, from
-    any station and in either direction, is charged against one rate.
-    'switched' gives each attached port its own full-duplex rate.
-    """
+    """One shared Ethernet segment (a 1996 coax or hub segment): every frame that
+    enters it, from any station and in either direction, is charged against
+    its one rate."""
     name: str
     rate_mbit: float
-    medium: str = "shared"
-    queue_packets: int = 100
+    queue_packets: int = QUEUE_PACKETS
     impairment: Impairment = Impairment()
 
 
@@ -131,8 +136,6 @@ class NetworkSpec:
             raise SpecError("two wires share a name")
         for w in self.wires:
             check_rate(w.rate_mbit)
-            if w.medium not in MEDIA:
-                raise SpecError(f"wire {w.name}: medium must be one of {MEDIA}")
         for n in self.nodes:
             for w in n.wires:
                 if w not in names:
@@ -155,14 +158,13 @@ def node_ip(index: int) -> str:
 
 
 def check_rate(rate: float) -> float:
-    if not isinstance(rate, (int, float)) or rate != rate or not 0 < rate <= MAX_RATE_MBIT:
-        raise SpecError(f"rate must be a number of Mbit/s in (0, {MAX_RATE_MBIT:g}], got {rate!r}")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate != rate \
+            or not MIN_RATE_MBIT <= rate <= MAX_RATE_MBIT:
+        raise SpecError(f"--rate-mbit must be in {MIN_RATE_MBIT:g}..{MAX_RATE_MBIT:g} Mbit/s, got {rate!r}")
     return float(rate)
 
 
 def check_nodes(nodes: int) -> int:
-    if not isinstance(nodes, int) or nodes < 2:
-        raise SpecError(f"--nodes must be a whole number >= 2, got {nodes!r}")
-    if nodes > 1000:
-        raise SpecError(f"--nodes must be at most 1000, got {nodes}")
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 2 <= nodes <= MAX_NODES:
+        raise SpecError(f"--nodes must be a whole number in 2..{MAX_NODES}, got {nodes!r}")
     return nodes

@@ -1,36 +1,44 @@
 """The Disk/Net balance test: C simultaneous file copies, k remote and C-k local.
 
 A local copy reads a file and writes another on its node's disk; a remote copy
-reads on one node, sends over TCP, and the peer writes to its own disk. No
-node takes part in two copies. File contents are random per point; every
-destination is checked against the source's SHA-256 after the copies, and a
-mismatch raises CopyCorrupted (the run fails). Throughput follows the papers:
-bytes of all files / (time from the first start to the last copy's end),
-MB = 10^6 bytes.
+reads on one node, sends over TCP, and the peer writes to its own disk
+(copy_agent.py runs in the nodes). No node takes part in two copies. File
+contents are random per point; every destination is checked against the
+source's SHA-256 after the copies, and a mismatch raises DataCorrupted (the run
+fails). Throughput follows the papers: bytes of all files / (time from the
+first start to the last copy's end), MB = 10^6 bytes.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 
+from core.errors import DataCorrupted
+from core.values import Axis, human_size
+from netlab.disk import DiskSet
+from netlab.disk_profiles import parse_disk
 from topologies.spec import NetworkSpec, SpecError
+from workloads.agent import PYTHON, Agents
+from workloads.base import Workload
 from workloads.placement import place
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
 BASE_PORT = 7600
 CHUNK = 64 * 1024
+MAX_COPIES = 64
 
-
-class CopyCorrupted(RuntimeError):
-    """A destination file differs from its source: the run is not trustworthy."""
-
-
-class CopyFailed(RuntimeError):
-    pass
+AXES = (
+    Axis("copies", "int", 7, "simultaneous copies (the papers: 7)", many=False, minimum=1,
+         maximum=MAX_COPIES),
+    Axis("remote", "counts", list(range(8)), "how many copies are remote: counts or ranges, e.g. 0-7 or 0,7",
+         minimum=0, maximum=MAX_COPIES),
+    Axis("file_size", "size", [2 << 20], "file bytes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M",
+         minimum=4096, maximum=256 << 20, unit="bytes"),
+    Axis("disk", "text", "ide-1995", "disk profile: ide-1995 (1.67 MB/s each way, from the papers' "
+         "all-local copies), none (unthrottled), or MB/s as R or R/W", many=False,
+         validator=parse_disk),
+)
 
 
 @dataclass(frozen=True)
@@ -104,35 +112,9 @@ def _sha256(path: str) -> str:
     return digest.hexdigest()
 
 
-def _await_ready(proc, what: str) -> None:
-    line = proc.stdout.readline().strip()
-    if line != b"ready":
-        if proc.poll() is None:
-            proc.kill()
-        err = proc.stderr.read().decode().strip()[-300:]
-        raise CopyFailed(f"{what} could not start: {line.decode()} {err}".strip())
-
-
-def _result(proc, what: str, timeout: float) -> dict:
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise CopyFailed(f"{what} did not finish within {timeout:.0f} s")
-    lines = out.decode().strip().splitlines()
-    try:
-        data = json.loads(lines[-1])
-    except (IndexError, json.JSONDecodeError):
-        raise CopyFailed(f"{what} failed: {err.decode().strip()[-300:] or 'no output'}")
-    if "error" in data:
-        raise CopyFailed(f"{what}: {data['error']}")
-    return data
-
-
-def run_point(tb, disks, copies_plan: list[Copy], file_size: int, chunk: int = CHUNK,
-              corrupt_copy: int | None = None, base_port: int = BASE_PORT) -> dict:
-    """Run all copies at once on a built Testbed with a DiskSet; verify; measure."""
-    py = sys.executable
+def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chunk: int = CHUNK,
+               corrupt_copy: int | None = None, base_port: int = BASE_PORT) -> dict:
+    """Run all copies at once on a built testbed with its disks; verify; measure."""
     disks.fresh_throttles()
     files = []
     for c in copies_plan:
@@ -141,60 +123,50 @@ def run_point(tb, disks, copies_plan: list[Copy], file_size: int, chunk: int = C
         if os.path.exists(dst_path):
             os.unlink(dst_path)
         files.append((src_path, dst_path, _write_source(src_path, file_size)))
-    receivers: dict[int, subprocess.Popen] = {}
-    starters: dict[int, subprocess.Popen] = {}
     timeout = 60 + file_size * len(copies_plan) / 20e3  # >= 20 kB/s aggregate
-    try:
-        for c, (src_path, dst_path, _) in zip(copies_plan, files):
+    cgroup = {n: (["--cgroup", disks.disk(n).cgroup] if disks.disk(n).cgroup else [])
+              for c in copies_plan for n in (c.src, c.dst)}
+    with Agents() as agents:
+        receivers = {}
+        for c, (_src_path, dst_path, _) in zip(copies_plan, files):
             if c.kind == "remote":
-                cmd = [py, AGENT, "recv", "--dst", dst_path, "--port", str(base_port + c.index),
-                       "--chunk", str(chunk)]
-                if disks.disk(c.dst).cgroup:
-                    cmd += ["--cgroup", disks.disk(c.dst).cgroup]
-                receivers[c.index] = tb.host(c.dst).popen_netns(cmd, stdout=subprocess.PIPE,
-                                                          stderr=subprocess.PIPE)
-        for i, proc in receivers.items():
-            _await_ready(proc, f"receiver of copy {i}")
+                receivers[c.index] = agents.start(
+                    tb.host(c.dst), [PYTHON, AGENT, "recv", "--dst", dst_path, "--port",
+                                     str(base_port + c.index), "--chunk", str(chunk), *cgroup[c.dst]],
+                    f"receiver of copy {c.index} ({c.describe()})", host_mounts=True)
+        for agent in receivers.values():
+            agent.wait_ready()
+        starters = {}
         for c, (src_path, dst_path, _) in zip(copies_plan, files):
-            disk = disks.disk(c.src)
             if c.kind == "local":
-                cmd = [py, AGENT, "local", "--src", src_path, "--dst", dst_path]
+                cmd = [PYTHON, AGENT, "local", "--src", src_path, "--dst", dst_path]
             else:
-                cmd = [py, AGENT, "send", "--src", src_path, "--host", tb.host(c.dst).address,
+                cmd = [PYTHON, AGENT, "send", "--src", src_path, "--host", tb.host(c.dst).address,
                        "--port", str(base_port + c.index)]
                 if corrupt_copy == c.index:
                     cmd += ["--corrupt-at", str(file_size // 2)]
-            cmd += ["--chunk", str(chunk)] + (["--cgroup", disk.cgroup] if disk.cgroup else [])
-            starters[c.index] = tb.host(c.src).popen_netns(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                     stderr=subprocess.PIPE)
-        for i, proc in starters.items():
-            _await_ready(proc, f"copy {i}")
-        for proc in starters.values():  # the start line: every copy begins together
-            proc.stdin.write(b"go\n")
-            proc.stdin.flush()
+            starters[c.index] = agents.start(tb.host(c.src), [*cmd, "--chunk", str(chunk), *cgroup[c.src]],
+                                             f"copy {c.index} ({c.describe()})", stdin=True,
+                                             host_mounts=True)
+        for agent in starters.values():
+            agent.wait_ready()
+        for agent in starters.values():  # the start line: every copy begins together
+            agent.go()
         per_copy = []
         for c in copies_plan:
-            first = _result(starters[c.index], f"copy {c.index} ({c.describe()})", timeout)
-            last = _result(receivers[c.index], f"receiver of copy {c.index}", timeout) \
-                if c.kind == "remote" else first
+            first = starters[c.index].result(timeout)
+            last = receivers[c.index].result(timeout) if c.kind == "remote" else first
             per_copy.append({"index": c.index, "kind": c.kind, "src": c.src, "dst": c.dst,
                              "via": c.via, "start": first["start"], "end": last["end"],
                              "bytes": last["bytes"]})
-    finally:
-        for proc in list(starters.values()) + list(receivers.values()):
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-    bad = []
-    for c, (src_path, dst_path, digest) in zip(copies_plan, files):
-        if not os.path.exists(dst_path) or _sha256(dst_path) != digest:
-            bad.append(f"copy {c.index} ({c.describe()})")
+    bad = [f"copy {c.index} ({c.describe()})" for c, (_s, dst_path, digest) in zip(copies_plan, files)
+           if not os.path.exists(dst_path) or _sha256(dst_path) != digest]
     for src_path, dst_path, _ in files:
         for path in (src_path, dst_path):
             if os.path.exists(path):
                 os.unlink(path)
     if bad:
-        raise CopyCorrupted("checksum mismatch at the destination of " + ", ".join(bad)
+        raise DataCorrupted("checksum mismatch at the destination of " + ", ".join(bad)
                             + ": the copy changed the data; results discarded")
     t0 = min(p["start"] for p in per_copy)
     t1 = max(p["end"] for p in per_copy)
@@ -205,3 +177,29 @@ def run_point(tb, disks, copies_plan: list[Copy], file_size: int, chunk: int = C
         p["start"], p["end"] = round(p["start"] - t0, 4), round(p["end"] - t0, 4)
     return {"throughput_mbyte_s": total / (t1 - t0) / 1e6, "elapsed_s": t1 - t0,
             "total_bytes": total, "verified": "sha256", "per_copy": per_copy}
+
+
+def check(spec, point: dict, settings: dict) -> None:
+    plan(spec, settings["copies"], point["remote"], point["placement"])
+
+
+def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
+    """Disks for every node that some point of this network copies on."""
+    nodes = {n for pt in points
+             for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"]))}
+    order = [n.name for n in tb.spec.nodes if n.name in nodes]
+    return DiskSet(tb.manifest, parse_disk(settings["disk"]), order,
+                   max(pt["file_size"] for pt in points)).create()
+
+
+def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
+    copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"])
+    res = run_copies(tb, disks, copies, point["file_size"])
+    return {**res, "copies_placed": [c.describe() for c in copies], "disk": disks.record()}
+
+
+WORKLOAD = Workload(
+    name="filecopy", summary="the Disk/Net balance test (simultaneous file copies over emulated disks)",
+    axes=AXES, x_axis="remote", csv_columns=("copies", "remote", "file_size", "disk"),
+    check=check, run_point=run_point, prepare=prepare,
+    label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}")

@@ -5,12 +5,21 @@ every pair gets its own one-shot server on its own port.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import time
 from dataclasses import dataclass
 
+from core.values import Axis
+from workloads.agent import Agents, wait_listening
+from workloads.base import PAIRS, Workload
+from workloads.placement import place
+
 BASE_PORT = 5201
+OMIT_S = 1.0
+
+AXES = (
+    PAIRS,
+    Axis("duration", "int", 5, "whole seconds each flow is measured (after 1 s of slow start)",
+         many=False, minimum=1, maximum=3600, unit="s"),
+)
 
 
 @dataclass
@@ -24,51 +33,43 @@ class FlowResult:
     retransmits: int
 
 
-def _wait_listening(host, port: int, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        out = host.run(["ss", "-ltnH", f"sport = :{port}"], check=False)
-        if out.strip():
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"iperf3 server on {host.name}:{port} did not start")
-
-
-def run_pairs(pairs, seconds: float = 5.0, omit: float = 1.0, base_port: int = BASE_PORT,
-              extra_args: tuple[str, ...] = ()) -> list[FlowResult]:
-    """Run one TCP flow per (src_host, dst_host) pair, all at once.
-
-    `omit` seconds of slow start are left out of the figures (iperf3 -O).
-    """
-    servers, clients = [], []
-    try:
+def run_pairs(pairs, seconds: float = 5.0, omit: float = OMIT_S,
+              base_port: int = BASE_PORT) -> list[FlowResult]:
+    """One TCP flow per (src_host, dst_host) pair, all at once; `omit` seconds
+    of slow start are left out of the figures (iperf3 -O)."""
+    with Agents() as agents:
         for i, (_src, dst) in enumerate(pairs):
-            port = base_port + i
-            servers.append(dst.popen(["iperf3", "-s", "-1", "-p", str(port)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            agents.start(dst, ["iperf3", "-s", "-1", "-p", str(base_port + i)],
+                         f"iperf3 server on {dst.name}")
         for i, (_src, dst) in enumerate(pairs):
-            _wait_listening(dst, base_port + i)
-        for i, (src, dst) in enumerate(pairs):
-            cmd = ["iperf3", "-c", dst.address, "-p", str(base_port + i), "-t", f"{seconds:g}",
-                   "-O", f"{omit:g}", "-J", *extra_args]
-            clients.append(src.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+            wait_listening(dst, base_port + i, "iperf3 server")
+        clients = [agents.start(src, ["iperf3", "-c", dst.address, "-p", str(base_port + i),
+                                      "-t", f"{seconds:g}", "-O", f"{omit:g}", "-J"],
+                                f"iperf3 {src.name}->{dst.name}")
+                   for i, (src, dst) in enumerate(pairs)]
         results = []
-        for i, ((src, dst), proc) in enumerate(zip(pairs, clients)):
-            out, err = proc.communicate(timeout=seconds + omit + 30)
-            try:
-                data = json.loads(out)
-            except json.JSONDecodeError:
-                raise RuntimeError(f"iperf3 {src.name}->{dst.name} gave no JSON: {err.decode()[:200]}")
-            if "error" in data:
-                raise RuntimeError(f"iperf3 {src.name}->{dst.name}: {data['error']}")
-            recv = data["end"]["sum_received"]
-            sent = data["end"]["sum_sent"]
+        for i, ((src, dst), client) in enumerate(zip(pairs, clients)):
+            data = client.result(timeout=seconds + omit + 30)
+            recv, sent = data["end"]["sum_received"], data["end"]["sum_sent"]
             results.append(FlowResult(src.name, dst.name, base_port + i,
                                       recv["bits_per_second"] / 1e6, int(recv["bytes"]),
                                       float(recv["seconds"]), int(sent.get("retransmits", 0))))
-        return results
-    finally:
-        for p in clients + servers:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+    return results
+
+
+def check(spec, point: dict, _settings: dict) -> None:
+    place(spec, point["pairs"], point["placement"])
+
+
+def run_point(tb, _context, point: dict, settings: dict) -> dict:
+    pairs = place(tb.spec, point["pairs"], point["placement"])
+    flows = run_pairs([(tb.host(p.src), tb.host(p.dst)) for p in pairs], seconds=settings["duration"])
+    total = sum(f.goodput_mbit for f in flows)
+    return {"throughput_mbyte_s": total / 8, "goodput_mbit": total,
+            "per_pair": [f.__dict__ for f in flows], "pairs_placed": [p.describe() for p in pairs]}
+
+
+WORKLOAD = Workload(
+    name="iperf", summary="iperf3 TCP flows (capacity baseline)", axes=AXES, x_axis="pairs",
+    csv_columns=("pairs", "goodput_mbit"), check=check, run_point=run_point,
+    label=lambda pt: f"{pt['pairs']} pairs")

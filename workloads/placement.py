@@ -37,7 +37,7 @@ def max_pairs(spec: NetworkSpec) -> int:
 def place(spec: NetworkSpec, pairs: int, placement: str = "any") -> list[Pair]:
     if placement not in PLACEMENTS:
         raise SpecError(f"--placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
-    if not isinstance(pairs, int) or pairs < 1:
+    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
         raise SpecError(f"--pairs must be a whole number >= 1, got {pairs!r}")
     if pairs > max_pairs(spec):
         raise SpecError(f"{pairs} pairs need {2 * pairs} nodes; {spec.topology} has {len(spec.nodes)} "

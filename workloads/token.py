@@ -1,62 +1,81 @@
-"""Run the token exchange for P pairs at once inside the emulated hosts.
+"""The papers' network throughput test: token exchange between P pairs at once.
 
-Throughput is counted as the papers' message traffic: token payload bytes that
-crossed the network, S bytes per token per direction (2*S per round trip),
-summed over pairs, divided by the longest pair's elapsed time. Reported in MB/s
-(10^6 bytes/s). TCP/IP headers and Ethernet framing are not counted.
+In each pair one process sends a token of S bytes, its partner reads it
+completely and sends it straight back, T tokens in flight (token_agent.py runs
+in the nodes). Throughput counts the papers' message traffic: token payload
+bytes that crossed the network, S per token per direction, summed over pairs,
+divided by the longest pair's elapsed time, in MB/s (10^6 bytes/s). TCP/IP
+headers and Ethernet framing are not counted.
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
+
+from core.values import Axis, human_size
+from workloads.agent import PYTHON, Agents
+from workloads.base import PAIRS, Workload
+from workloads.placement import place
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
 BASE_PORT = 7000
+MAX_TOKEN = 16 << 20
+
+AXES = (
+    PAIRS,
+    Axis("token_size", "size", [64 << i for i in range(9)], "token bytes (K/M suffix = 1024/1048576)",
+         minimum=1, maximum=MAX_TOKEN, unit="bytes"),
+    Axis("tokens_in_flight", "int", [1], "tokens each pair keeps in flight", minimum=1, maximum=64),
+    Axis("duration", "float", 2.0, "seconds of exchanges per point", many=False,
+         minimum=0.1, maximum=3600, unit="s"),
+    Axis("exchanges", "int", None, "round trips per pair instead of --duration", many=False,
+         minimum=1, maximum=10_000_000, optional=True),
+)
 
 
-def run_point(pairs, size: int, tokens: int, duration: float | None = None,
-              exchanges: int | None = None, base_port: int = BASE_PORT) -> dict:
-    """pairs: [(src_host, dst_host)]. Returns aggregate and per-pair figures."""
-    if (duration is None) == (exchanges is None):
-        raise ValueError("give exactly one of duration or exchanges")
-    py = sys.executable
-    servers, clients = [], []
-    try:
-        for i, (_src, dst) in enumerate(pairs):
-            proc = dst.popen([py, AGENT, "serve", "--port", str(base_port + i)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            servers.append(proc)
-        for proc in servers:  # each prints "ready" once listening
-            if proc.stdout.readline().strip() != b"ready":
-                raise RuntimeError(f"token server failed: {proc.stderr.read().decode()[:300]}")
-        for i, (src, dst) in enumerate(pairs):
-            cmd = [py, AGENT, "client", "--host", dst.address, "--port", str(base_port + i),
-                   "--size", str(size), "--tokens", str(tokens)]
-            cmd += ["--duration", f"{duration:g}"] if duration is not None else ["--exchanges", str(exchanges)]
-            clients.append(src.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
+                 exchanges: int | None = None, base_port: int = BASE_PORT) -> dict:
+    """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures."""
+    limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
+    with Agents() as agents:
+        servers = [agents.start(dst, [PYTHON, AGENT, "serve", "--port", str(base_port + i)],
+                                f"token server on {dst.name}") for i, (_src, dst) in enumerate(pairs)]
+        for server in servers:
+            server.wait_ready()
+        clients = [agents.start(src, [PYTHON, AGENT, "client", "--host", dst.address, "--port",
+                                      str(base_port + i), "--size", str(size), "--tokens", str(tokens),
+                                      *limit], f"token exchange {src.name}->{dst.name}")
+                   for i, (src, dst) in enumerate(pairs)]
         per_pair = []
-        for (src, dst), proc in zip(pairs, clients):
-            out, err = proc.communicate(timeout=(duration or 0) + 120)
-            try:
-                data = json.loads(out.decode().strip().splitlines()[-1])
-            except (IndexError, json.JSONDecodeError):
-                raise RuntimeError(f"token client {src.name}->{dst.name} failed: {err.decode()[:300]}")
-            if "error" in data:
-                raise RuntimeError(f"token exchange {src.name}->{dst.name}: {data['error']}")
+        for (src, dst), client in zip(pairs, clients):
+            data = client.result(timeout=(duration or 0) + 120)
             data.update(src=src.name, dst=dst.name,
                         throughput_mbyte_s=data["payload_bytes"] / data["elapsed_s"] / 1e6)
             per_pair.append(data)
-        elapsed = max(p["elapsed_s"] for p in per_pair)
-        total = sum(p["payload_bytes"] for p in per_pair)
-        return {"payload_bytes": total, "elapsed_s": elapsed,
-                "throughput_mbyte_s": total / elapsed / 1e6,
-                "round_trips": sum(p["round_trips"] for p in per_pair),
-                "rtt_ms_median": sorted(p["rtt_ms_median"] for p in per_pair)[len(per_pair) // 2],
-                "per_pair": per_pair}
-    finally:
-        for p in clients + servers:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+    elapsed = max(p["elapsed_s"] for p in per_pair)
+    total = sum(p["payload_bytes"] for p in per_pair)
+    return {"payload_bytes": total, "elapsed_s": elapsed,
+            "throughput_mbyte_s": total / elapsed / 1e6,
+            "round_trips": sum(p["round_trips"] for p in per_pair),
+            "rtt_ms_median": sorted(p["rtt_ms_median"] for p in per_pair)[len(per_pair) // 2],
+            "per_pair": per_pair}
+
+
+def check(spec, point: dict, _settings: dict) -> None:
+    place(spec, point["pairs"], point["placement"])
+
+
+def run_point(tb, _context, point: dict, settings: dict) -> dict:
+    pairs = place(tb.spec, point["pairs"], point["placement"])
+    hosts = [(tb.host(p.src), tb.host(p.dst)) for p in pairs]
+    exchanges = settings.get("exchanges")
+    res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
+                       duration=None if exchanges else settings["duration"], exchanges=exchanges)
+    return {**res, "pairs_placed": [p.describe() for p in pairs]}
+
+
+WORKLOAD = Workload(
+    name="token", summary="the papers' token exchange (network throughput test)",
+    axes=AXES, x_axis="token_size",
+    csv_columns=("pairs", "token_size", "tokens_in_flight", "rtt_ms_median"),
+    check=check, run_point=run_point,
+    label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}")

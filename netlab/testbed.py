@@ -3,10 +3,13 @@
 `Testbed` is a context manager: it claims a run id and manifest before creating
 anything, turns SIGTERM/SIGHUP into a normal exit so the teardown runs, and on
 exit stops Mininet and then releases the manifest (which also kills anything a
-user left running inside the hosts, e.g. `b1 iperf3 -s -D`).
+user left running inside the hosts, e.g. `b1 iperf3 -s -D`). Every process
+the run starts carries its label in the environment (NETLAB_RUN=bnl<id>), so
+leak checks and `clean` can tell the run's processes from anyone else's.
 """
 from __future__ import annotations
 
+import os
 import signal
 import time
 
@@ -14,14 +17,17 @@ from mininet.link import Link
 from mininet.log import setLogLevel
 from mininet.net import Mininet
 
+from core.command import CommandLog
 from netlab.capabilities import Capabilities, probe
-from netlab.impls import BuildError, BuildOptions, choose_impls  # noqa: F401 (re-exported)
-from netlab.manifest import Manifest, claim, release
-from netlab.nodes import BeowulfHost
+from netlab.impls import BuildError, BuildOptions, choose_impls
+from netlab.manifest import LABEL_ENV, Manifest, claim, release
+from netlab.node import BeowulfHost
+from netlab.topo import SpecTopo, wire_node
 from netlab.wire import JoinOVS, SharedWire
 from topologies.impairments import needs_netem
-from topologies.mininet_topos import SpecTopo, wire_node
 from topologies.spec import NetworkSpec
+
+__all__ = ["BuildError", "BuildOptions", "Testbed"]
 
 
 class _Terminated(SystemExit):
@@ -46,7 +52,9 @@ class Testbed:
         self.net: Mininet | None = None
         self.manifest: Manifest | None = None
         self.build_s = 0.0
+        self.log = CommandLog()
         self._old_handlers: dict = {}
+        self._old_label: str | None = None
 
     # -- lifecycle --
     def __enter__(self) -> "Testbed":
@@ -66,8 +74,10 @@ class Testbed:
         setLogLevel("info" if self.opts.verbose else "output")
         t0 = time.monotonic()
         self.manifest = claim()
+        self._old_label = os.environ.get(LABEL_ENV)
+        os.environ[LABEL_ENV] = self.manifest.prefix  # inherited by every shell and agent
         topo = SpecTopo(self.spec, prefix=self.manifest.prefix, bonding_impl=self.impls["bonding"],
-                        switch_impl=self.impls["switch"] or "lxbr")
+                        switch_impl=self.impls["switch"] or "lxbr", log=self.log)
         self.net = Mininet(topo=topo, host=BeowulfHost, switch=SharedWire, link=Link,
                            controller=None, build=False, autoSetMacs=False, waitConnected=False)
         self.manifest.ovs_bridges = [n for n in topo.switches() if topo.nodeInfo(n).get("cls") is JoinOVS]
@@ -92,6 +102,10 @@ class Testbed:
             if self.manifest is not None:
                 release(self.manifest)
                 self.manifest = None
+                if self._old_label is None:
+                    os.environ.pop(LABEL_ENV, None)
+                else:
+                    os.environ[LABEL_ENV] = self._old_label
             for sig, handler in self._old_handlers.items():
                 signal.signal(sig, handler)
             self._old_handlers.clear()
@@ -104,12 +118,11 @@ class Testbed:
         return self.net[wire_node(self.manifest.prefix, logical)]
 
     def environment(self) -> dict:
-        """What ran, for the results record."""
+        """What ran, for the results record: implementations, and the exact
+        argv applied to every wire and node (with exit status)."""
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
-                "wire_impl": "linux-bridge + ingress u32/mirred -> ifb -> htb(stab overhead 24, mpu 84)",
-                "offloads": "tx-checksum, sg, tso, gso, gro off on every emulated interface",
                 "collisions_modelled": False, "build_s": round(self.build_s, 3),
                 "netem": "kernel sch_netem" if needs_netem(self.spec) else None,
                 "require_kernel": self.opts.require_kernel,
+                "applied_commands": self.log.as_record(),
                 "capabilities": self.caps.as_record()}
-

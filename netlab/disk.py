@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from core.command import execute, run
+from core.errors import RuntimeFailure
 from netlab.disk_profiles import DiskProfile
 
 DISK_DIR = Path(os.environ.get("NETLAB_DISK_DIR", "/var/tmp/beowulf-netlab"))
@@ -27,7 +28,7 @@ CGROUP2 = Path("/sys/fs/cgroup")
 MIN_IMAGE = 64 << 20
 
 
-class DiskError(RuntimeError):
+class DiskError(RuntimeFailure):
     """A node disk could not be made; the message says what to do."""
 
 
@@ -57,13 +58,6 @@ class NodeDisk:
 
     def path(self, name: str) -> str:
         return os.path.join(self.mount, name)
-
-
-def _run(cmd: list[str]) -> str:
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise DiskError(f"{' '.join(cmd)}: {(r.stderr or r.stdout).strip()}")
-    return r.stdout.strip()
 
 
 def image_bytes(max_file: int) -> int:
@@ -107,14 +101,14 @@ class DiskSet:
             self.disks[node] = disk
             with open(disk.image, "wb") as f:
                 f.truncate(self.size)
-            disk.loop = _run(["losetup", "--find", "--show", disk.image])
+            disk.loop = run(["losetup", "--find", "--show", disk.image]).strip()
             self.manifest.disks.append(asdict(disk))
             self.manifest.save()
             disk.majmin = _majmin(disk.loop)
-            _run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E",
+            run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E",
                   "lazy_itable_init=0,lazy_journal_init=0", "-L", node, disk.loop])
             os.makedirs(disk.mount, exist_ok=True)
-            _run(["mount", "-o", "noatime", disk.loop, disk.mount])
+            run(["mount", "-o", "noatime", disk.loop, disk.mount])
             self.manifest.disks[-1] = asdict(disk)
             self.manifest.save()
         self.fresh_throttles()
@@ -176,7 +170,7 @@ def _majmin(dev: str) -> str:
 def _loops_backed_by(directory: str) -> list[str]:
     """Loop devices whose backing file lies in directory (never anyone else's)."""
     try:
-        out = subprocess.run(["losetup", "-J", "-l"], capture_output=True, text=True).stdout
+        out = run(["losetup", "-J", "-l"], check=False)
         devs = json.loads(out or "{}").get("loopdevices", [])
     except (OSError, ValueError):
         return []
@@ -196,10 +190,10 @@ def _mounts_under(directory: str) -> list[str]:
 
 def _umount(path: str) -> bool:
     for _ in range(20):  # killed processes release their files asynchronously
-        if subprocess.run(["umount", path], capture_output=True).returncode == 0:
+        if execute(["umount", path])[0] == 0:
             return True
         time.sleep(0.1)
-    return subprocess.run(["umount", "-l", path], capture_output=True).returncode == 0
+    return execute(["umount", "-l", path])[0] == 0
 
 
 def _rmdir_cgroup(path: Path) -> bool:
@@ -226,7 +220,7 @@ def release_disks(disks: list[dict], disk_dir: str | None, cgroup_dirs: list[str
             if _umount(mnt):
                 done.append(f"unmounted {mnt}")
         for loop in _loops_backed_by(d):
-            if subprocess.run(["losetup", "-d", loop], capture_output=True).returncode == 0:
+            if execute(["losetup", "-d", loop])[0] == 0:
                 done.append(f"detached {loop}")
     for cg in cgroup_dirs:
         if _rmdir_cgroup(Path(cg)):

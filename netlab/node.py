@@ -2,6 +2,8 @@
 
 Everything a node sets lives inside its own network namespace (sysctls,
 routes, nft tables, bond devices), so it disappears with the namespace.
+Every command that configures a node goes through the testbed's CommandLog,
+so the results record the exact argv applied to each node.
 """
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ from mininet.link import Intf
 from mininet.node import Host
 from mininet.util import moveIntf
 
-from netlab.bonding import kernel_bond_cmds, nft_bond_cmds
-from netlab.shaping import (offload_off_cmd, one_frame_per_skb_cmd, rate_limit_cmds,
-                            relay_egress_cmds)
+from core.command import CommandLog, run
+from core.errors import RuntimeFailure
+from netlab.bond import kernel_bond_cmds, nft_bond_cmds
+from netlab.relay import relay_egress_cmds
+from netlab.shaping import offload_off_cmd, one_frame_per_skb_cmd
 from topologies.spec import SUBNET
 
 NS_SYSCTLS = {
@@ -26,10 +30,6 @@ NS_SYSCTLS = {
 }
 
 
-class NodeCommandError(RuntimeError):
-    pass
-
-
 class BondIntf(Intf):
     """The bond device, registered with Mininet so `b0 ping b1` resolves to it."""
 
@@ -39,31 +39,37 @@ class BondIntf(Intf):
 
 class BeowulfHost(Host):
     """A node. Params (from the topology): bonded, forwarding, routes
-    [(dst, nic, via)], on_link (address the /16 on-link), bonding_impl
-    ('kernel-balance-rr' | 'nft-numgen-rr'), nic_shaping [(rate, queue) or None],
-    forward_delay_ms (a relay holds packets it forwards this long)."""
+    [(dst, nic, via)], bonding_impl ('kernel-balance-rr' | 'nft-numgen-rr'),
+    forward_delay_ms (a relay holds packets it forwards this long), log."""
 
     def __init__(self, name: str, bonded: bool = False, forwarding: bool = False,
-                 routes=(), on_link: bool = True, bonding_impl: str | None = None,
-                 nic_shaping=(), forward_delay_ms: float = 0.0, **params):
+                 routes=(), bonding_impl: str | None = None, forward_delay_ms: float = 0.0,
+                 log: CommandLog | None = None, **params):
         self.bonded = bonded
         self.forwarding = forwarding
         self.routes = list(routes)
-        self.on_link = on_link
         self.bonding_impl = bonding_impl
-        self.nic_shaping = list(nic_shaping)
         self.forward_delay_ms = float(forward_delay_ms)
+        self.log = log or CommandLog()
         self.bond_intf: BondIntf | None = None
         self.address = params.get("ip", "").split("/")[0]
         Host.__init__(self, name, **params)
 
-    # -- running commands inside the namespace, without the interactive shell --
+    # -- commands inside the namespace, without the interactive shell --
+    def _ns(self) -> tuple[str, ...]:
+        return ("mnexec", "-a", str(self.pid))
+
     def run(self, cmd: list[str], stdin: str | None = None, check: bool = True) -> str:
-        r = subprocess.run(["mnexec", "-a", str(self.pid), *cmd], input=stdin,
-                           capture_output=True, text=True)
-        if check and r.returncode != 0:
-            raise NodeCommandError(f"{self.name}: {' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip()}")
-        return r.stdout
+        """Run a (read-only) command in this node's namespace; not recorded."""
+        return run([*self._ns(), *cmd], stdin=stdin, check=check)
+
+    def apply(self, cmd: list[str], stdin: str | None = None, check: bool = True) -> str:
+        """Run a configuring command in this node's namespace and record it."""
+        return self.log.run(self.name, cmd, stdin=stdin, check=check, prefix=self._ns())
+
+    def read(self, path: str) -> str:
+        """A /sys or /proc file as this node's namespace shows it."""
+        return self.run(["cat", path]).strip()
 
     def popen_netns(self, cmd: list[str], **kwargs) -> subprocess.Popen:
         """Run in this node's network namespace but the host's mount namespace,
@@ -74,7 +80,7 @@ class BeowulfHost(Host):
     def ip_batch(self, cmds: list[list[str]]) -> None:
         if cmds:
             lines = "\n".join(" ".join(c[1:]) for c in cmds) + "\n"
-            self.run(["ip", "-batch", "-"], stdin=lines)
+            self.apply(["ip", "-batch", "-"], stdin=lines)
 
     def nics(self) -> list[str]:
         """Interfaces that sit on wires, in NIC order (b0-eth0, b0-eth1, ...)."""
@@ -97,18 +103,14 @@ class BeowulfHost(Host):
         nics = self.nics()
         for nic in nics:
             sysctls[f"net.ipv4.conf.{nic}.rp_filter"] = "0"
-        self.run(["sysctl", "-qw", *[f"{k}={v}" for k, v in sysctls.items()]])
+        self.apply(["sysctl", "-qw", *[f"{k}={v}" for k, v in sysctls.items()]])
         for nic in nics:
-            self.run(offload_off_cmd(nic), check=False)
+            self.apply(offload_off_cmd(nic), check=False)
         self.ip_batch([one_frame_per_skb_cmd(nic) for nic in nics])
-        for nic, shaping in zip(nics, self.nic_shaping):
-            if self.forward_delay_ms:
-                cmds = relay_egress_cmds(nic, self.address, self.forward_delay_ms,
-                                         *(shaping or (None, 100)))
-            else:
-                cmds = rate_limit_cmds(nic, *shaping) if shaping else []
-            for cmd in cmds:
-                self.run(cmd)
+        if self.forward_delay_ms:
+            for nic in nics:
+                for cmd in relay_egress_cmds(nic, self.address, self.forward_delay_ms):
+                    self.apply(cmd)
         if self.bonded and len(nics) > 1:
             self._bond(nics)
         else:
@@ -129,22 +131,20 @@ class BeowulfHost(Host):
         if self.bonding_impl == "kernel-balance-rr":
             bond = f"{self.name}-bond0"
             for cmd in kernel_bond_cmds(bond, nics, cidr):
-                self.run(cmd)
-            self.run(offload_off_cmd(bond), check=False)
-            self.run(one_frame_per_skb_cmd(bond))
+                self.apply(cmd)
+            self.apply(offload_off_cmd(bond), check=False)
+            self.apply(one_frame_per_skb_cmd(bond))
             self.bond_intf = BondIntf(bond, node=self)
             self.bond_intf.ip, self.bond_intf.prefixLen = self.address, SUBNET.prefixlen
         elif self.bonding_impl == "nft-numgen-rr":
             cmds, nft = nft_bond_cmds(nics, self.address, str(SUBNET))
             self.ip_batch(cmds)
-            self.run(["nft", "-f", "-"], stdin=nft)
+            self.apply(["nft", "-f", "-"], stdin=nft)
         else:
-            raise NodeCommandError(f"{self.name}: no bonding implementation on this host "
-                                   "(needs the bonding driver, or nftables numgen + policy routing)")
+            raise RuntimeFailure(f"{self.name}: no bonding implementation on this host (needs the "
+                                 "bonding driver, or nftables numgen + policy routing): "
+                                 "see 'emulate.py doctor'")
 
     def channel_tx_packets(self) -> dict[str, int]:
         """Packets each NIC has sent: how evenly bonding stripes."""
-        out = {}
-        for nic in self.nics():
-            out[nic] = int(self.run(["cat", f"/sys/class/net/{nic}/statistics/tx_packets"]).strip())
-        return out
+        return {nic: int(self.read(f"/sys/class/net/{nic}/statistics/tx_packets")) for nic in self.nics()}

@@ -23,7 +23,7 @@ def _cpu_times() -> tuple[int, int]:
 
 class Monitor:
     def __init__(self, wires: list, interval: float = 0.25):
-        self.wires = wires          # SharedWire objects
+        self.wires = wires          # netlab.wire.SharedWire objects
         self.interval = interval
         self.cpu_samples: list[float] = []
         self._stop = threading.Event()
@@ -56,9 +56,15 @@ class Monitor:
             util[w.name] = round(carried * 8 / (w.rate_mbit * 1e6 * self.elapsed), 4)
         cpu_mean = sum(self.cpu_samples) / len(self.cpu_samples) if self.cpu_samples else 0.0
         cpu_max = max(self.cpu_samples, default=0.0)
-        suspect = None
-        if cpu_mean >= CPU_SATURATED and (not util or max(util.values()) < WIRE_FULL):
-            suspect = (f"host CPU {cpu_mean:.0%} busy while no wire was over "
-                       f"{WIRE_FULL:.0%} full: the emulator may have been the bottleneck")
         return {"host_cpu_mean": round(cpu_mean, 3), "host_cpu_max": round(cpu_max, 3),
-                "wire_utilisation": util, "suspect": suspect}
+                "wire_utilisation": util, "suspect": verdict(cpu_mean, util)}
+
+
+def verdict(cpu_mean: float, utilisation: dict[str, float]) -> str | None:
+    """Why a point is suspect, or None: the host CPU was nearly saturated while
+    no wire was close to full, so the emulator rather than the emulated
+    network may have set the pace."""
+    if cpu_mean >= CPU_SATURATED and (not utilisation or max(utilisation.values()) < WIRE_FULL):
+        return (f"host CPU {cpu_mean:.0%} busy while no wire was over {WIRE_FULL:.0%} full: "
+                "the emulator may have been the bottleneck")
+    return None

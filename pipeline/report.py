@@ -1,7 +1,16 @@
-"""Turn a results document into what people read: a table and a plot."""
+"""Turn a results document into what people read: a table and plots.
+
+Reads only validated results documents (pipeline.results.load or a run's own
+document); the x axis of token and iperf tables comes from the workload.
+"""
 from __future__ import annotations
 
+import os
+
 from collections import defaultdict
+
+from core.values import human_size
+from workloads import WORKLOADS
 
 
 def curve_key(p: dict) -> str:
@@ -14,14 +23,6 @@ def curve_key(p: dict) -> str:
     if p.get("tokens_in_flight", 1) != 1:
         key += f" T={p['tokens_in_flight']}"
     return f"{key} @{p['rate_mbit']:g}Mb"
-
-
-def human_size(n: int) -> str:
-    """Sizes as the papers write them: 8K, 2M (binary multiples), else bytes."""
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}M"
-    return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else str(n)
-
 
 
 def _mean(vals: list[float]) -> float:
@@ -41,6 +42,7 @@ def filecopy_table(doc: dict) -> str:
     remotes = sorted({r for _, r in cells})
     width = max([len(r) for r in rows] + [16]) + 2
     disk = (doc["points"][0].get("disk") or {}) if doc["points"] else {}
+    disk = disk if isinstance(disk, dict) else {"profile": disk}
     lines = [f"filecopy aggregate throughput, MB/s (10^6 bytes/s), {doc['points'][0]['copies'] if doc['points'] else '?'}"
              f" copies, disk {disk.get('profile', '?')} ({disk.get('throttle', '?')})",
              "remote copies".ljust(width) + "".join(str(r).rjust(8) for r in remotes)]
@@ -95,6 +97,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         ax.axis("off")
     fig.suptitle(f"Disk/Net balance: file copies by size ({title})", fontsize=9)
     fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
     written = [path]
@@ -116,6 +119,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         ax.legend(fontsize=8)
         fig.tight_layout()
         second = path[:-4] + "-networks.png" if path.endswith(".png") else path + "-networks.png"
+        os.makedirs(os.path.dirname(os.path.abspath(second)), exist_ok=True)
         fig.savefig(second, dpi=100)
         plt.close(fig)
         written.append(second)
@@ -129,18 +133,20 @@ def table(doc: dict) -> str:
     cells: dict = defaultdict(list)
     suspect: set = set()
     sizes: set = set()
+    x_axis = WORKLOADS[doc["workload"]].x_axis
     for p in doc["points"]:
-        x = p.get("token_size") or p["pairs"]
+        x = p[x_axis]
         sizes.add(x)
         cells[(curve_key(p), x)].append(p["throughput_mbyte_s"])
         if p["fidelity"].get("suspect"):
             suspect.add((curve_key(p), x))
     curves = list(dict.fromkeys(curve_key(p) for p in doc["points"]))
     xs = sorted(sizes)
-    label = "token size" if doc["workload"] == "token" else "pairs"
+    label = x_axis.replace("_", " ")
     width = max([len(c) for c in curves] + [len(label)]) + 2
     lines = [f"{doc['workload']} throughput, MB/s (10^6 bytes/s of payload)",
-             label.ljust(width) + "".join(human_size(x).rjust(9) for x in xs)]
+             label.ljust(width) + "".join((human_size(x) if x_axis == "token_size" else str(x)).rjust(9)
+                                          for x in xs)]
     for c in curves:
         row = c.ljust(width)
         for x in xs:
@@ -163,9 +169,9 @@ def plot(doc: dict, path: str) -> list[str]:
     import matplotlib.pyplot as plt
 
     series: dict = defaultdict(lambda: defaultdict(list))
+    x_axis = WORKLOADS[doc["workload"]].x_axis
     for p in doc["points"]:
-        x = p.get("token_size") or p["pairs"]
-        series[curve_key(p)][x].append(p["throughput_mbyte_s"])
+        series[curve_key(p)][p[x_axis]].append(p["throughput_mbyte_s"])
     fig, ax = plt.subplots(figsize=(9, 5.5))
     for name, pts in series.items():
         xs = sorted(pts)
@@ -183,6 +189,7 @@ def plot(doc: dict, path: str) -> list[str]:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return [path]

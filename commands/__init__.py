@@ -1,0 +1,50 @@
+"""The command line of emulate.py: one module per verb, imported by nothing but emulate.py.
+
+Division of labor: `args` holds the argument types and shared flags (made
+from the axes, so flags and experiment files share names, defaults and
+bounds); each verb module (doctor, topo, cli, run, experiment, plot, merge,
+clean; quick is the no-argument main job) adds its parser and runs it.
+`main` maps the error family once: one line on stderr, the error's exit code.
+Validation happens before the root check and before anything is created.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from commands import clean, cli, doctor, experiment, merge, plot, quick, run, topo
+from commands.args import Parser
+from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
+
+VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
+         "plot": plot, "merge": merge, "clean": clean}
+
+
+def make_parser() -> Parser:
+    parser = Parser(prog="emulate.py", description=(
+        "Beowulf Netlab: rebuild the 1996 Beowulf interconnect studies on real namespaces. "
+        "With no command, runs the quick comparison of all topologies (needs root)."))
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+    for verb in VERBS.values():
+        verb.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = make_parser().parse_args(argv)
+        verb = VERBS[args.command] if args.command else quick
+        return verb.run(args)
+    except NetlabError as e:
+        sys.stderr.write(f"emulate.py: {e.label}: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
+        return e.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("emulate.py: interrupted; the network was taken down\n")
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 -- a user sees one line, never a traceback
+        if os.environ.get("NETLAB_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(f"emulate.py: internal error: {type(e).__name__}: {str(e)[:200]} (a bug: "
+                         "please report it; NETLAB_DEBUG=1 shows the traceback)\n")
+        return EXIT_FAILURE

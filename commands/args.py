@@ -1,0 +1,116 @@
+"""Argument types and flags shared by the verbs; every value check is core.values'.
+
+Flags are made from the axes (pipeline.sweep, workloads), so a flag, its
+experiment-file key and its results key share one name, one default and one
+bound, and `--help` states both.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from core.errors import EXIT_USAGE, BadInput
+from core.values import Axis
+from netlab.impls import BuildOptions
+from pipeline.sweep import NETWORK_AXES
+from topologies.presets import build_spec
+
+NETWORK = {a.name: a for a in NETWORK_AXES}
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not argparse's usage dump
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.exit(EXIT_USAGE)
+
+
+def axis_type(axis: Axis, single: bool = False):
+    """An argparse type for an axis: its command-line form, or one value."""
+    def parse(text: str):
+        try:
+            if single and axis.many:
+                if "," in text:
+                    raise BadInput(f"{axis.flag} takes one value here, got {text!r}")
+                return axis.parse_one(text)
+            return axis.parse_text(text)
+        except BadInput as e:
+            raise argparse.ArgumentTypeError(str(e))
+    parse.__name__ = axis.name
+    return parse
+
+
+def add_axis(p, axis: Axis, single: bool = False) -> None:
+    """--name-with-dashes (and its aliases), default None: the sweep fills defaults."""
+    metavar = axis.name.upper() + ("" if single or not axis.many else "[,...]")
+    p.add_argument(axis.flag, *axis.aliases, dest=axis.name, type=axis_type(axis, single),
+                   default=None, metavar=metavar, help=axis.help_text().replace("%", "%%"))
+
+
+def add_network_args(p, required_topology: bool = True) -> None:
+    """One network (cli, topo show): one value per flag."""
+    topo = NETWORK["topology"]
+    p.add_argument("--topo", "--topology", dest="topology", type=axis_type(topo, single=True),
+                   required=required_topology, metavar="NAME",
+                   help=f"{topo.help}: {', '.join(topo.choices)}")
+    for name in ("nodes", "rate_mbit", "channels"):
+        add_axis(p, NETWORK[name], single=True)
+
+
+def add_impairment_args(p) -> None:
+    g = p.add_argument_group("impairments (need netem: stock kernels, lab VMs)")
+    for name in ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms"):
+        add_axis(g, NETWORK[name])
+
+
+def add_build_args(p) -> None:
+    p.add_argument("--switch", choices=("auto", "ovs", "ovs-user", "lxbr"), default="auto",
+                   help="switches joining wires: Open vSwitch (its kernel datapath where the kernel "
+                        "has one, else its userspace datapath), OVS forced to its userspace "
+                        "datapath, or Linux bridge (default auto: OVS kernel, else OVS userspace, "
+                        "else Linux bridge)")
+    p.add_argument("--bonding", choices=("auto", "kernel", "nft"), default="auto",
+                   help="channel bonding: kernel balance-rr driver or nftables fallback "
+                        "(default auto: kernel if present)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show Mininet's progress")
+
+
+def build_options(args) -> BuildOptions:
+    return BuildOptions(switch=args.switch, bonding=args.bonding, verbose=args.verbose)
+
+
+def spec_from(args):
+    """The one network the cli/topo flags describe (BadInput if it cannot be built)."""
+    opts = {k: getattr(args, k, None) for k in ("nodes", "rate_mbit", "channels", "delay_ms",
+                                                 "jitter_ms", "loss_pct", "relay_delay_ms")}
+    return build_spec(args.topology, **opts)
+
+
+def shard_arg(text: str) -> tuple[int, int]:
+    parts = text.split("/")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"--shard takes I/N (this host runs points I, I+N, ...), got {text!r}")
+    i, n = (int(p) for p in parts)
+    if not 1 <= i <= n <= 1000:
+        raise argparse.ArgumentTypeError(f"--shard I/N needs 1 <= I <= N <= 1000, got {text!r}")
+    return i, n
+
+
+def add_output_args(p, default_name: str) -> None:
+    """Where results go and how a sweep runs: shared by `run` and `experiment`."""
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help=f"results file (default results/<time>-{default_name}.json)")
+    p.add_argument("--json", action="store_true", help="print the results document to stdout")
+    p.add_argument("--png", default=None, metavar="FILE", help="plot file (default beside the results)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
+                   help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
+    add_build_args(p)
+
+
+def require_root(command: str) -> None:
+    if os.geteuid() != 0:
+        line = " ".join(["emulate.py", *command.split()])
+        raise BadInput(f"{line} needs root to create namespaces and qdiscs: run it as "
+                       f"'sudo python3 {line}'")

@@ -1,0 +1,30 @@
+"""emulate.py experiment list | NAME: run a paper figure's experiment file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from commands.args import add_output_args, build_options
+from commands.run import execute
+from pipeline.experiment import experiment_files, find, load
+from pipeline.results import read_json
+
+
+def add_parser(sub) -> None:
+    e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
+                       description="Run an experiment file: its topologies, rates and sweep axes, with "
+                                   "the paper's values printed beside the measured table. 'list' shows "
+                                   "them. Files follow experiments/schema.json.")
+    e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
+    add_output_args(e, "<name>")
+
+
+def run(args) -> int:
+    if args.name == "list":
+        for name, path in experiment_files().items():
+            data = read_json(path, "experiment file")
+            print(f"{name:28s} {data.get('description', '') if isinstance(data, dict) else ''}")
+        return 0
+    path = find(args.name)
+    sweep, paper, meta = load(path, args.shard)
+    return execute(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
+                   args.json, not args.no_progress, paper, name=meta.get("name") or path.stem)

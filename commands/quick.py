@@ -1,0 +1,20 @@
+"""emulate.py with no command: the main job, the quick comparison of every preset."""
+from __future__ import annotations
+
+from commands.args import require_root
+from commands.run import execute
+from netlab.impls import BuildOptions
+from pipeline.experiment import EXPERIMENTS_DIR, ROOT, load
+
+QUICK = EXPERIMENTS_DIR / "quick-comparison.json"
+
+
+def run(_args) -> int:
+    require_root("")
+    sweep, paper, _ = load(QUICK)
+    print(f"Beowulf Netlab quick comparison ({QUICK.relative_to(ROOT)}): token exchange, "
+          f"{len(sweep['topology'])} topologies at {sweep['rate_mbit'][0]:g} Mbit/s, "
+          f"{sweep.total_points()} points of {sweep['duration']:g} s. Ctrl-C keeps finished points.")
+    rc = execute(sweep, None, None, BuildOptions(), False, True, paper, name="quick-comparison")
+    print("\nmore: 'emulate.py experiment list' (paper figures, incl. the Disk/Net file-copy test)")
+    return rc

@@ -1,0 +1,39 @@
+"""emulate.py topo list | show NAME: the presets and their wiring (no root needed)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from commands.args import NETWORK, Parser, add_axis, axis_type, spec_from
+from pipeline.results import check_writable
+from topologies.presets import PRESETS
+from topologies.render import wiring_png, wiring_text
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("topo", help="list topologies or show one's wiring",
+                       description="'topo list' names the presets; 'topo show NAME' prints the wiring.")
+    tsub = p.add_subparsers(dest="topo_command", parser_class=Parser, metavar="list|show")
+    tsub.add_parser("list", help="list topology presets", description="List topology presets.")
+    ps = tsub.add_parser("show", help="print a topology's wiring", description="Print which node "
+                         "sits on which wire, with addresses (no root needed).")
+    ps.add_argument("topology", type=axis_type(NETWORK["topology"], single=True), metavar="NAME",
+                    help="a preset (topo list)")
+    for name in ("nodes", "rate_mbit", "channels"):
+        add_axis(ps, NETWORK[name], single=True)
+    ps.add_argument("--png", metavar="FILE", default=None, help="also draw the wiring to a PNG file")
+
+
+def run(args) -> int:
+    if args.topo_command in (None, "list"):
+        for name, preset in PRESETS.items():
+            print(f"{name:22s} {preset.summary}")
+        return 0
+    spec = spec_from(args)
+    if args.png:
+        check_writable(Path(args.png))
+    sys.stdout.write(wiring_text(spec))
+    if args.png:
+        wiring_png(spec, args.png)
+        print(f"wrote {args.png}")
+    return 0

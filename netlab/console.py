@@ -1,0 +1,71 @@
+"""The Mininet CLI on a Beowulf network, plus a `wires` command and scripts.
+
+Mininet's own CLI already runs `b0 ping -c1 b1` with node names replaced by
+the node's default interface address; BeowulfHost makes that the bond on
+bonded nodes, so names resolve to the one address a node has.
+
+Scripts. Mininet's CLI forwards whatever is readable on its stdin to the node
+while a command runs; with a redirected file (always readable) the first
+command swallowed the rest of the file. So when stdin is not a terminal the
+whole script is read first and run line by line (as Mininet's `source FILE`
+does), while the CLI's own stdin is an idle pipe. Each line is echoed.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+from mininet.cli import CLI
+
+from netlab.wire import SharedWire
+
+
+class NetlabCLI(CLI):
+    prompt = "netlab> "
+
+    def __init__(self, net, testbed=None, **kwargs):
+        self.testbed = testbed
+        CLI.__init__(self, net, **kwargs)
+
+    def do_wires(self, _line: str) -> None:
+        """Show each wire: rate, stations, frames and bytes carried, drops."""
+        for sw in self.mn.switches:
+            if isinstance(sw, SharedWire):
+                self.stdout.write(sw.summary() + "\n")
+
+    def do_source(self, line: str) -> None:
+        """source FILE: run every command of FILE, echoing each one."""
+        args = line.split()
+        if len(args) != 1:
+            self.stdout.write("usage: source FILE\n")
+            return
+        try:
+            with open(args[0]) as f:
+                lines = f.readlines()
+        except OSError as e:
+            self.stdout.write(f"source: cannot read {args[0]}: {e.strerror}\n")
+            return
+        for cmd in lines:
+            if cmd.strip() and not cmd.lstrip().startswith("#"):
+                self.stdout.write(f"{self.prompt}{cmd.rstrip()}\n")
+                self.stdout.flush()
+                if self.onecmd(cmd):
+                    break
+
+
+def run_cli(net, testbed=None) -> None:
+    """Interactive on a terminal; otherwise every line of stdin, as a script."""
+    if sys.stdin.isatty():
+        NetlabCLI(net, testbed=testbed)
+        return
+    script = sys.stdin.read()
+    read_end, write_end = os.pipe()   # stays open and empty: nothing to forward
+    with tempfile.NamedTemporaryFile("w", suffix=".netlab", delete=False) as f:
+        f.write(script)
+    try:
+        with os.fdopen(read_end) as idle:
+            NetlabCLI(net, testbed=testbed, stdin=idle, script=f.name)
+    finally:
+        os.close(write_end)
+        os.unlink(f.name)

@@ -1,0 +1,77 @@
+"""Mininet Topo classes for every preset, built from a NetworkSpec.
+
+`SpecTopo` is what the testbed builds. The per-preset classes take Mininet's
+positional arguments, for plain Mininet tools:
+  mn --custom topologies/mininet_topos.py --topo single-net,16,10 --controller none
+though `emulate.py cli` adds what plain `mn` cannot do here: capability
+probing, a run manifest and exact cleanup.
+"""
+from __future__ import annotations
+
+from mininet.topo import Topo
+
+from core.command import CommandLog
+from netlab.node import BeowulfHost
+from netlab.wire import JoinBridge, JoinOVS, SharedWire
+from topologies.presets import PRESETS, build_spec
+from topologies.spec import SUBNET, NetworkSpec
+
+DEFAULT_PREFIX = "bnl00"
+
+
+def wire_node(prefix: str, wire: str) -> str:
+    return f"{prefix}w{wire}"
+
+
+def switch_node(prefix: str, switch: str) -> str:
+    return f"{prefix}s{switch}"
+
+
+class SpecTopo(Topo):
+    """Any NetworkSpec as a Mininet graph: hosts are BeowulfHost, wires are
+    SharedWire switches, joining switches are JoinOVS or JoinBridge. Every
+    node and wire records the commands it applies in `log`."""
+
+    def build(self, spec: NetworkSpec, prefix: str = DEFAULT_PREFIX,
+              bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr",
+              log: CommandLog | None = None) -> None:
+        self.spec = spec
+        self.prefix = prefix
+        self.log = log = log or CommandLog()
+        for wire in spec.wires:
+            self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
+                           queue_packets=wire.queue_packets, impairment=wire.impairment, log=log)
+        for i, sw in enumerate(spec.switches):
+            if switch_impl.startswith("ovs"):
+                params = {"cls": JoinOVS, "dpid": f"{0xbe0000 + i:016x}",
+                          "datapath": "user" if switch_impl == "ovs-user" else "kernel"}
+            else:
+                params = {"cls": JoinBridge}
+            self.addSwitch(switch_node(prefix, sw.name), log=log, **params)
+        for node in spec.nodes:
+            prefixlen = SUBNET.prefixlen if node.on_link_subnet else 32
+            self.addHost(node.name, cls=BeowulfHost, ip=f"{node.ip}/{prefixlen}",
+                         bonded=node.bonded, forwarding=node.forwarding,
+                         routes=[(r.dst, r.nic, r.via) for r in node.routes],
+                         bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms, log=log)
+            for k, wire in enumerate(node.wires):
+                self.addLink(node.name, wire_node(prefix, wire), port1=k)
+        for sw in spec.switches:
+            for wire in sw.wires:
+                self.addLink(switch_node(prefix, sw.name), wire_node(prefix, wire))
+
+
+def preset_topo(name: str):
+    """A Topo class for one preset, taking Mininet-style positional args (nodes, rate_mbit[, channels])."""
+    def build(self, nodes: int = 16, rate_mbit: float = 10.0, *rest, prefix: str = DEFAULT_PREFIX,
+              bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr"):
+        opts = {"nodes": int(nodes), "rate_mbit": float(rate_mbit)}
+        if rest:
+            opts["channels"] = int(rest[0])
+        SpecTopo.build(self, build_spec(name, **opts), prefix, bonding_impl, switch_impl)
+    cls_name = "".join(part.capitalize() for part in name.split("-")) + "Topo"
+    return type(cls_name, (SpecTopo,), {"build": build, "__doc__": PRESETS[name].summary})
+
+
+# For `mn --custom`: one Topo class per preset, by preset name.
+topos = {name: preset_topo(name) for name in PRESETS}

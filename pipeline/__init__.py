@@ -1,0 +1,10 @@
+"""The experiment pipeline: from a sweep to numbers people can read.
+
+Division of labor: `sweep` holds every sweep axis and its one default, and
+expands a sweep into networks and points; `experiment` reads and checks
+experiment files; `runner` builds each network, runs its points under the
+`monitor` (fidelity) and writes the `results` document after every point;
+`merge` joins campaign shards; `report` turns documents into tables and plots.
+Imports `core`, `topologies`, `netlab` and `workloads`; the command line
+(`commands`) sits above it and nothing here imports that.
+"""

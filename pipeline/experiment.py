@@ -1,0 +1,128 @@
+"""Experiment files (experiments/*.json): a paper figure as data.
+
+A file names its workload, gives values for the sweep's axes by their one
+name (`rate_mbit`, `token_size`, ... as in `emulate.py run --help`), and
+carries the paper's values for comparison. It is checked in three steps, each
+failing with one line naming the file and the fix: JSON syntax; the JSON
+schema (experiments/schema.json, generated from the axes by `schema()`, a test
+keeps the file equal to it; unknown keys are refused); then the same value
+checks as the command line, and the placement of every point.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.errors import BadInput
+from pipeline.results import read_json
+from pipeline.sweep import Sweep, axes_for
+from workloads import WORKLOADS
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPERIMENTS_DIR = ROOT / "experiments"
+SCHEMA_FILE = EXPERIMENTS_DIR / "schema.json"
+
+PAPER_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "description": "The paper's side of the comparison (see docs/papers.md).",
+    "properties": {
+        "source": {"type": "string", "description": "which paper and figure, with its docs/papers.md key"},
+        "hardware": {"type": "string", "description": "the machine the paper's figure ran on"},
+        "values": {"type": "object", "description": "named values of the paper: each an object with "
+                   "value, status (verified | seed | derived) and what it refers to",
+                   "additionalProperties": {"type": "object", "required": ["value", "status"],
+                                            "properties": {"value": {"type": "number"},
+                                                           "status": {"type": "string"}}}},
+        "notes": {"type": "array", "items": {"type": "string"},
+                  "description": "lines printed beside the measured table"},
+        "choices": {"type": "array", "items": {"type": "string"},
+                    "description": "parameters the paper does not give, and what this file chose"},
+        "reference_lines": {"type": "array", "description": "horizontal lines drawn on the plots",
+                            "items": {"type": "object", "required": ["y", "label"],
+                                      "additionalProperties": False,
+                                      "properties": {"y": {"type": "number"},
+                                                     "label": {"type": "string"}}}},
+    },
+}
+
+
+def schema() -> dict:
+    """The JSON schema of experiment files (written to experiments/schema.json)."""
+    rules = []
+    for name in WORKLOADS:
+        props = {a.name: a.json_schema() for a in axes_for(name)}
+        rules.append({"if": {"properties": {"workload": {"const": name}}},
+                      "then": {"properties": {"sweep": {"type": "object", "additionalProperties": False,
+                                                        "properties": props}}}})
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://beowulf-netlab.invalid/experiments/schema.json",
+        "title": "Beowulf Netlab experiment file",
+        "description": "One paper figure as data: a workload, values for its sweep axes (the names "
+                       "of `emulate.py run` flags, with underscores), and the paper's values.",
+        "type": "object", "additionalProperties": False, "required": ["workload", "sweep"],
+        "properties": {
+            "$schema": {"type": "string", "description": "path of this schema, for editors"},
+            "name": {"type": "string", "description": "the experiment's name (the file's stem)"},
+            "description": {"type": "string", "description": "one line shown by 'experiment list'"},
+            "workload": {"enum": list(WORKLOADS), "description": "which workload runs: "
+                         + "; ".join(f"{w.name}: {w.summary}" for w in WORKLOADS.values())},
+            "sweep": {"type": "object", "description": "axis name -> value or list of values; "
+                      "unset axes take their defaults"},
+            "paper": PAPER_SCHEMA,
+        },
+        "allOf": rules,
+    }
+
+
+def _where(error) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "the top level"
+
+
+def validate(data: Any, path: Path) -> None:
+    import jsonschema
+    try:
+        jsonschema.validate(data, schema())
+    except jsonschema.ValidationError as e:
+        msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
+        raise BadInput(f"experiment file {path}: at {_where(e)}: {msg} (see experiments/schema.json)")
+
+
+def load(path: Path, shard: tuple[int, int] | None = None) -> tuple[Sweep, dict, dict]:
+    """An experiment file -> (checked Sweep, paper values, file's own fields)."""
+    data = read_json(path, "experiment file")
+    validate(data, path)
+    given = {}
+    axes = {a.name: a for a in axes_for(data["workload"])}
+    for key, value in data["sweep"].items():
+        given[key] = axes[key].from_json(value, f"experiment file {path}: sweep.{key}")
+    try:
+        sweep = Sweep.make(data["workload"], given, shard)
+        sweep.check()
+    except BadInput as e:
+        raise BadInput(f"experiment file {path}: {e}")
+    return sweep, data.get("paper", {}), {k: data.get(k) for k in ("name", "description")}
+
+
+def experiment_files() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(EXPERIMENTS_DIR.glob("*.json")) if p != SCHEMA_FILE}
+
+
+def find(name: str) -> Path:
+    """An experiment by name (experiments/NAME.json) or a file path."""
+    files = experiment_files()
+    if name in files:
+        return files[name]
+    path = Path(name)
+    if path.suffix == ".json" or "/" in name:
+        return path
+    raise BadInput(f"no experiment {name!r}; 'emulate.py experiment list' shows: {', '.join(files)}")
+
+
+def write_schema() -> None:
+    SCHEMA_FILE.write_text(json.dumps(schema(), indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    write_schema()
+    print(f"wrote {SCHEMA_FILE}")

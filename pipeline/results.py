@@ -1,0 +1,306 @@
+"""The results document: one versioned JSON per run, written atomically, plus a CSV.
+
+Its format is results/schema.json (generated from SCHEMA below; a test keeps
+them equal), which describes every key, and results/README.md. Documents are
+validated whenever they are written (runner, merge) and read (plot, merge,
+report); a document of an older schema version is upgraded on read, a newer
+one refused. Every point carries its parameters, its measurements and the
+fidelity monitor's verdict; the environment records what the numbers came
+from, including the exact tc/ip/nft argv applied to every wire and node.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from core.command import execute
+from core.errors import BadInput
+from workloads import WORKLOADS
+
+SCHEMA_VERSION = 2
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = ROOT / "results"
+SCHEMA_FILE = RESULTS_DIR / "schema.json"
+MAX_FILE_BYTES = 64 << 20
+
+
+def _obj(description: str, **props) -> dict:
+    return {"type": "object", "description": description, "properties": props}
+
+
+def _t(kind, description: str, **extra) -> dict:
+    return {"type": kind, "description": description, **extra}
+
+
+COMMON_POINT = {
+    "point_index": _t("integer", "index of the point in the whole sweep (shards merge by it)", minimum=0),
+    "topology": _t("string", "topology preset the point ran on"),
+    "rate_mbit": _t("number", "wire rate, Mbit/s", exclusiveMinimum=0),
+    "channels": _t(["integer", "null"], "wires per node on bonded-dual-net (else null)"),
+    "nodes": _t("integer", "nodes in the network", minimum=2),
+    "workload": _t("string", "the workload (equals the document's)"),
+    "placement": _t("string", "any | local-wire | remote-wire"),
+    "repeat": _t("integer", "which repeat of the point (0-based)", minimum=0),
+    "host": _t("string", "machine that measured the point (NETLAB_HOST_LABEL or hostname)"),
+    "throughput_mbyte_s": _t("number", "the workload's aggregate throughput, MB/s (10^6 bytes/s)",
+                             minimum=0),
+    "bonding_impl": _t(["string", "null"], "kernel-balance-rr | nft-numgen-rr | null (not bonded)"),
+    "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
+    "fidelity": {**_obj("the fidelity monitor's view of the point's window",
+                        suspect=_t(["string", "null"], "why the emulator may have been the bottleneck, "
+                                   "or null"),
+                        host_cpu_mean=_t("number", "mean host CPU busy fraction"),
+                        host_cpu_max=_t("number", "highest host CPU busy fraction in one sample"),
+                        wire_utilisation=_t("object", "wire -> on-wire bytes carried / capacity")),
+                 "required": ["suspect"]},
+}
+WORKLOAD_POINT = {
+    "token": {
+        "pairs": _t("integer", "pairs exchanging tokens at once", minimum=1),
+        "token_size": _t("integer", "token bytes", minimum=1),
+        "tokens_in_flight": _t("integer", "tokens each pair keeps in flight", minimum=1),
+        "duration": _t(["number", "null"], "seconds of exchanges (setting)"),
+        "exchanges": _t(["integer", "null"], "round trips per pair instead of duration (setting)"),
+        "payload_bytes": _t("integer", "token bytes that crossed the network, both directions"),
+        "elapsed_s": _t("number", "longest pair's time, s"),
+        "round_trips": _t("integer", "round trips completed, all pairs"),
+        "rtt_ms_median": _t(["number", "null"], "median pair's median round trip, ms"),
+        "per_pair": _t("array", "each pair's figures"),
+        "pairs_placed": _t("array", "src->dst of each pair, with its wire or relay"),
+    },
+    "iperf": {
+        "pairs": _t("integer", "concurrent TCP flows", minimum=1),
+        "duration": _t("number", "seconds measured per flow (setting)"),
+        "goodput_mbit": _t("number", "sum of the flows' receiver-side goodput, Mbit/s"),
+        "per_pair": _t("array", "each flow's figures"),
+        "pairs_placed": _t("array", "src->dst of each flow"),
+    },
+    "filecopy": {
+        "copies": _t("integer", "simultaneous copies", minimum=1),
+        "remote": _t("integer", "how many of them are remote", minimum=0),
+        "file_size": _t("integer", "bytes per file", minimum=1),
+        "disk": _t(["object", "string"], "the node disks: profile, rates, throttle, I/O mode"),
+        "elapsed_s": _t("number", "first copy's start to last copy's end, s"),
+        "total_bytes": _t("integer", "bytes of all files"),
+        "verified": _t("string", "how every destination was checked (sha256)"),
+        "per_copy": _t("array", "each copy's kind, nodes, start/end (s from the first start), MB/s"),
+        "copies_placed": _t("array", "each copy: node, or src->dst with its wire or relay"),
+    },
+}
+REQUIRED_POINT = ["topology", "rate_mbit", "workload", "placement", "repeat", "throughput_mbyte_s",
+                  "fidelity"]
+REQUIRED_BY_WORKLOAD = {"token": ["pairs", "token_size", "tokens_in_flight"], "iperf": ["pairs"],
+                        "filecopy": ["copies", "remote", "file_size", "disk"]}
+
+SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "https://beowulf-netlab.invalid/results/schema.json",
+    "title": "Beowulf Netlab results document",
+    "description": f"One run of emulate.py (run, experiment, merge): schema version {SCHEMA_VERSION}.",
+    "type": "object",
+    "required": ["schema_version", "tool", "created", "workload", "parameters", "environment",
+                 "complete", "points"],
+    "properties": {
+        "schema_version": {"const": SCHEMA_VERSION, "description": "format version; older ones are "
+                           "upgraded on read, newer ones refused"},
+        "tool": _t("string", "always beowulf-netlab"),
+        "created": _t("string", "local time the run started, ISO 8601"),
+        "command": _t("string", "the command line that made the document"),
+        "name": _t(["string", "null"], "experiment name, if the run came from an experiment file"),
+        "workload": {"enum": list(WORKLOADS), "description": "which workload the points measured"},
+        "parameters": _t("object", "the sweep: every axis by its one name (as `emulate.py run` "
+                         "flags, with underscores) and its value(s)"),
+        "total_points": _t("integer", "points in the whole sweep, whatever this shard", minimum=0),
+        "shard": _t("string", "I/N: this document holds points I, I+N, ... of the sweep",
+                    pattern=r"^[1-9][0-9]*/[1-9][0-9]*$"),
+        "shards": _t("array", "merged documents: the shards merged"),
+        "complete": _t("boolean", "every point of the sweep (or shard) finished"),
+        "paper": _t("object", "the paper's values from the experiment file"),
+        "environment": {**_obj(
+            "what the numbers came from",
+            kernel=_t("string", "uname -r"), machine=_t("string", "CPU architecture"),
+            cpus=_t(["integer", "null"], "CPUs of the host"), python=_t("string", "Python version"),
+            tools=_t("object", "versions of mininet, iperf3, ovs, tc, nft"),
+            project_commit=_t("string", "git commit of this tool (-dirty if modified)"),
+            bridge_nf_call_iptables=_t(["string", "null"], "br_netfilter state of the host"),
+            tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
+            capabilities=_t("object", "what `emulate.py doctor` found"),
+            topologies=_t("object", "per network built (topology@rate): bonding_impl, "
+                          "switch_impl, netem, build_s, and applied_commands (owner -> "
+                          "[{argv, rc, stdin?}], every tc/ip/nft/ethtool/sysctl argv applied)"),
+            hosts=_t("object", "merged documents: each host's environment")),
+            "required": ["kernel", "tools", "topologies"]},
+        "points": {"type": "array", "description": "one object per measured point",
+                   "items": {"type": "object", "required": REQUIRED_POINT,
+                             "properties": COMMON_POINT}},
+    },
+    "allOf": [{"if": {"properties": {"workload": {"const": w}}},
+               "then": {"properties": {"points": {"items": {
+                   "required": REQUIRED_BY_WORKLOAD[w], "properties": WORKLOAD_POINT[w]}}}}}
+              for w in WORKLOADS],
+}
+
+# v1 parameter names -> the one names of v2
+V1_RENAMES = {"topologies": "topology", "rates": "rate_mbit", "placements": "placement",
+              "token_sizes": "token_size", "file_sizes": "file_size"}
+
+
+def upgrade(doc: Any, where: str) -> dict:
+    """A document of any known version, as the current version."""
+    if not isinstance(doc, dict):
+        raise BadInput(f"{where} is not a results document (a JSON object was expected)")
+    version = doc.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        raise BadInput(f"{where} has schema version {version}, newer than this tool's "
+                       f"{SCHEMA_VERSION}: update this checkout (git pull) to read it")
+    if version == 1:
+        doc = dict(doc)
+        params = doc.get("parameters") if isinstance(doc.get("parameters"), dict) else {}
+        doc["parameters"] = {V1_RENAMES.get(k, k): v for k, v in params.items()}
+        doc.setdefault("complete", False)
+        doc["schema_version"] = SCHEMA_VERSION
+    return doc
+
+
+def validate(doc: dict, where: str = "the results document") -> None:
+    """BadInput (one line) when doc does not match SCHEMA."""
+    import jsonschema
+    try:
+        jsonschema.validate(doc, SCHEMA)
+    except jsonschema.ValidationError as e:
+        path = ".".join(str(p) for p in e.absolute_path) or "the top level"
+        msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
+        raise BadInput(f"{where} does not match results/schema.json at {path}: {msg}")
+
+
+def load(path: str | Path) -> dict:
+    """Read, upgrade and validate a results document; BadInput (one line) otherwise."""
+    where = f"results document {path}"
+    doc = upgrade(read_json(Path(path), "results document"), where)
+    validate(doc, where)
+    return doc
+
+
+def read_json(path: Path, what: str) -> Any:
+    """A JSON file, or BadInput naming what is wrong with it."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise BadInput(f"{what} {path} is larger than {MAX_FILE_BYTES >> 20} MiB")
+        text = path.read_text()
+    except OSError as e:
+        raise BadInput(f"cannot read {what} {path}: {e.strerror}")
+    except UnicodeDecodeError:
+        raise BadInput(f"{what} {path} is not UTF-8 text")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{what} {path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})")
+    except RecursionError:
+        raise BadInput(f"{what} {path} nests too deeply to be a {what}")
+
+
+def _version(cmd: list[str]) -> str | None:
+    rc, out, err = execute(cmd, timeout=10)
+    text = (out or err).strip().splitlines()
+    return text[0] if text and rc != 127 else None
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def environment() -> dict:
+    try:
+        import mininet.net
+        mn = mininet.net.VERSION
+    except ImportError:
+        mn = None
+    commit = _version(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
+    dirty = _version(["git", "-C", str(ROOT), "status", "--porcelain"])
+    return {
+        "kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "tools": {"mininet": mn, "iperf3": _version(["iperf3", "--version"]),
+                  "ovs": _version(["ovs-vsctl", "--version"]), "tc": _version(["tc", "-V"]),
+                  "nft": _version(["nft", "--version"])},
+        "project_commit": (commit or "unknown") + ("-dirty" if dirty else ""),
+        # When br_netfilter is loaded, bridged frames also traverse iptables.
+        "bridge_nf_call_iptables": _read("/proc/sys/net/bridge/bridge-nf-call-iptables"),
+        "tcp_reordering": _read("/proc/sys/net/ipv4/tcp_reordering"),
+        "topologies": {},
+    }
+
+
+def new_document(workload: str, parameters: dict, paper: dict | None = None,
+                 name: str | None = None) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "tool": "beowulf-netlab",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": shlex.join(["emulate.py", *sys.argv[1:]]), "name": name,
+            "workload": workload, "parameters": parameters, "environment": environment(),
+            "paper": paper or {}, "complete": False, "points": []}
+
+
+def check_writable(path: Path) -> None:
+    """Refuse an output path before anything runs (BadInput naming the fix)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if path.exists() and path.is_dir():
+        raise BadInput(f"output {path} is a directory: give a file name")
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise BadInput(f"cannot write {path}: {probe} is not a writable directory; choose another "
+                       "--out/--png")
+
+
+def write_atomic(doc: dict, path: Path) -> None:
+    """Validate, then replace path with doc in one step (never a half-written file)."""
+    validate(doc)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(doc, indent=1, default=str))
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
+
+
+COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "placement", "repeat")
+
+
+def csv_columns(workload: str) -> list[str]:
+    return [*COMMON_CSV, *WORKLOADS[workload].csv_columns, "throughput_mbyte_s", "suspect", "host"]
+
+
+def write_csv(doc: dict, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=csv_columns(doc["workload"]), extrasaction="ignore")
+            w.writeheader()
+            for p in doc["points"]:
+                disk = p.get("disk")
+                w.writerow({**p, "suspect": p["fidelity"].get("suspect") or "",
+                            "disk": disk.get("profile") if isinstance(disk, dict) else disk})
+        os.replace(tmp, path)
+    except OSError as e:
+        raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
+
+
+def write_schema() -> None:
+    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    write_schema()
+    print(f"wrote {SCHEMA_FILE}")

@@ -1,0 +1,77 @@
+"""Run a sweep: build each network once, run every point on it, tear it down.
+
+Data flows one way: sweep -> spec -> Testbed -> workload -> measurements ->
+results document. The document is validated and rewritten (atomically) after
+every point, so an interrupted sweep keeps what it finished.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from pathlib import Path
+
+from netlab.testbed import BuildOptions, Testbed
+from pipeline.monitor import Monitor
+from pipeline.results import write_atomic, write_csv
+from pipeline.sweep import Sweep
+
+
+class Progress:
+    """A one-line progress bar on stderr (plain lines when not a terminal)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.total, self.done, self.enabled = total, 0, enabled
+        self.tty = sys.stderr.isatty()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label}"
+        if self.tty:
+            sys.stderr.write("\r" + line[:110].ljust(110))
+            if self.done == self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def network_key(spec) -> str:
+    return f"{spec.topology}@{spec.params['rate_mbit']:g}"
+
+
+def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True) -> dict:
+    schedule = sweep.schedule()
+    bar = Progress(sum(len(pts) for _, pts in schedule), progress)
+    csv_path = out.with_suffix(".csv")
+    host = os.environ.get("NETLAB_HOST_LABEL") or platform.node()
+    workload = sweep.spec_workload
+    settings = sweep.settings()
+    for spec, points in schedule:
+        with Testbed(spec, opts) as tb:
+            env = tb.environment()
+            doc["environment"]["topologies"][network_key(spec)] = {
+                k: v for k, v in env.items() if k != "capabilities"}
+            doc["environment"].setdefault("capabilities", env["capabilities"])
+            context = workload.prepare(tb, points, settings) if workload.prepare else None
+            wires = [tb.wire(w.name) for w in spec.wires]
+            for pt in points:
+                with Monitor(wires) as mon:
+                    result = workload.run_point(tb, context, pt, settings)
+                point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
+                         "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
+                         "workload": sweep.workload, **pt, **result, "fidelity": mon.report(),
+                         "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
+                         "host": host}
+                doc["points"].append(point)
+                write_atomic(doc, out)
+                write_csv(doc, csv_path)
+                bar.step(f"{spec.topology} {pt['placement']} {workload.label(pt)}: "
+                         f"{point['throughput_mbyte_s']:.2f} MB/s")
+    doc["complete"] = True
+    write_atomic(doc, out)
+    return doc

@@ -1,0 +1,163 @@
+"""A sweep: which networks to build and which points to run on each.
+
+The one home of every sweep default: the axes below (the network's) and each
+workload's own axes (`workloads.*.AXES`). The command line (`emulate.py run`)
+and experiment files both give values for these axes by the same names and
+fall back to the same defaults; `Sweep.make` fills and checks them.
+
+Pure data (no root, no Mininet). Axes marked `many` are swept (every
+combination is a point); the others are settings that hold for the whole run.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from core.errors import BadInput
+from core.values import Axis
+from topologies.presets import PRESETS, build_spec, check_topology
+from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
+                             MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MIN_RATE_MBIT, NetworkSpec)
+from workloads import WORKLOADS
+from workloads.base import Workload
+from workloads.placement import PLACEMENTS
+
+MAX_POINTS = 5000
+
+NETWORK_AXES = (
+    Axis("topology", "choice", list(PRESETS), "topology presets (emulate.py topo list)",
+         choices=tuple(PRESETS), aliases=("--topo",)),
+    Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet)",
+         minimum=MIN_RATE_MBIT, maximum=MAX_RATE_MBIT, unit="Mbit/s", aliases=("--rate",)),
+    Axis("channels", "int", [DEFAULT_CHANNELS], "bonded-dual-net: wires per node (1 = single-net)",
+         minimum=1, maximum=MAX_CHANNELS),
+    Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes)", many=False,
+         minimum=2, maximum=MAX_NODES),
+    Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
+         "local-wire or remote-wire (meshes); each topology runs the ones it has",
+         choices=PLACEMENTS),
+    Axis("repeats", "int", 1, "runs of every point", many=False, minimum=1, maximum=100),
+    Axis("delay_ms", "time_ms", 0.0, "netem: one-way delay per wire crossing, e.g. 5ms", many=False,
+         minimum=0, maximum=MAX_DELAY_MS, unit="ms", aliases=("--delay",)),
+    Axis("jitter_ms", "time_ms", 0.0, "netem: delay variation, at most the delay", many=False,
+         minimum=0, maximum=MAX_DELAY_MS, unit="ms", aliases=("--jitter",)),
+    Axis("loss_pct", "pct", 0.0, "netem: frame loss per wire crossing, e.g. 1%", many=False,
+         minimum=0, maximum=99.99, unit="%", aliases=("--loss",)),
+    Axis("relay_delay_ms", "time_ms", 0.0, "routed-mesh: each relay holds every packet it forwards "
+         "this long (netem)", many=False, minimum=0, maximum=MAX_DELAY_MS, unit="ms",
+         aliases=("--relay-delay",)),
+)
+IMPAIRMENT_AXES = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
+
+
+def axes_for(workload: str) -> tuple[Axis, ...]:
+    return NETWORK_AXES + WORKLOADS[workload].axes
+
+
+def check_workload(name: str) -> Workload:
+    if name not in WORKLOADS:
+        raise BadInput(f"unknown workload {name!r}; choose one of: {', '.join(WORKLOADS)}")
+    return WORKLOADS[name]
+
+
+@dataclass
+class Sweep:
+    workload: str
+    values: dict[str, Any]
+    shard: tuple[int, int] | None = None   # (i, n): every n-th point from the i-th (1-based)
+
+    @classmethod
+    def make(cls, workload: str, given: dict[str, Any] | None = None,
+             shard: tuple[int, int] | None = None) -> "Sweep":
+        """Values for every axis: those given (already parsed), defaults for the rest."""
+        check_workload(workload)
+        given = dict(given or {})
+        axes = axes_for(workload)
+        unknown = set(given) - {a.name for a in axes}
+        if unknown:
+            raise BadInput(f"workload {workload} has no setting {', '.join(sorted(unknown))}")
+        values = {a.name: a.from_json(given[a.name], a.flag) if given.get(a.name) is not None
+                  else a.default for a in axes}
+        values["topology"] = [check_topology(t) for t in values["topology"]]
+        return cls(workload, values, shard)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    @property
+    def spec_workload(self) -> Workload:
+        return WORKLOADS[self.workload]
+
+    def settings(self) -> dict[str, Any]:
+        """The workload's one-valued axes (duration, copies, disk, ...)."""
+        return {a.name: self.values[a.name] for a in self.spec_workload.axes if not a.many}
+
+    def parameters(self) -> dict[str, Any]:
+        """The sweep as recorded in a results document (impairments only when set)."""
+        return {k: v for k, v in self.values.items() if not (k in IMPAIRMENT_AXES and not v)}
+
+    def networks(self):
+        """(topology, rate, channels) combinations; channels only for bonded-dual-net."""
+        for topo, rate in itertools.product(self["topology"], self["rate_mbit"]):
+            for ch in (self["channels"] if topo == "bonded-dual-net" else [None]):
+                yield topo, rate, ch
+
+    def placements_for(self, spec: NetworkSpec) -> list[str]:
+        """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both)."""
+        if spec.params.get("grid"):
+            return [p for p in self["placement"] if p != "any"] or ["any"]
+        return ["any"]
+
+    def points_per_network(self, spec: NetworkSpec) -> list[dict]:
+        """Every combination of the workload's many-valued axes, per placement and repeat;
+        each point also carries the workload's settings, so it describes itself."""
+        wl = self.spec_workload
+        many = [a.name for a in wl.axes if a.many]
+        settings = self.settings()
+        pts = []
+        for placement, *combo, rep in itertools.product(
+                self.placements_for(spec), *(self[name] for name in many), range(self["repeats"])):
+            pts.append({"placement": placement, **dict(zip(many, combo)), **settings, "repeat": rep})
+        return pts
+
+    def specs(self):
+        impair = {k: self[k] for k in IMPAIRMENT_AXES}
+        for topo, rate, ch in self.networks():
+            yield build_spec(topo, nodes=self["nodes"], rate_mbit=rate, channels=ch, **impair)
+
+    def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
+        """[(spec, points)] this run measures. Every point carries its index in
+        the whole sweep, so shards run on different hosts merge back exactly.
+        Networks with no point in this shard are not built at all."""
+        out, index = [], 0
+        for spec in self.specs():
+            pts = []
+            for pt in self.points_per_network(spec):
+                if self.shard is None or index % self.shard[1] == self.shard[0] - 1:
+                    pts.append({**pt, "point_index": index})
+                index += 1
+            if pts:
+                out.append((spec, pts))
+        return out
+
+    def total_points(self) -> int:
+        """Points in the whole sweep, whatever this host's shard."""
+        return sum(len(self.points_per_network(spec)) for spec in self.specs())
+
+    def check(self) -> None:
+        """Refuse impossible sweeps before any network is built: every network
+        must build as data, every point must be placeable, the size bounded."""
+        total = 0
+        wl = self.spec_workload
+        for spec in self.specs():
+            points = self.points_per_network(spec)
+            total += len(points)
+            if total > MAX_POINTS:
+                raise BadInput(f"the sweep has more than {MAX_POINTS} points; use fewer values "
+                               "per axis or split it into several runs")
+            for pt in points:
+                wl.check(spec, pt, self.settings())
+        if self.shard and self.shard[1] > total:
+            raise BadInput(f"--shard {self.shard[0]}/{self.shard[1]}: the sweep has only {total} "
+                           f"point(s), so at most {total} shards")
