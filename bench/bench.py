@@ -22,8 +22,8 @@ from mininet.net import Mininet  # noqa: E402
 from mininet.nodelib import LinuxBridge  # noqa: E402
 from mininet.topo import Topo  # noqa: E402
 
-from netlab.monitor import Monitor  # noqa: E402
-from netlab.network import Testbed  # noqa: E402
+from pipeline.monitor import Monitor  # noqa: E402
+from netlab.testbed import Testbed  # noqa: E402
 from netlab.shaping import frame_time_s, tcp_goodput_limit_mbit  # noqa: E402
 from topologies.presets import PRESETS, build_spec  # noqa: E402
 from workloads import iperf, token  # noqa: E402
@@ -45,7 +45,7 @@ def goodput(quick: bool):
     print("TCP goodput of one flow b0->b1 / full-duplex physical limit (MSS 1448)")
     for rate in (10, 100):
         for name in PRESETS:
-            with Testbed(build_spec(name, rate=rate)) as tb:
+            with Testbed(build_spec(name, rate_mbit=rate)) as tb:
                 pairs = [(tb.host("b0"), tb.host("b1"))]
                 [f] = iperf.run_pairs(pairs, seconds=3 if quick else 6, omit=1)
                 limit = tcp_goodput_limit_mbit(rate) * (len(tb.spec.node("b0").wires)
@@ -56,7 +56,7 @@ def goodput(quick: bool):
 def small_token():
     print("small-token round trip / wire time of its two frames (64 B token, 1 pair, 1 in flight)")
     for rate in (10, 100):
-        with Testbed(build_spec("single-net", rate=rate)) as tb:
+        with Testbed(build_spec("single-net", rate_mbit=rate)) as tb:
             r = token.run_point([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=2000)
             wire = 2 * frame_time_s(64 + 52 + 14, rate)
             print(f"  single-net {rate:4d} Mbit/s  median RTT {r['rtt_ms_median']:.3f} ms, "
@@ -85,7 +85,7 @@ def fidelity_ceiling(quick: bool):
     print("highest aggregate rate before points turn suspect (single-net, 2 iperf3 flows)")
     best = None
     for rate in (100, 200, 400, 700, 1000):
-        with Testbed(build_spec("single-net", rate=rate)) as tb:
+        with Testbed(build_spec("single-net", rate_mbit=rate)) as tb:
             h = tb.host
             with Monitor([tb.wire("w0")]) as mon:
                 flows = iperf.run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))],

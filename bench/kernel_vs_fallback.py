@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from mininet.log import setLogLevel  # noqa: E402
 
 from netlab.capabilities import probe  # noqa: E402
-from netlab.network import BuildOptions, Testbed  # noqa: E402
+from netlab.testbed import BuildOptions, Testbed  # noqa: E402
 from netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
 from topologies.presets import build_spec  # noqa: E402
 from workloads import iperf, ping  # noqa: E402
@@ -41,7 +41,7 @@ def bonding(caps, seconds: float) -> None:
     for impl in ("kernel", "nft"):
         opts = BuildOptions(bonding=impl, require_kernel=False)
         try:
-            with Testbed(build_spec("bonded-dual-net", nodes=2, rate=10), opts, caps) as tb:
+            with Testbed(build_spec("bonded-dual-net", nodes=2, rate_mbit=10), opts, caps) as tb:
                 mbit, rexmit = flow_mbit(tb, "b0", "b1", seconds)
                 tx = tb.host("b0").channel_tx_packets()
                 print(f"bonded-dual-net 2x10, 1 TCP flow, {tb.impls['bonding']:18s}: {mbit:6.2f} Mbit/s "
@@ -53,7 +53,7 @@ def bonding(caps, seconds: float) -> None:
 
 def ovs(caps, seconds: float) -> None:
     limit = tcp_goodput_limit_mbit(100, acks_per_segment=1)
-    spec = build_spec("switched-mesh", nodes=4, rate=100)
+    spec = build_spec("switched-mesh", nodes=4, rate_mbit=100)
     src = spec.nodes[0]
     dst = next(n for n in spec.nodes if not set(n.wires) & set(src.wires))  # through a switch
     for impl in ("ovs", "ovs-user"):
@@ -76,12 +76,12 @@ def netem(caps) -> None:
         print("netem: absent on this kernel (delay/jitter/loss/relay-delay are refused)")
         return
     opts = BuildOptions(require_kernel=False)
-    with Testbed(build_spec("single-net", nodes=2, rate=100, delay=25.0), opts, caps) as tb:
+    with Testbed(build_spec("single-net", nodes=2, rate_mbit=100, delay=25.0), opts, caps) as tb:
         rtts = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 21)
         med = statistics.median(rtts)
         print(f"netem wire delay 25 ms (RTT 50 ms): median {med:.2f} ms ({(med / 50 - 1) * 100:+.1f} %), "
               f"min {min(rtts):.2f}, max {max(rtts):.2f}, n={len(rtts)}", flush=True)
-    spec = build_spec("routed-mesh", nodes=4, rate=100, relay_delay=25.0)
+    spec = build_spec("routed-mesh", nodes=4, rate_mbit=100, relay_delay=25.0)
     relayed = next(r.dst for r in spec.node("b0").routes if r.via)
     with Testbed(spec, opts, caps) as tb:
         rtts = ping.rtts_ms(tb.host("b0"), relayed, 21)

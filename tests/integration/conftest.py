@@ -3,6 +3,8 @@ import contextlib
 import pytest
 
 
+
+
 @pytest.fixture(scope="session")
 def caps():
     from netlab.capabilities import probe
@@ -12,7 +14,7 @@ def caps():
 @pytest.fixture
 def testbed(caps):
     """testbed(topo, **opts) builds a real network and always tears it down."""
-    from netlab.network import BuildOptions, Testbed
+    from netlab.testbed import BuildOptions, Testbed
     from topologies.presets import build_spec
 
     stack = contextlib.ExitStack()

@@ -1,21 +1,29 @@
-"""What the host looks like from outside a run: for leak checks."""
+"""What the project's own objects look like from outside a run: for leak checks.
+
+Only objects that carry the project's label are looked at, so unrelated
+activity on the host (another namespace, loop device or process) cannot fail
+a cleanup test: root-namespace links and OVS bridges named bnl<id>...,
+processes whose environment carries NETLAB_RUN=bnl<id>, Mininet shells of our
+node names, mounts/loops/cgroups/images under the project's disk directory and
+prefix, run manifests. Root-namespace sysctls are checked too: the testbed
+promises to change none.
+"""
 from __future__ import annotations
 
 import os
-import subprocess
+import re
 
-from netlab.manifest import STATE_DIR, ovs_bridges, root_links
+from core.command import run
+from netlab.disk import DISK_DIR
+from netlab.manifest import PREFIX, STATE_DIR, labelled_pids, ovs_bridges, root_links
 
 SYSCTLS = ["net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter",
-           "net.ipv6.conf.all.disable_ipv6", "net.ipv4.conf.all.send_redirects",
-           "net.core.rmem_max", "net.core.wmem_max", "net.ipv4.neigh.default.gc_thresh1"]
+           "net.ipv6.conf.all.disable_ipv6", "net.ipv4.conf.all.send_redirects"]
+NODE_SHELL = re.compile(rb"mininet:b[0-9a-f]+\b")
 
 
-def _out(cmd: list[str]) -> str:
-    return subprocess.run(cmd, capture_output=True, text=True).stdout
-
-
-def mininet_shells() -> list[int]:
+def node_shells() -> list[int]:
+    """Mininet shells of nodes named like ours (b0, b1, ...)."""
     pids = []
     for p in os.listdir("/proc"):
         if p.isdigit():
@@ -23,60 +31,40 @@ def mininet_shells() -> list[int]:
                 cmd = open(f"/proc/{p}/cmdline", "rb").read()
             except OSError:
                 continue
-            if b"mininet:" in cmd:
+            if NODE_SHELL.search(cmd):
                 pids.append(int(p))
-    return pids
+    return sorted(pids)
 
 
-def foreign_netns_pids() -> list[int]:
-    """Processes in a network namespace other than ours (hosts left running)."""
-    mine = os.stat("/proc/self/ns/net").st_ino
-    out = []
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                if os.stat(f"/proc/{p}/ns/net").st_ino != mine:
-                    out.append(int(p))
-            except OSError:
-                pass
-    return out
-
-
-def loop_devices() -> str:
-    return _out(["losetup", "-l", "-n", "-O", "NAME,BACK-FILE"])
+def our_loops() -> list[str]:
+    out = run(["losetup", "-l", "-n", "-O", "NAME,BACK-FILE"], check=False)
+    return sorted(line for line in out.splitlines() if str(DISK_DIR) in line)
 
 
 def our_mounts() -> list[str]:
     return sorted(line.split()[1] for line in open("/proc/self/mounts")
-                  if "beowulf-netlab" in line.split()[1])
+                  if line.split()[1].startswith(str(DISK_DIR)))
 
 
 def our_cgroups() -> list[str]:
     out = []
     for base in ("/sys/fs/cgroup/blkio", "/sys/fs/cgroup"):
         if os.path.isdir(base):
-            out += [f"{base}/{n}" for n in os.listdir(base) if n.startswith("bnl")]
+            out += [f"{base}/{n}" for n in os.listdir(base) if n.startswith(PREFIX)]
     return sorted(out)
-
-
-def disk_dirs() -> list[str]:
-    from netlab.disks import DISK_DIR
-    return sorted(os.listdir(DISK_DIR)) if DISK_DIR.exists() else []
 
 
 def snapshot() -> dict:
     return {
-        "links": sorted(root_links()),
-        "netns": _out(["ip", "netns", "list"]),
-        "ovs": sorted(ovs_bridges()),
-        "nft": _out(["nft", "list", "tables"]),
-        "sysctl": {k: _out(["sysctl", "-n", k]).strip() for k in SYSCTLS},
-        "shells": mininet_shells(),
-        "foreign": foreign_netns_pids(),
-        "loops": loop_devices(),
+        "links": sorted(n for n in root_links() if n.startswith(PREFIX)),
+        "ovs": sorted(b for b in ovs_bridges() if b.startswith(PREFIX)),
+        "sysctl": {k: run(["sysctl", "-n", k], check=False).strip() for k in SYSCTLS},
+        "shells": node_shells(),
+        "labelled": sorted(labelled_pids()),
+        "loops": our_loops(),
         "mounts": our_mounts(),
         "cgroups": our_cgroups(),
-        "disk_dirs": disk_dirs(),
+        "disk_dirs": sorted(os.listdir(DISK_DIR)) if DISK_DIR.exists() else [],
         "manifests": sorted(p.name for p in STATE_DIR.glob("run-*.json")) if STATE_DIR.exists() else [],
     }
 

@@ -5,6 +5,10 @@ import sys
 
 import pytest
 
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 from tests.integration.hostsnap import diff, snapshot
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]

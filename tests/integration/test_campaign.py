@@ -11,6 +11,10 @@ import subprocess
 import sys
 
 import pytest
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NAME = "ci-campaign-test"

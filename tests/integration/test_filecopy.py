@@ -7,9 +7,14 @@ import sys
 
 import pytest
 
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
+from core.errors import DataCorrupted
+from netlab.disk import DiskSet
 from netlab.disk_profiles import PROFILES, parse_disk
-from netlab.disks import DiskSet
-from netlab import network
+from netlab.testbed import Testbed
 from topologies.presets import build_spec
 from workloads import filecopy
 
@@ -40,7 +45,7 @@ def resident_pages(path: str) -> int:
 
 
 def test_disk_throttle_holds_and_reads_skip_the_page_cache(testbed):
-    tb = testbed("single-net", nodes=2, rate=100)
+    tb = testbed("single-net", nodes=2, rate_mbit=100)
     disks = make_disks(tb, ["b0"])
     path = disks.disk("b0").path("probe")
     write = agent_rate(tb, disks, "b0", "write", "--dst", path, "--size", str(4 * MB))
@@ -56,24 +61,24 @@ def test_disk_throttle_holds_and_reads_skip_the_page_cache(testbed):
 
 
 def test_corrupted_byte_fails_the_run(testbed):
-    tb = testbed("single-net", nodes=4, rate=100)
+    tb = testbed("single-net", nodes=4, rate_mbit=100)
     plan = filecopy.plan(tb.spec, 2, 1)
     disks = make_disks(tb, filecopy.nodes_used(plan), disk="none")
-    with pytest.raises(filecopy.CopyCorrupted, match="checksum mismatch.*copy 0"):
-        filecopy.run_point(tb, disks, plan, MB, corrupt_copy=0)
-    res = filecopy.run_point(tb, disks, plan, MB)  # the same point, untouched, verifies
+    with pytest.raises(DataCorrupted, match="checksum mismatch.*copy 0"):
+        filecopy.run_copies(tb, disks, plan, MB, corrupt_copy=0)
+    res = filecopy.run_copies(tb, disks, plan, MB)  # the same point, untouched, verifies
     assert res["verified"] == "sha256" and len(res["per_copy"]) == 2
 
 
 def run(topo: str, rate: float, remote: list[int], size: int, copies: int = 7, **opts) -> dict[int, float]:
     """Aggregate MB/s per remote count, one network built at a time."""
     out = {}
-    with network.Testbed(build_spec(topo, rate=rate, **opts)) as tb:
+    with Testbed(build_spec(topo, rate_mbit=rate, **opts)) as tb:
         plans = {k: filecopy.plan(tb.spec, copies, k) for k in remote}
         nodes = sorted({n for p in plans.values() for n in filecopy.nodes_used(p)})
         disks = make_disks(tb, nodes, max_file=size)
         for k, plan in plans.items():
-            out[k] = filecopy.run_point(tb, disks, plan, size)["throughput_mbyte_s"]
+            out[k] = filecopy.run_copies(tb, disks, plan, size)["throughput_mbyte_s"]
     return out
 
 

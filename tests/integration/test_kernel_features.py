@@ -6,6 +6,10 @@ tests skip; the lab-VM stage runs them with the variable set.
 """
 import pytest
 
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 from netlab.impls import require_kernel_default
 
 pytestmark = pytest.mark.skipif(not require_kernel_default(),
@@ -22,14 +26,14 @@ def test_stock_kernel_features_are_present(caps):
 
 
 def test_bonded_network_uses_the_kernel_driver(caps, testbed):
-    tb = testbed("bonded-dual-net", nodes=2, rate=10)
+    tb = testbed("bonded-dual-net", nodes=2, rate_mbit=10)
     assert tb.environment()["bonding_impl"] == "kernel-balance-rr"
     bond = tb.host("b0").run(["cat", "/proc/net/bonding/b0-bond0"])
     assert "load balancing (round-robin)" in bond, bond
 
 
 def test_switches_use_the_ovs_kernel_datapath(caps, testbed):
-    tb = testbed("switched-mesh", nodes=4, rate=10)
+    tb = testbed("switched-mesh", nodes=4, rate_mbit=10)
     assert tb.environment()["switch_impl"] == "ovs-kernel"
     import subprocess
     dps = subprocess.run(["ovs-appctl", "dpctl/dump-dps"], capture_output=True, text=True).stdout
@@ -37,6 +41,6 @@ def test_switches_use_the_ovs_kernel_datapath(caps, testbed):
 
 
 def test_fallbacks_are_refused(caps, testbed):
-    from netlab.network import BuildError
+    from netlab.testbed import BuildError
     with pytest.raises(BuildError, match="refuses fallbacks"):
         testbed("bonded-dual-net", nodes=2, bonding="nft")

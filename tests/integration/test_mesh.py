@@ -1,6 +1,10 @@
 """The HPDC'96 meshes: paths, relays and per-wire capacity come from the wiring."""
 import re
 
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 from netlab.shaping import tcp_goodput_limit_mbit
 from topologies.mesh import relay_for, shares_wire
 from workloads.iperf import run_pairs
@@ -17,7 +21,7 @@ def hops(host, ip: str) -> list[str]:
 
 
 def test_routed_mesh_paths_have_one_relay_exactly_for_remote_peers(testbed):
-    tb = testbed("routed-mesh", nodes=16, rate=10)
+    tb = testbed("routed-mesh", nodes=16, rate_mbit=10)
     names = [h.name for h in sorted(tb.net.hosts, key=lambda h: int(h.name[1:], 16))]
     for src in (0, 6, 15):
         host = tb.host(names[src])
@@ -33,7 +37,7 @@ def test_routed_mesh_paths_have_one_relay_exactly_for_remote_peers(testbed):
 
 
 def test_switched_mesh_paths_have_no_host_on_them(testbed):
-    tb = testbed("switched-mesh", nodes=16, rate=10)
+    tb = testbed("switched-mesh", nodes=16, rate_mbit=10)
     b0 = tb.host("b0")
     for h in tb.net.hosts:
         if h is not b0:
@@ -41,7 +45,7 @@ def test_switched_mesh_paths_have_no_host_on_them(testbed):
 
 
 def test_four_flows_on_four_wires_each_get_a_wire(testbed):
-    tb = testbed("switched-mesh", nodes=16, rate=10)
+    tb = testbed("switched-mesh", nodes=16, rate_mbit=10)
     pairs = place(tb.spec, 4, "local-wire")
     assert len({p.wire for p in pairs}) == 4
     flows = run_pairs([(tb.host(p.src), tb.host(p.dst)) for p in pairs], SECONDS, OMIT)
@@ -51,7 +55,7 @@ def test_four_flows_on_four_wires_each_get_a_wire(testbed):
 
 
 def test_two_flows_forced_onto_one_wire_share_it(testbed):
-    tb = testbed("switched-mesh", nodes=16, rate=10)
+    tb = testbed("switched-mesh", nodes=16, rate_mbit=10)
     h = tb.host
     flows = run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))], SECONDS, OMIT)  # both on r0
     total = sum(f.goodput_mbit for f in flows)
@@ -60,7 +64,7 @@ def test_two_flows_forced_onto_one_wire_share_it(testbed):
 
 
 def test_routed_flow_is_charged_on_both_wires_it_crosses(testbed):
-    tb = testbed("routed-mesh", nodes=16, rate=10)
+    tb = testbed("routed-mesh", nodes=16, rate_mbit=10)
     h = tb.host
     # b0 -> b5 goes b0 -(r0)-> b1 -(c1)-> b5; b9 -> bd is local on c1 only.
     assert relay_for(0, 5, K) == 1
@@ -72,7 +76,7 @@ def test_routed_flow_is_charged_on_both_wires_it_crosses(testbed):
 
 
 def test_bonded_switched_mesh_splits_a_local_pair_over_both_nics(testbed):
-    tb = testbed("bonded-switched-mesh", nodes=16, rate=10)
+    tb = testbed("bonded-switched-mesh", nodes=16, rate_mbit=10)
     b0 = tb.host("b0")
     before = b0.channel_tx_packets()
     run_pairs([(b0, tb.host("b1"))], SECONDS, OMIT)

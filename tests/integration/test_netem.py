@@ -12,6 +12,10 @@ import sys
 
 import pytest
 
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 from tests.integration.conftest import needs_kernel
 from tests.integration.hostsnap import diff, snapshot
 from workloads import ping
@@ -45,7 +49,7 @@ def test_impairments_refused_without_netem(caps, args, tmp_path):
 
 def test_wire_delay_round_trip(caps, testbed):
     needs_kernel(caps, "netem")
-    tb = testbed("single-net", nodes=2, rate=100, delay=25.0)
+    tb = testbed("single-net", nodes=2, rate_mbit=100, delay_ms=25.0)
     rtts = rtts_ms(tb.host("b0"), tb.host("b1").address, 11)
     # one wire, crossed once each way: 2 x 25 ms
     assert abs(statistics.median(rtts) - 50.0) <= 5.0, rtts
@@ -54,7 +58,7 @@ def test_wire_delay_round_trip(caps, testbed):
 
 def test_wire_jitter_spreads_round_trips(caps, testbed):
     needs_kernel(caps, "netem")
-    tb = testbed("single-net", nodes=2, rate=100, delay=20.0, jitter=10.0)
+    tb = testbed("single-net", nodes=2, rate_mbit=100, delay_ms=20.0, jitter_ms=10.0)
     rtts = rtts_ms(tb.host("b0"), tb.host("b1").address, 31, interval=0.1)
     assert abs(statistics.mean(rtts) - 40.0) <= 4.0, rtts
     # two independent +-10 ms draws: a standard deviation near 8 ms; none without jitter
@@ -63,7 +67,7 @@ def test_wire_jitter_spreads_round_trips(caps, testbed):
 
 def test_wire_loss_drops_about_the_configured_share(caps, testbed):
     needs_kernel(caps, "netem")
-    tb = testbed("single-net", nodes=2, rate=100, loss=20.0)
+    tb = testbed("single-net", nodes=2, rate_mbit=100, loss_pct=20.0)
     b0, b1 = tb.host("b0"), tb.host("b1")
     b0.run(["ping", "-c", "1", "-W", "1", b1.address], check=False)  # ARP first
     out = b0.run(["ping", "-n", "-q", "-c", "200", "-i", "0.01", "-W", "1", b1.address], check=False)
@@ -74,7 +78,7 @@ def test_wire_loss_drops_about_the_configured_share(caps, testbed):
 
 def test_relay_delay_applies_to_forwarded_packets_only(caps, testbed):
     needs_kernel(caps, "netem")
-    tb = testbed("routed-mesh", nodes=4, rate=100, relay_delay=25.0)
+    tb = testbed("routed-mesh", nodes=4, rate_mbit=100, relay_delay_ms=25.0)
     b0 = tb.spec.node("b0")
     relayed = [r.dst for r in b0.routes if r.via]
     direct = [r.dst for r in b0.routes if not r.via]

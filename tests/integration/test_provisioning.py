@@ -5,6 +5,10 @@ import shutil
 import subprocess
 
 import pytest
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 

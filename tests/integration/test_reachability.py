@@ -1,6 +1,10 @@
 """Every preset builds on real namespaces and every node reaches every other."""
 import pytest
 
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 from topologies.presets import PRESETS
 
 
@@ -19,6 +23,6 @@ def unreachable(tb) -> list[str]:
 @pytest.mark.parametrize("rate", [10, 100])
 @pytest.mark.parametrize("topo", list(PRESETS))
 def test_all_pairs_reach_each_other(testbed, topo, rate):
-    tb = testbed(topo, nodes=16, rate=rate)
+    tb = testbed(topo, nodes=16, rate_mbit=rate)
     assert len(tb.net.hosts) == 16
     assert unreachable(tb) == []

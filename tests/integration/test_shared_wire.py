@@ -1,4 +1,8 @@
 """A 1996 segment is one shared medium: its stations split its rate."""
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
 from netlab.shaping import tcp_goodput_limit_mbit
 from workloads.iperf import run_pairs
 
@@ -11,7 +15,7 @@ def frames_by_station(wire, before, after):
 
 
 def test_one_flow_fills_a_10mbit_wire_up_to_the_physical_limit(testbed):
-    tb = testbed("single-net", nodes=16, rate=10)
+    tb = testbed("single-net", nodes=16, rate_mbit=10)
     wire = tb.wire("w0")
     before = wire.class_counters()
     [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], SECONDS, OMIT)
@@ -25,7 +29,7 @@ def test_one_flow_fills_a_10mbit_wire_up_to_the_physical_limit(testbed):
 
 
 def test_two_flows_on_one_wire_share_it_fairly(testbed):
-    tb = testbed("single-net", nodes=16, rate=10)
+    tb = testbed("single-net", nodes=16, rate_mbit=10)
     h = tb.host
     flows = run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))], SECONDS, OMIT)
     total = sum(f.goodput_mbit for f in flows)
@@ -37,6 +41,6 @@ def test_two_flows_on_one_wire_share_it_fairly(testbed):
 
 
 def test_fast_ethernet_wire(testbed):
-    tb = testbed("single-net", nodes=16, rate=100)
+    tb = testbed("single-net", nodes=16, rate_mbit=100)
     [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], SECONDS, OMIT)
     assert 0.85 * 100 <= flow.goodput_mbit <= tcp_goodput_limit_mbit(100) * 1.01, flow

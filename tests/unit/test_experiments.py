@@ -1,20 +1,39 @@
-"""Every experiment file is well-formed data whose sweep can be placed (no root needed)."""
+"""Every experiment file is valid data whose sweep can be placed (no root needed),
+and experiments/schema.json is the schema the code checks against."""
+import json
+
 import pytest
 
-from netlab.runner_cli import check_sweep, experiment_files, load_experiment
+pytest.importorskip("jsonschema")
+
+from pipeline import experiment  # noqa: E402
+from pipeline.experiment import experiment_files, load  # noqa: E402
+
+
+def test_schema_file_is_the_schema_in_code():
+    assert json.loads(experiment.SCHEMA_FILE.read_text()) == experiment.schema(), \
+        "experiments/schema.json is stale: run python3 -m pipeline.experiment"
 
 
 @pytest.mark.parametrize("name", sorted(experiment_files()))
 def test_experiment_file_loads_and_places(name):
-    sweep, paper = load_experiment(experiment_files()[name])
-    check_sweep(sweep)
-    assert sweep.total_points() > 0
+    sweep, paper, meta = load(experiment_files()[name])
+    assert sweep.total_points() > 0 and meta["name"] == name
     assert paper.get("source") and paper.get("notes"), "an experiment names the paper it rebuilds"
+    assert "docs/papers.md" in paper["source"]
 
 
-def test_filecopy_experiments_record_their_disk():
-    for name, path in experiment_files().items():
-        sweep, _ = load_experiment(path)
-        if sweep.workload == "filecopy":
-            params = sweep.parameters()
-            assert params["disk_profile"]["read_mbyte_s"] and "token_sizes" not in params
+def test_every_axis_in_the_schema_is_described():
+    sweep_rules = [rule["then"]["properties"]["sweep"]["properties"]
+                   for rule in experiment.schema()["allOf"]]
+    for props in sweep_rules:
+        assert all(p.get("description") for p in props.values())
+
+
+def test_defaults_come_from_one_place():
+    """Flags, experiment files and the sweep fall back to the same default."""
+    from pipeline.sweep import Sweep, axes_for
+    for workload in ("token", "iperf", "filecopy"):
+        sweep = Sweep.make(workload, {})
+        for axis in axes_for(workload):
+            assert sweep[axis.name] == axis.default

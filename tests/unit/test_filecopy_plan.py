@@ -1,11 +1,10 @@
 """Pure logic of the Disk/Net balance test: profiles, plans, argument parsing, tables."""
-import argparse
-
 import pytest
 
+from core.errors import BadInput
+from core.values import parse_counts
 from netlab.disk_profiles import PROFILES, parse_disk
-from netlab.report import filecopy_table
-from netlab.runner_cli import remote_list
+from pipeline.report import filecopy_table
 from topologies.presets import build_spec
 from topologies.spec import SpecError
 from workloads.filecopy import nodes_used, plan
@@ -26,17 +25,17 @@ def test_parse_disk(text, rw):
 
 @pytest.mark.parametrize("text", ["floppy", "0", "1/2/3", "-1", "fast/slow", ""])
 def test_parse_disk_rejects(text):
-    with pytest.raises(SpecError, match="--disk"):
+    with pytest.raises(BadInput, match="--disk"):
         parse_disk(text)
 
 
-def test_remote_list():
-    assert remote_list("0-7") == list(range(8))
-    assert remote_list("0,3,7") == [0, 3, 7]
-    assert remote_list("0-2,7") == [0, 1, 2, 7]
-    for bad in ("7-0", "a", "-1", "1-x"):
-        with pytest.raises(argparse.ArgumentTypeError):
-            remote_list(bad)
+def test_remote_counts():
+    assert parse_counts("0-7", "--remote", 64) == list(range(8))
+    assert parse_counts("0,3,7", "--remote", 64) == [0, 3, 7]
+    assert parse_counts("0-2,7", "--remote", 64) == [0, 1, 2, 7]
+    for bad in ("7-0", "a", "-1", "1-x", "0-1000000000", "1,,2", ""):
+        with pytest.raises(BadInput, match="--remote"):
+            parse_counts(bad, "--remote", 64)
 
 
 @pytest.mark.parametrize("topo, placement", [("single-net", "any"), ("bonded-dual-net", "any"),

@@ -1,9 +1,10 @@
 """Impairment options: parsing, what they do to a spec, and the netem/require-kernel refusals."""
 import pytest
 
+from core.errors import BadInput
+from core.values import parse_pct, parse_time_ms
 from netlab.capabilities import Capabilities
 from netlab.impls import BuildError, BuildOptions, choose_impls
-from topologies.impairments import parse_loss_pct, parse_time_ms
 from topologies.presets import build_spec
 from topologies.spec import SpecError
 
@@ -13,20 +14,20 @@ def test_times(text, ms):
     assert parse_time_ms(text, "--delay") == pytest.approx(ms)
 
 
-@pytest.mark.parametrize("text", ["", "5 parsecs", "-1ms", "ms"])
+@pytest.mark.parametrize("text", ["", "5 parsecs", "-1ms", "ms", "nan", "inf", "1e3ms"])
 def test_bad_times(text):
-    with pytest.raises(SpecError, match="--delay"):
+    with pytest.raises(BadInput, match="--delay"):
         parse_time_ms(text, "--delay")
 
 
 def test_loss():
-    assert parse_loss_pct("1%") == 1.0 and parse_loss_pct("0.5") == 0.5
-    with pytest.raises(SpecError):
-        parse_loss_pct("lots")
+    assert parse_pct("1%", "--loss") == 1.0 and parse_pct("0.5", "--loss") == 0.5
+    with pytest.raises(BadInput):
+        parse_pct("lots", "--loss")
 
 
 def test_impairments_reach_every_wire_and_relay_and_the_record():
-    spec = build_spec("routed-mesh", nodes=4, delay=5, jitter=1, loss=0.5, relay_delay=2)
+    spec = build_spec("routed-mesh", nodes=4, delay_ms=5, jitter_ms=1, loss_pct=0.5, relay_delay_ms=2)
     assert all(w.impairment.delay_ms == 5 and w.impairment.loss_pct == 0.5 for w in spec.wires)
     assert all(n.forward_delay_ms == 2 for n in spec.nodes if n.forwarding)
     assert spec.params["delay_ms"] == 5 and spec.params["relay_delay_ms"] == 2
@@ -35,8 +36,8 @@ def test_impairments_reach_every_wire_and_relay_and_the_record():
 
 
 @pytest.mark.parametrize("opts, word", [
-    ({"delay": 5, "jitter": 6}, "--jitter"), ({"loss": 100}, "--loss"),
-    ({"delay": 20000}, "--delay"), ({"relay_delay": 1}, "no relays")])
+    ({"delay_ms": 5, "jitter_ms": 6}, "--jitter"), ({"loss_pct": 100}, "--loss"),
+    ({"delay_ms": 20000}, "--delay"), ({"relay_delay_ms": 1}, "no relays")])
 def test_impossible_impairments(opts, word):
     with pytest.raises(SpecError, match=word):
         build_spec("single-net", nodes=2, **opts)
@@ -50,7 +51,7 @@ def caps(**kernel) -> Capabilities:
 
 
 def test_impaired_spec_needs_netem():
-    spec = build_spec("single-net", nodes=2, delay=5)
+    spec = build_spec("single-net", nodes=2, delay_ms=5)
     with pytest.raises(BuildError, match="need netem"):
         choose_impls(spec, caps(), BuildOptions(require_kernel=False))
     choose_impls(spec, caps(netem=True), BuildOptions(require_kernel=False))

@@ -1,15 +1,13 @@
 """Campaign shards partition a sweep, and merging them gives back the whole sweep."""
-import dataclasses
-
 import pytest
 
-from netlab.merge import MergeError, merge
-from netlab.sweep import Sweep
+from pipeline.merge import MergeError, merge
+from pipeline.sweep import Sweep
 
 
-def sweep(**kw) -> Sweep:
-    return Sweep(workload="token", topologies=["single-net", "routed-mesh"], rates=[10, 100],
-                 placements=["any", "local-wire", "remote-wire"], token_sizes=[64, 1024, 8192], **kw)
+def sweep(shard=None) -> Sweep:
+    return Sweep.make("token", {"topology": ["single-net", "routed-mesh"], "rate_mbit": [10, 100],
+                                "token_size": [64, 1024, 8192]}, shard)
 
 
 def indices(s: Sweep) -> list[int]:
@@ -20,19 +18,20 @@ def indices(s: Sweep) -> list[int]:
 def test_shards_partition_the_sweep(n):
     whole = indices(sweep())
     assert whole == list(range(sweep().total_points()))
-    parts = [indices(sweep(shard=(i, n))) for i in range(1, n + 1)]
+    parts = [indices(sweep((i, n))) for i in range(1, n + 1)]
     assert sorted(x for p in parts for x in p) == whole
     assert sum(len(p) for p in parts) == len(whole)
 
 
 def test_a_shard_builds_only_networks_it_measures():
-    s = Sweep(workload="token", topologies=["single-net", "routed-mesh"], token_sizes=[64], shard=(2, 2))
+    s = Sweep.make("token", {"topology": ["single-net", "routed-mesh"], "token_size": [64],
+                             "placement": ["any", "local-wire"]}, (2, 2))
     assert [spec.topology for spec, _ in s.schedule()] == ["routed-mesh"]
 
 
-def doc(points, shard, host, params=None):
-    return {"schema_version": 1, "workload": "token", "parameters": params or {"a": 1},
-            "environment": {"kernel": host}, "complete": True, "total_points": 4, "shard": shard,
+def doc(points, shard, host, params=None, total=4):
+    return {"schema_version": 2, "workload": "token", "parameters": params or {"a": 1},
+            "environment": {"kernel": host}, "complete": True, "total_points": total, "shard": shard,
             "points": [{"point_index": i, "host": host, "throughput_mbyte_s": float(i)} for i in points]}
 
 
@@ -41,17 +40,33 @@ def test_merge_is_the_union_in_sweep_order():
     assert [p["point_index"] for p in m["points"]] == [0, 1, 2, 3]
     assert [p["host"] for p in m["points"]] == ["localhost", "vm1", "localhost", "vm1"]
     assert m["complete"] and set(m["environment"]["hosts"]) == {"vm1", "localhost"}
-    assert m["shards"] == ["2/2", "1/2"]
+    assert m["shards"] == ["2/2", "1/2"] and "shard" not in m
 
 
-def test_merge_notices_missing_overlapping_and_foreign_shards():
+@pytest.mark.parametrize("docs, word", [
+    ([doc([0, 2], "1/2", "a"), doc([2, 3], "2/2", "b")], "does not belong"),
+    ([doc([0], "1/2", "a"), doc([1], "2/2", "b", params={"a": 2})], "parameters"),
+    ([doc([0, 2], "1/2", "a"), doc([1], "2/7", "b")], "split the sweep differently"),
+    ([doc([0, 2], "1/2", "a"), doc([0, 2], "1/2", "b")], "given twice"),
+    ([doc([0, 2], "1/2", "a"), doc([1, 3], "2/2", "b", total=5)], "total_points"),
+    ([doc([0], "1/2", "a"), {**doc([1], "2/2", "b"), "points": [{"point_index": "1"}]}], "point_index"),
+    ([doc([0, 9], "1/2", "a"), doc([1], "2/2", "b")], "0..3"),
+    ([doc([0], "0/2", "a")], "shard"),
+    ([doc([0], "3/2", "a")], "shard"),
+    ([{**doc([0], "1/2", "a"), "shard": None}], "shard"),
+    ([], "nothing to merge"),
+])
+def test_merge_refuses_what_is_not_one_sweep(docs, word):
+    with pytest.raises(MergeError, match=word):
+        merge(docs)
+
+
+def test_missing_shards_make_an_incomplete_merge():
     assert not merge([doc([0, 2], "1/2", "a")])["complete"]
-    with pytest.raises(MergeError, match="point 2"):
-        merge([doc([0, 2], "1/2", "a"), doc([2, 3], "2/2", "b")])
-    with pytest.raises(MergeError, match="parameters"):
-        merge([doc([0], "1/2", "a"), doc([1], "2/2", "b", params={"a": 2})])
+    half = doc([1], "2/2", "b")
+    half["complete"] = False
+    assert not merge([doc([0, 2], "1/2", "a"), half])["complete"]
 
 
 def test_shard_is_not_a_parameter():
-    s = sweep(shard=(1, 2))
-    assert s.parameters() == dataclasses.replace(s, shard=None).parameters()
+    assert sweep((1, 2)).parameters() == sweep().parameters()

@@ -14,13 +14,13 @@ def test_node_names_are_hex_like_the_papers():
 def test_single_net_is_one_shared_wire():
     spec = build_spec("single-net")
     assert len(spec.nodes) == 16 and len(spec.wires) == 1
-    assert spec.wires[0].medium == "shared" and spec.wires[0].rate_mbit == 10
+    assert spec.wires[0].rate_mbit == 10
     assert not any(n.bonded for n in spec.nodes)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_bonded_dual_net_channels(k):
-    spec = build_spec("bonded-dual-net", nodes=4, rate=100, channels=k)
+    spec = build_spec("bonded-dual-net", nodes=4, rate_mbit=100, channels=k)
     assert len(spec.wires) == k
     assert all(len(n.wires) == k and n.bonded == (k > 1) for n in spec.nodes)
     if k == 1:
@@ -71,8 +71,10 @@ def test_routed_mesh_routes_point_at_relays():
 
 @pytest.mark.parametrize("bad, msg", [
     (dict(name="nope"), "unknown topology"),
-    (dict(name="single-net", rate=0), "rate"),
-    (dict(name="single-net", rate=1000.5), "rate"),
+    (dict(name="single-net", rate_mbit=0), "rate"),
+    (dict(name="single-net", rate_mbit=1000.5), "rate"),
+    (dict(name="single-net", rate_mbit=float("nan")), "rate"),
+    (dict(name="single-net", nodes=True), "nodes"),
     (dict(name="single-net", nodes=1), "nodes"),
     (dict(name="bonded-dual-net", channels=0), "channels"),
     (dict(name="switched-mesh", nodes=15), "perfect-square"),

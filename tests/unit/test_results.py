@@ -1,48 +1,108 @@
-"""The results document: schema, CSV and plot, from a document made here."""
+"""The results document: schema (file and code agree), readers against stored
+documents of every version, upgrade, refusal of newer ones, CSV, table, plot."""
+import copy
 import csv
+import json
+from pathlib import Path
 
 import pytest
 
-from netlab.report import plot, table
-from netlab.results import new_document, validate, write_atomic, write_csv
+pytest.importorskip("jsonschema")
+
+from core.errors import BadInput  # noqa: E402
+from pipeline import results  # noqa: E402
+from pipeline.report import plot, table  # noqa: E402
+from pipeline.results import load, new_document, validate, write_atomic, write_csv  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+STORED = sorted(FIXTURES.glob("v*-*.json"))
 
 
-def make_doc():
-    doc = new_document("token", {"token_sizes": [1024, 8192]})
-    for topo, tput in (("single-net", 1.1), ("bonded-dual-net", 2.0)):
-        for size in (1024, 8192):
-            doc["points"].append({"topology": topo, "rate_mbit": 10.0, "workload": "token",
-                                  "placement": "any", "pairs": 4, "token_size": size,
-                                  "tokens_in_flight": 1, "repeat": 0, "throughput_mbyte_s": tput,
-                                  "fidelity": {"suspect": None}})
-    return doc
+def test_schema_file_is_the_schema_in_code():
+    assert json.loads(results.SCHEMA_FILE.read_text()) == results.SCHEMA, \
+        "results/schema.json is stale: run python3 -m pipeline.results"
 
 
-def test_document_validates_and_round_trips(tmp_path):
-    pytest.importorskip("jsonschema")
-    import json
-    doc = make_doc()
-    validate(doc)
-    path = tmp_path / "r.json"
-    write_atomic(doc, path)
-    validate(json.loads(path.read_text()))
+def described(node, path="$"):
+    """Every property in the schema has a description."""
+    missing = []
+    if isinstance(node, dict):
+        for key, sub in node.get("properties", {}).items():
+            if "description" not in sub:
+                missing.append(f"{path}.{key}")
+            missing += described(sub, f"{path}.{key}")
+        if "items" in node:
+            missing += described(node["items"], f"{path}[]")
+    return missing
 
 
-def test_schema_rejects_a_point_without_throughput():
-    jsonschema = pytest.importorskip("jsonschema")
-    doc = make_doc()
-    del doc["points"][0]["throughput_mbyte_s"]
-    with pytest.raises(jsonschema.ValidationError):
+def test_every_key_is_described():
+    missing = described({"properties": results.SCHEMA["properties"]})
+    for workload, props in results.WORKLOAD_POINT.items():
+        missing += described({"properties": props}, f"$.points[{workload}]")
+    assert missing == []
+
+
+@pytest.mark.parametrize("path", STORED, ids=lambda p: p.name)
+def test_stored_documents_read_upgrade_and_redraw(path, tmp_path):
+    pytest.importorskip("matplotlib")
+    doc = load(path)
+    assert doc["schema_version"] == results.SCHEMA_VERSION
+    assert doc["points"], path
+    text = table(doc)
+    assert doc["points"][0]["topology"] in text
+    pngs = plot(doc, str(tmp_path / "p.png"))
+    assert all(Path(p).stat().st_size > 5000 for p in pngs)
+    write_csv(doc, tmp_path / "p.csv")
+    rows = list(csv.DictReader(open(tmp_path / "p.csv")))
+    assert len(rows) == len(doc["points"])
+    for column in results.csv_columns(doc["workload"]):
+        assert column in rows[0]
+
+
+def test_v1_parameters_get_their_one_names():
+    doc = load(FIXTURES / "v1-token.json")
+    assert "token_size" in doc["parameters"] and "token_sizes" not in doc["parameters"]
+    assert "topology" in doc["parameters"] and "rate_mbit" in doc["parameters"]
+
+
+def test_round_trip_is_exact(tmp_path):
+    doc = load(FIXTURES / "v1-filecopy.json")
+    write_atomic(doc, tmp_path / "r.json")
+    assert load(tmp_path / "r.json") == doc
+
+
+def test_newer_versions_are_refused(tmp_path):
+    doc = json.loads((FIXTURES / "v1-token.json").read_text())
+    doc["schema_version"] = results.SCHEMA_VERSION + 1
+    (tmp_path / "new.json").write_text(json.dumps(doc))
+    with pytest.raises(BadInput, match="newer than this tool"):
+        load(tmp_path / "new.json")
+
+
+@pytest.mark.parametrize("fixture, mutate, where", [
+    ("v1-token.json", lambda d: d["points"][0].pop("throughput_mbyte_s"), "points.0"),
+    ("v1-token.json", lambda d: d["points"][0].pop("token_size"), "points.0"),
+    ("v1-filecopy.json", lambda d: d["points"][0].pop("file_size"), "points.0"),
+    ("v1-filecopy.json", lambda d: d["points"][1].pop("remote"), "points.1"),
+    ("v1-iperf.json", lambda d: d["points"][0].__setitem__("pairs", "four"), "points.0.pairs"),
+    ("v1-token.json", lambda d: d.__setitem__("workload", "bogus"), "workload"),
+    ("v1-token.json", lambda d: d.pop("environment"), "top level"),
+])
+def test_schema_requires_what_readers_use(fixture, mutate, where):
+    doc = results.upgrade(json.loads((FIXTURES / fixture).read_text()), "x")
+    mutate(doc)
+    with pytest.raises(BadInput, match=where.replace(".", r"\.")):
         validate(doc)
 
 
-def test_csv_and_plot_and_table(tmp_path):
-    pytest.importorskip("matplotlib")
-    doc = make_doc()
-    write_csv(doc, tmp_path / "r.csv")
-    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
-    assert len(rows) == 4 and rows[0]["throughput_mbyte_s"] == "1.1"
-    plot(doc, str(tmp_path / "r.png"))
-    assert (tmp_path / "r.png").stat().st_size > 5000
-    text = table(doc)
-    assert "single-net" in text and "8K" in text and "2.00" in text
+def test_new_document_validates_and_csv_tells_filecopy_points_apart(tmp_path):
+    doc = new_document("filecopy", {"file_size": [1 << 20]})
+    validate(doc)
+    stored = load(FIXTURES / "v1-filecopy.json")
+    doc["points"] = copy.deepcopy(stored["points"])
+    write_csv(doc, tmp_path / "fc.csv")
+    rows = list(csv.DictReader(open(tmp_path / "fc.csv")))
+    assert {(r["remote"], r["file_size"], r["copies"]) for r in rows} == \
+        {(str(p["remote"]), str(p["file_size"]), str(p["copies"])) for p in doc["points"]}
+    assert len({(r["remote"], r["file_size"]) for r in rows}) == len(rows)
