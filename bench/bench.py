@@ -19,22 +19,23 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
-from mininet.nodelib import LinuxBridge  # noqa: E402
 from mininet.topo import Topo  # noqa: E402
 
-from pipeline.monitor import Monitor  # noqa: E402
-from netlab.testbed import Testbed  # noqa: E402
 from netlab.shaping import frame_time_s, tcp_goodput_limit_mbit  # noqa: E402
+from netlab.testbed import Testbed  # noqa: E402
+from netlab.wire import Bridge  # noqa: E402
+from pipeline.monitor import Monitor  # noqa: E402
 from topologies.presets import PRESETS, build_spec  # noqa: E402
 from workloads import iperf, token  # noqa: E402
 
 
 class PlainTopo(Topo):
-    """Same hosts and links as a preset, as plain Mininet would make them."""
+    """Same hosts and links as a preset, as plain Mininet would make them: plain
+    bridges (iproute2, so no bridge-utils) and no shaping."""
 
     def build(self, spec):
         for w in spec.wires:
-            self.addSwitch(f"bnlpw{w.name}"[:10], cls=LinuxBridge)
+            self.addSwitch(f"bnlpw{w.name}"[:10], cls=Bridge)
         for n in spec.nodes:
             self.addHost(n.name)
             for w in n.wires:
@@ -57,7 +58,7 @@ def small_token():
     print("small-token round trip / wire time of its two frames (64 B token, 1 pair, 1 in flight)")
     for rate in (10, 100):
         with Testbed(build_spec("single-net", rate_mbit=rate)) as tb:
-            r = token.run_point([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=2000)
+            r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=2000)
             wire = 2 * frame_time_s(64 + 52 + 14, rate)
             print(f"  single-net {rate:4d} Mbit/s  median RTT {r['rtt_ms_median']:.3f} ms, "
                   f"frames' wire time {wire * 1e3:.3f} ms, ratio {r['rtt_ms_median'] / 1e3 / wire:.2f}")
@@ -73,7 +74,7 @@ def build_times():
             pass
         ours = time.monotonic() - t0
         t0 = time.monotonic()
-        net = Mininet(topo=PlainTopo(spec), controller=None, switch=LinuxBridge, waitConnected=False)
+        net = Mininet(topo=PlainTopo(spec), controller=None, switch=Bridge, waitConnected=False)
         net.start()
         net.stop()
         plain = time.monotonic() - t0

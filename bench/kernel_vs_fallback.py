@@ -76,12 +76,12 @@ def netem(caps) -> None:
         print("netem: absent on this kernel (delay/jitter/loss/relay-delay are refused)")
         return
     opts = BuildOptions(require_kernel=False)
-    with Testbed(build_spec("single-net", nodes=2, rate_mbit=100, delay=25.0), opts, caps) as tb:
+    with Testbed(build_spec("single-net", nodes=2, rate_mbit=100, delay_ms=25.0), opts, caps) as tb:
         rtts = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 21)
         med = statistics.median(rtts)
         print(f"netem wire delay 25 ms (RTT 50 ms): median {med:.2f} ms ({(med / 50 - 1) * 100:+.1f} %), "
               f"min {min(rtts):.2f}, max {max(rtts):.2f}, n={len(rtts)}", flush=True)
-    spec = build_spec("routed-mesh", nodes=4, rate_mbit=100, relay_delay=25.0)
+    spec = build_spec("routed-mesh", nodes=4, rate_mbit=100, relay_delay_ms=25.0)
     relayed = next(r.dst for r in spec.node("b0").routes if r.via)
     with Testbed(spec, opts, caps) as tb:
         rtts = ping.rtts_ms(tb.host("b0"), relayed, 21)

@@ -14,7 +14,7 @@ import sys
 import traceback
 
 from commands import clean, cli, doctor, experiment, merge, plot, quick, run, topo
-from commands.args import Parser
+from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,

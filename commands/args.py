@@ -8,21 +8,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from core.errors import EXIT_USAGE, BadInput
+from core.errors import BadInput
 from core.values import Axis
 from netlab.impls import BuildOptions
 from pipeline.sweep import NETWORK_AXES
 from topologies.presets import build_spec
 
 NETWORK = {a.name: a for a in NETWORK_AXES}
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, not argparse's usage dump
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
-        sys.exit(EXIT_USAGE)
 
 
 def axis_type(axis: Axis, single: bool = False):

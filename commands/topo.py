@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from commands.args import NETWORK, Parser, add_axis, axis_type, spec_from
+from commands.args import NETWORK, add_axis, axis_type, spec_from
+from core.parser import Parser
 from pipeline.results import check_writable
 from topologies.presets import PRESETS
 from topologies.render import wiring_png, wiring_text

@@ -10,13 +10,8 @@ import argparse
 import os
 import sys
 
-EXIT_USAGE = 2
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
-        sys.exit(EXIT_USAGE)
+from core.errors import EXIT_USAGE
+from core.parser import Parser
 
 
 def make_parser() -> Parser:

@@ -2,7 +2,7 @@
 
 Why: this platform's kernel has no bonding driver, netem or OVS kernel
 datapath, so the code paths users run on stock kernels are tested only in a
-guest that has them (see ../shared/reference/labvm.md for the measured recipe).
+guest that has them (README, "Lab VMs", gives the measured build and boot times).
 
 The image is a minbase debootstrap with the testbed's packages already in it
 (read from playbooks/setup.yml, so provisioning over SSH has little to do),
@@ -23,6 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.errors import RuntimeFailure
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("NETLAB_LABVM_CACHE", "/var/cache/beowulf-netlab/labvm"))
 SUITE = "bookworm"
@@ -40,7 +42,7 @@ DISK_SIZE = "6G"
 RECIPE_VERSION = "1"
 
 
-class ImageError(RuntimeError):
+class ImageError(RuntimeFailure):
     pass
 
 

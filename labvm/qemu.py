@@ -20,10 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from core.errors import RuntimeFailure
 from labvm.image import CACHE, Image
 
 
-class VMError(RuntimeError):
+class VMError(RuntimeFailure):
     pass
 
 

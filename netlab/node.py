@@ -67,7 +67,7 @@ class BeowulfHost(Host):
         """Run a configuring command in this node's namespace and record it."""
         return self.log.run(self.name, cmd, stdin=stdin, check=check, prefix=self._ns())
 
-    def read(self, path: str) -> str:
+    def read_file(self, path: str) -> str:
         """A /sys or /proc file as this node's namespace shows it."""
         return self.run(["cat", path]).strip()
 
@@ -147,4 +147,4 @@ class BeowulfHost(Host):
 
     def channel_tx_packets(self) -> dict[str, int]:
         """Packets each NIC has sent: how evenly bonding stripes."""
-        return {nic: int(self.read(f"/sys/class/net/{nic}/statistics/tx_packets")) for nic in self.nics()}
+        return {nic: int(self.read_file(f"/sys/class/net/{nic}/statistics/tx_packets")) for nic in self.nics()}

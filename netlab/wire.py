@@ -96,8 +96,8 @@ class SharedWire(Bridge):
             if link is None:
                 continue
             peer = link.intf2 if link.intf1 is intf else link.intf1
-            if hasattr(peer.node, "read"):  # a BeowulfHost, not a joining switch
-                macs.append(peer.node.read(f"/sys/class/net/{peer.name}/address"))
+            if hasattr(peer.node, "read_file"):  # a BeowulfHost, not a joining switch
+                macs.append(peer.node.read_file(f"/sys/class/net/{peer.name}/address"))
         return macs
 
     def stop(self, deleteIntfs: bool = True) -> None:

@@ -104,3 +104,21 @@ def test_killed_filecopy_then_clean_leaves_no_disks(tmp_path):
     out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert diff(before, snapshot()) == {}
+
+
+def test_cli_runs_every_line_of_a_redirected_script(tmp_path):
+    """A file on stdin (not only a pipe) runs every command; so does Mininet's `source FILE`."""
+    inner = tmp_path / "inner.txt"
+    inner.write_text("b2 echo from-source\n")
+    script = tmp_path / "script.txt"
+    script.write_text(f"b0 echo first\nb1 ping -c1 -W2 b0\nsource {inner}\nb3 echo last\n")
+    before = snapshot()
+    with open(script) as stdin:
+        r = subprocess.run([*EMULATE, "cli", "--topo", "single-net", "--nodes", "4"], stdin=stdin,
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for expected in ("netlab> b0 echo first", "first", "1 received", "from-source", "last"):
+        assert expected in out, out
+    assert out.index("first") < out.index("1 received") < out.index("from-source") < out.rindex("last")
+    assert diff(before, snapshot()) == {}

@@ -1,0 +1,287 @@
+"""A corpus of bad input across every command: each gets exactly one line on
+stderr naming the problem, exit status 2, no traceback, and nothing created.
+
+Runs in-process without root: os.geteuid is patched to a normal user, so a
+case whose check came after the root check would say "needs root" and fail
+its expected word. Experiment and results files are written to a temp dir
+first; the snapshot of what exists is taken after that.
+"""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jsonschema")
+
+import commands  # noqa: E402
+from netlab.manifest import STATE_DIR  # noqa: E402
+from pipeline.results import RESULTS_DIR  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+NOT_A_DIR = "/etc/hostname/sub/out.json"   # a path whose parent is a file: unwritable even for root
+
+
+def exp(sweep: dict, workload: str = "token", **top) -> dict:
+    return {"name": "bad", "workload": workload, "sweep": sweep, **top}
+
+
+# (id, argv (with {files} placeholders), expected word in the one line)
+RUN = [
+    ("token-size inf", ["run", "token", "--token-size", "inf"], "--token-size"),
+    ("token-size nan", ["run", "token", "--token-size", "nan"], "--token-size"),
+    ("token-size 1e999", ["run", "token", "--token-size", "1e999"], "--token-size"),
+    ("token-size negative", ["run", "token", "--token-size", "-5"], "--token-size"),
+    ("token-size zero", ["run", "token", "--token-size", "0"], "1..16M"),
+    ("token-size huge", ["run", "token", "--token-size", "100000M"], "1..16M"),
+    ("token-size empty", ["run", "token", "--token-size", ""], "--token-size"),
+    ("token-size blank in list", ["run", "token", "--token-size", "1,,2"], "without blanks"),
+    ("token-size trailing comma", ["run", "token", "--token-size", "1K, "], "without blanks"),
+    ("token-size fraction", ["run", "token", "--token-size", "1.5"], "whole number"),
+    ("token-size unicode digits", ["run", "token", "--token-size", "\uff18K"], "--token-size"),
+    ("token-size suffix", ["run", "token", "--token-size", "1X"], "--token-size"),
+    ("token-size too many", ["run", "token", "--token-size", ",".join(["64"] * 65)], "at most 64"),
+    ("tokens in flight 0", ["run", "token", "--tokens-in-flight", "0"], "--tokens-in-flight"),
+    ("tokens in flight 65", ["run", "token", "--tokens-in-flight", "65"], "--tokens-in-flight"),
+    ("tokens in flight 1.5", ["run", "token", "--tokens-in-flight", "1.5"], "whole number"),
+    ("pairs negative", ["run", "token", "--pairs", "-2"], "--pairs"),
+    ("pairs zero", ["run", "token", "--pairs", "0"], "--pairs"),
+    ("pairs huge", ["run", "token", "--pairs", "513"], "--pairs"),
+    ("pairs exceed nodes", ["run", "token", "--pairs", "9", "--topo", "single-net"], "pairs need"),
+    ("remote pairs exceed mesh", ["run", "token", "--pairs", "9", "--topo", "switched-mesh",
+                                  "--placement", "remote-wire"], "pairs need"),
+    ("duration nan", ["run", "token", "--duration", "nan"], "--duration"),
+    ("duration inf", ["run", "token", "--duration", "inf"], "--duration"),
+    ("duration negative", ["run", "token", "--duration", "-5"], "--duration"),
+    ("duration zero", ["run", "token", "--duration", "0"], "0.1..3600"),
+    ("duration exponent", ["run", "token", "--duration", "1e9"], "--duration"),
+    ("duration over an hour", ["run", "token", "--duration", "3601"], "0.1..3600"),
+    ("exchanges zero", ["run", "token", "--exchanges", "0"], "--exchanges"),
+    ("exchanges exponent", ["run", "token", "--exchanges", "1e3"], "whole number"),
+    ("exchanges huge", ["run", "token", "--exchanges", "99999999999"], "--exchanges"),
+    ("repeats list", ["run", "token", "--repeats", "1,3"], "one value"),
+    ("repeats zero", ["run", "token", "--repeats", "0"], "--repeats"),
+    ("repeats huge", ["run", "token", "--repeats", "101"], "--repeats"),
+    ("repeats word", ["run", "token", "--repeats", "two"], "--repeats"),
+    ("rate zero", ["run", "token", "--rate", "0"], "--rate-mbit"),
+    ("rate negative", ["run", "token", "--rate", "-1"], "--rate-mbit"),
+    ("rate too high", ["run", "token", "--rate", "1001"], "--rate-mbit"),
+    ("rate word", ["run", "token", "--rate", "fast"], "--rate-mbit"),
+    ("rate nan", ["run", "token", "--rate-mbit", "nan"], "--rate-mbit"),
+    ("rate inf", ["run", "token", "--rate-mbit", "inf"], "--rate-mbit"),
+    ("rate blank", ["run", "token", "--rate", "10,,100"], "without blanks"),
+    ("rate too low", ["run", "token", "--rate", "0.01"], "0.1..1000"),
+    ("topology unknown", ["run", "token", "--topo", "token-ring"], "single-net"),
+    ("topology trailing comma", ["run", "token", "--topo", "single-net,"], "without blanks"),
+    ("topology empty", ["run", "token", "--topo", ""], "--topology"),
+    ("topology case", ["run", "token", "--topo", "Single-Net"], "--topology"),
+    ("channels zero", ["run", "token", "--channels", "0"], "--channels"),
+    ("channels nine", ["run", "token", "--channels", "9"], "--channels"),
+    ("nodes one", ["run", "token", "--nodes", "1"], "--nodes"),
+    ("nodes huge", ["run", "token", "--nodes", "1025"], "--nodes"),
+    ("nodes not square", ["run", "token", "--nodes", "15", "--topo", "routed-mesh"], "perfect-square"),
+    ("nodes fraction", ["run", "token", "--nodes", "2.5"], "whole number"),
+    ("nodes list", ["run", "token", "--nodes", "4,16"], "one value"),
+    ("placement unknown", ["run", "token", "--placement", "sideways"], "--placement"),
+    ("delay unit", ["run", "token", "--delay", "5 parsecs"], "--delay"),
+    ("jitter over delay", ["run", "token", "--topo", "single-net", "--delay", "5ms",
+                           "--jitter", "6ms"], "--jitter"),
+    ("loss 100", ["run", "token", "--loss", "100%"], "--loss"),
+    ("loss negative", ["run", "token", "--loss", "-1"], "--loss"),
+    ("relay delay without relays", ["run", "token", "--topo", "single-net", "--relay-delay", "1ms"],
+     "no relays"),
+    ("delay too long", ["run", "token", "--delay", "20000ms"], "--delay"),
+    ("shard zero", ["run", "token", "--shard", "0/2"], "--shard"),
+    ("shard beyond", ["run", "token", "--shard", "3/2"], "--shard"),
+    ("shard of zero", ["run", "token", "--shard", "1/0"], "--shard"),
+    ("shard words", ["run", "token", "--shard", "a/b"], "--shard"),
+    ("shard no slash", ["run", "token", "--shard", "1"], "--shard"),
+    ("more shards than points", ["run", "token", "--topo", "single-net", "--token-size", "64",
+                                 "--pairs", "1", "--shard", "5/5"], "at most 1 shards"),
+    ("out under a file", ["run", "token", "--topo", "single-net", "--out", NOT_A_DIR], "cannot write"),
+    ("out is a directory", ["run", "token", "--topo", "single-net", "--out", "{tmp}"], "directory"),
+    ("png under a file", ["run", "token", "--topo", "single-net", "--png", NOT_A_DIR], "cannot write"),
+    ("switch unknown", ["run", "token", "--switch", "bogus"], "--switch"),
+    ("bonding unknown", ["run", "token", "--bonding", "bogus"], "--bonding"),
+    ("token takes no copies", ["run", "token", "--copies", "3"], "does not take --copies"),
+    ("token takes no disk", ["run", "token", "--disk", "none"], "does not take --disk"),
+    ("unknown flag", ["run", "token", "--frobnicate"], "unrecognized"),
+    ("unknown workload", ["run", "bogus"], "invalid choice"),
+    ("no workload", ["run"], "required"),
+    ("iperf fractional duration", ["run", "iperf", "--duration", "2.5"], "whole number"),
+    ("iperf zero duration", ["run", "iperf", "--duration", "0"], "--duration"),
+    ("iperf takes no token size", ["run", "iperf", "--token-size", "1K"], "does not take"),
+    ("iperf pairs exceed nodes", ["run", "iperf", "--pairs", "9", "--topo", "single-net"], "pairs need"),
+    ("copies over nodes", ["run", "filecopy", "--topo", "single-net", "--copies", "10",
+                           "--remote", "0-10"], "nodes"),
+    ("remote over copies", ["run", "filecopy", "--topo", "single-net", "--copies", "3",
+                            "--remote", "4"], "--remote"),
+    ("file size zero", ["run", "filecopy", "--file-size", "0"], "--file-size"),
+    ("file size 1e999", ["run", "filecopy", "--file-size", "1e999"], "--file-size"),
+    ("file size too small", ["run", "filecopy", "--file-size", "1K"], "4K..256M"),
+    ("file size too big", ["run", "filecopy", "--file-size", "300M"], "4K..256M"),
+    ("disk unknown", ["run", "filecopy", "--disk", "floppy"], "--disk"),
+    ("disk zero", ["run", "filecopy", "--disk", "0"], "--disk"),
+    ("disk three rates", ["run", "filecopy", "--disk", "1/2/3"], "--disk"),
+    ("disk empty", ["run", "filecopy", "--disk", ""], "--disk"),
+    ("remote reversed", ["run", "filecopy", "--remote", "3-1"], "--remote"),
+    ("remote billion", ["run", "filecopy", "--remote", "0-1000000000"], "at most 64"),
+    ("remote negative", ["run", "filecopy", "--remote", "-1"], "--remote"),
+    ("remote word", ["run", "filecopy", "--remote", "a"], "--remote"),
+    ("copies zero", ["run", "filecopy", "--copies", "0"], "--copies"),
+    ("copies huge", ["run", "filecopy", "--copies", "65"], "--copies"),
+    ("remote blank", ["run", "filecopy", "--remote", "0,,1"], "without blanks"),
+    ("filecopy takes no token size", ["run", "filecopy", "--token-size", "1K"], "does not take"),
+    ("copies need more nodes", ["run", "filecopy", "--topo", "single-net", "--nodes", "10",
+                                "--remote", "7"], "14 nodes"),
+]
+
+EXPERIMENTS = [
+    ("experiment unknown name", "nope", None, "experiment list"),
+    ("experiment not json", "bad.json", "this is not json", "not valid JSON"),
+    ("experiment truncated", "bad.json", '{"workload": "token", "sweep": {', "not valid JSON"),
+    ("experiment array", "bad.json", [], "at the top level"),
+    ("experiment unknown top key", "bad.json", exp({}, colour="red"), "colour"),
+    ("experiment unknown sweep key", "bad.json", exp({"tokens": [1]}), "tokens"),
+    ("experiment bogus workload", "bad.json", exp({}, workload="bogus"), "workload"),
+    ("experiment token size 0", "bad.json", exp({"token_size": [0]}), "token_size"),
+    ("experiment token size Infinity", "bad.json", '{"workload":"token","sweep":{"token_size":[Infinity]}}',
+     "token_size"),
+    ("experiment repeats 0", "bad.json", exp({"repeats": 0}), "repeats"),
+    ("experiment repeats list", "bad.json", exp({"repeats": [1, 3]}), "repeats"),
+    ("experiment duration negative", "bad.json", exp({"duration": -5}), "duration"),
+    ("experiment duration NaN", "bad.json", '{"workload":"token","sweep":{"duration":NaN}}', "duration"),
+    ("experiment disk number", "bad.json", exp({"disk": 5}, workload="filecopy"), "disk"),
+    ("experiment disk unknown", "bad.json", exp({"disk": "floppy"}, workload="filecopy"), "--disk"),
+    ("experiment missing sweep", "bad.json", {"workload": "token"}, "sweep"),
+    ("experiment rate word", "bad.json", exp({"rate_mbit": "fast"}), "rate_mbit"),
+    ("experiment topology unknown", "bad.json", exp({"topology": ["token-ring"]}), "topology"),
+    ("experiment pairs exceed nodes", "bad.json", exp({"topology": ["single-net"], "pairs": [9]}),
+     "pairs need"),
+    ("experiment remote billion", "bad.json", exp({"remote": [0, 1000000000]}, workload="filecopy"),
+     "remote"),
+    ("experiment empty list", "bad.json", exp({"token_size": []}), "token_size"),
+    ("experiment fractional size", "bad.json", exp({"token_size": 1.5}), "token_size"),
+    ("experiment iperf with token size", "bad.json", exp({"token_size": [1024]}, workload="iperf"),
+     "token_size"),
+    ("experiment bad paper key", "bad.json", exp({}, paper={"sauce": "x"}), "sauce"),
+    ("experiment reference line without y", "bad.json",
+     exp({}, paper={"reference_lines": [{"label": "x"}]}), "'y' is a required property"),
+    ("experiment not utf-8", "bad.json", b"\xff\xfe\x00garbage", "UTF-8"),
+    ("experiment is a directory", "dir.json", "DIR", "cannot read"),
+    ("experiment missing file", "missing.json", None, "cannot read"),
+    ("experiment bool nodes", "bad.json", exp({"nodes": True}), "nodes"),
+]
+
+RESULTS = [
+    ("plot missing file", ["plot", "{tmp}/missing.json"], "cannot read"),
+    ("plot not json", ["plot", "{tmp}/garbage.json"], "not valid JSON"),
+    ("plot json list", ["plot", "{tmp}/list.json"], "not a results document"),
+    ("plot schema invalid", ["plot", "{tmp}/nopoints.json"], "points"),
+    ("plot filecopy without file size", ["plot", "{tmp}/nofilesize.json"], "file_size"),
+    ("plot newer version", ["plot", "{tmp}/newer.json"], "newer than this tool"),
+    ("plot png under a file", ["plot", "{fixtures}/v1-token.json", "--png", NOT_A_DIR], "cannot write"),
+    ("plot truncated", ["plot", "{tmp}/truncated.json"], "not valid JSON"),
+    ("plot empty file", ["plot", "{tmp}/empty.json"], "not valid JSON"),
+    ("merge string point_index", ["merge", "{tmp}/s1.json", "{tmp}/strindex.json", "--out",
+                                  "{tmp}/m.json"], "point_index"),
+    ("merge different sweeps", ["merge", "{tmp}/s1.json", "{tmp}/s2of7.json", "--out", "{tmp}/m.json"],
+     "split the sweep differently"),
+    ("merge out under a file", ["merge", "{tmp}/s1.json", "--out", NOT_A_DIR], "cannot write"),
+    ("merge without out", ["merge", "{tmp}/s1.json"], "--out"),
+    ("merge unsharded", ["merge", "{fixtures}/v1-token.json", "--out", "{tmp}/m.json"], "shard"),
+    ("merge overlapping", ["merge", "{tmp}/s1.json", "{tmp}/s1.json", "--out", "{tmp}/m.json"], "twice"),
+    ("merge missing file", ["merge", "{tmp}/missing.json", "--out", "{tmp}/m.json"], "cannot read"),
+    ("merge nothing", ["merge", "--out", "{tmp}/m.json"], "required"),
+]
+
+OTHERS = [
+    ("topo show unknown", ["topo", "show", "nope"], "single-net"),
+    ("topo show nodes zero", ["topo", "show", "single-net", "--nodes", "0"], "--nodes"),
+    ("topo show not square", ["topo", "show", "routed-mesh", "--nodes", "15"], "perfect-square"),
+    ("topo show rate zero", ["topo", "show", "single-net", "--rate", "0"], "--rate-mbit"),
+    ("topo show channels zero", ["topo", "show", "bonded-dual-net", "--channels", "0"], "--channels"),
+    ("topo show channels on single", ["topo", "show", "single-net", "--channels", "2"], "does not take"),
+    ("topo show png under a file", ["topo", "show", "single-net", "--png", NOT_A_DIR], "cannot write"),
+    ("topo unknown verb", ["topo", "frob"], "invalid choice"),
+    ("topo show rate list", ["topo", "show", "single-net", "--rate", "10,100"], "one value"),
+    ("cli without topo", ["cli"], "--topo"),
+    ("cli unknown topo", ["cli", "--topo", "token-ring"], "single-net"),
+    ("cli rate zero", ["cli", "--topo", "single-net", "--rate", "0"], "--rate-mbit"),
+    ("cli one node", ["cli", "--topo", "single-net", "--nodes", "1"], "--nodes"),
+    ("cli rate list", ["cli", "--topo", "single-net", "--rate", "10,100"], "one value"),
+    ("cli jitter over delay", ["cli", "--topo", "single-net", "--delay", "5ms", "--jitter", "6ms"],
+     "--jitter"),
+    ("cli loss 100", ["cli", "--topo", "single-net", "--loss", "100%"], "--loss"),
+    ("cli not square", ["cli", "--topo", "routed-mesh", "--nodes", "15"], "perfect-square"),
+    ("cli channels huge", ["cli", "--topo", "bonded-dual-net", "--channels", "99"], "--channels"),
+    ("doctor extra argument", ["doctor", "now"], "unrecognized"),
+    ("clean unknown flag", ["clean", "--all"], "unrecognized"),
+    ("unknown command", ["frobnicate"], "invalid choice"),
+    ("experiment shard beyond", ["experiment", "quick-comparison", "--shard", "3/2"], "--shard"),
+]
+
+
+def write_files(tmp: Path) -> None:
+    token = json.loads((FIXTURES / "v1-token.json").read_text())
+    filecopy = json.loads((FIXTURES / "v1-filecopy.json").read_text())
+    (tmp / "garbage.json").write_text("not json at all")
+    (tmp / "list.json").write_text("[]")
+    (tmp / "truncated.json").write_text((FIXTURES / "v1-token.json").read_text()[:200])
+    (tmp / "empty.json").write_text("")
+    (tmp / "nopoints.json").write_text(json.dumps({k: v for k, v in token.items() if k != "points"}))
+    nofs = json.loads(json.dumps(filecopy))
+    del nofs["points"][0]["file_size"]
+    (tmp / "nofilesize.json").write_text(json.dumps(nofs))
+    (tmp / "newer.json").write_text(json.dumps({**token, "schema_version": 99}))
+    shard1 = {**token, "shard": "1/2", "total_points": 8}
+    shard1["points"] = [p for p in token["points"] if p["point_index"] % 2 == 0]
+    (tmp / "s1.json").write_text(json.dumps(shard1))
+    bad = {**token, "shard": "2/2", "total_points": 8,
+           "points": [{**token["points"][1], "point_index": "1"}]}
+    (tmp / "strindex.json").write_text(json.dumps(bad))
+    (tmp / "s2of7.json").write_text(json.dumps({**token, "shard": "2/7", "total_points": 8,
+                                                "points": [{**token["points"][1], "point_index": 1}]}))
+
+
+def listing(*dirs: Path) -> dict:
+    return {str(d): sorted(os.listdir(d)) if d.exists() else None for d in dirs}
+
+
+ALL = [(name, argv, word, None) for name, argv, word in RUN + RESULTS + OTHERS] + \
+      [(name, ["experiment", fname if content is None and not fname.endswith(".json")
+               else "{tmp}/" + fname], word, content) for name, fname, content, word in EXPERIMENTS]
+
+
+def test_corpus_is_large_enough():
+    assert len(ALL) >= 120, len(ALL)
+    assert {a[1][0] for a in ALL} >= {"run", "experiment", "plot", "merge", "topo", "cli", "doctor",
+                                      "clean"}
+
+
+@pytest.mark.parametrize("name, argv, word, content", ALL, ids=[a[0] for a in ALL])
+def test_bad_input(name, argv, word, content, tmp_path, monkeypatch, capsys):
+    write_files(tmp_path)
+    if content is not None:
+        target = tmp_path / argv[1].split("/")[-1]
+        if content == "DIR":
+            target.mkdir()
+        elif isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content if isinstance(content, str) else json.dumps(content))
+    argv = [a.replace("{tmp}", str(tmp_path)).replace("{fixtures}", str(FIXTURES)) for a in argv]
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    before = listing(tmp_path, RESULTS_DIR, STATE_DIR)
+    try:
+        rc = commands.main(argv)
+    except SystemExit as e:
+        rc = e.code
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert rc == 2, (rc, err)
+    assert len(lines) == 1, err
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert "needs root" not in lines[0], f"checked only after the root check: {err}"
+    assert word in lines[0], err
+    assert listing(tmp_path, RESULTS_DIR, STATE_DIR) == before, "bad input created something"

@@ -1,0 +1,95 @@
+"""The architecture as a test: data flows one way, nothing imports upward, no cycles.
+
+Layers, lowest first: core < topologies < netlab < workloads < pipeline < commands.
+A module may import its own package and lower layers only. labvm (the lab-VM
+tool) may import core only. Entry points (emulate.py, bench/, the `mn --custom`
+file topologies/mininet_topos.py) may import anything and are imported by nothing;
+commands is imported by nothing but emulate.py. Every import counts, including
+those inside functions.
+"""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+LAYERS = ["core", "topologies", "netlab", "workloads", "pipeline", "commands"]
+OTHER = {"labvm": ["core", "labvm"]}
+ENTRY_POINTS = {"emulate.py", "topologies/mininet_topos.py"}
+PROJECT = set(LAYERS) | set(OTHER)
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PROJECT:
+        for path in (ROOT / pkg).rglob("*.py"):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel in ENTRY_POINTS:
+                continue
+            name = rel[:-3].replace("/", ".")
+            out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    return {m for m in found if m.split(".")[0] in PROJECT | {"bench", "emulate"}}
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {name: {m for m in imports(path) if m in mods and m != name} for name, path in mods.items()}
+
+
+def allowed(src: str, dst: str) -> bool:
+    a, b = src.split(".")[0], dst.split(".")[0]
+    if a in OTHER:
+        return b in OTHER[a]
+    return b in LAYERS and LAYERS.index(b) <= LAYERS.index(a)
+
+
+def test_nothing_imports_upward():
+    bad = sorted(f"{src} -> {dst}" for src, dsts in graph().items() for dst in dsts
+                 if not allowed(src, dst))
+    assert bad == [], "upward imports:\n" + "\n".join(bad)
+
+
+def test_nothing_imports_entry_points_or_the_command_line():
+    for path in [*ROOT.glob("*/*.py"), *ROOT.glob("*/*/*.py")]:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(("tests/", "bench/")) or rel in ENTRY_POINTS:
+            continue
+        names = imports(path)
+        assert not any(n.split(".")[0] in ("bench", "emulate") for n in names), rel
+        if not rel.startswith("commands/"):
+            assert not any(n.split(".")[0] == "commands" for n in names), rel
+
+
+def test_no_import_cycles():
+    g = graph()
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(node, stack):
+        state[node] = 1
+        for nxt in sorted(g[node]):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for start in sorted(g):
+        if start not in state:
+            visit(start, [start])
+    assert cycles == [], "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_every_package_says_who_does_what():
+    for pkg in PROJECT - {"labvm"}:
+        doc = ast.get_docstring(ast.parse((ROOT / pkg / "__init__.py").read_text())) or ""
+        assert "Division of labor" in doc, pkg

@@ -1,0 +1,23 @@
+"""The fidelity monitor's verdict, both ways (a monitor that never flags would fail here)."""
+import pytest
+
+from pipeline.monitor import CPU_SATURATED, WIRE_FULL, verdict
+
+
+@pytest.mark.parametrize("cpu, util", [
+    (0.97, {"w0": 0.40}),                 # CPU pegged, wire half empty: the emulator set the pace
+    (CPU_SATURATED, {"r0": 0.2, "c0": WIRE_FULL - 0.01}),
+    (1.0, {}),                            # no wire carried anything
+])
+def test_saturated_cpu_with_idle_wires_is_suspect(cpu, util):
+    why = verdict(cpu, util)
+    assert why and "bottleneck" in why and f"{cpu:.0%}" in why
+
+
+@pytest.mark.parametrize("cpu, util", [
+    (0.50, {"w0": 0.40}),                 # nothing saturated
+    (0.97, {"w0": 0.95}),                 # a full wire explains the busy CPU
+    (CPU_SATURATED - 0.01, {"w0": 0.1}),
+])
+def test_otherwise_trusted(cpu, util):
+    assert verdict(cpu, util) is None
