@@ -6,15 +6,15 @@ bonded nodes, so names resolve to the one address a node has.
 
 Scripts. Mininet's CLI forwards whatever is readable on its stdin to the node
 while a command runs; with a redirected file (always readable) the first
-command swallowed the rest of the file. So when stdin is not a terminal the
-whole script is read first and run line by line (as Mininet's `source FILE`
-does), while the CLI's own stdin is an idle pipe. Each line is echoed.
+command swallowed the rest of the file. So when stdin is not a terminal, the
+CLI's own stdin is an idle pipe and the commands are read from the real stdin
+a line at a time, each run to its end before the next is read (so a pipe that
+stays open works too), as Mininet's `source FILE` does. Each line is echoed.
 """
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 from mininet.cli import CLI
 
@@ -36,17 +36,22 @@ class NetlabCLI(CLI):
 
     def do_source(self, line: str) -> None:
         """source FILE: run every command of FILE, echoing each one."""
+        if line.strip() == STDIN:
+            self.run_lines(sys.stdin)
+            return
         args = line.split()
         if len(args) != 1:
             self.stdout.write("usage: source FILE\n")
             return
         try:
             with open(args[0]) as f:
-                lines = f.readlines()
+                self.run_lines(f)
         except OSError as e:
             self.stdout.write(f"source: cannot read {args[0]}: {e.strerror}\n")
-            return
-        for cmd in lines:
+
+    def run_lines(self, stream) -> None:
+        """Each line of stream as a command, read only when the previous one ended."""
+        for cmd in iter(stream.readline, ""):
             if cmd.strip() and not cmd.lstrip().startswith("#"):
                 self.stdout.write(f"{self.prompt}{cmd.rstrip()}\n")
                 self.stdout.flush()
@@ -54,18 +59,17 @@ class NetlabCLI(CLI):
                     break
 
 
+STDIN = "/dev/stdin (netlab script)"
+
+
 def run_cli(net, testbed=None) -> None:
     """Interactive on a terminal; otherwise every line of stdin, as a script."""
     if sys.stdin.isatty():
         NetlabCLI(net, testbed=testbed)
         return
-    script = sys.stdin.read()
     read_end, write_end = os.pipe()   # stays open and empty: nothing to forward
-    with tempfile.NamedTemporaryFile("w", suffix=".netlab", delete=False) as f:
-        f.write(script)
     try:
         with os.fdopen(read_end) as idle:
-            NetlabCLI(net, testbed=testbed, stdin=idle, script=f.name)
+            NetlabCLI(net, testbed=testbed, stdin=idle, script=STDIN)
     finally:
         os.close(write_end)
-        os.unlink(f.name)

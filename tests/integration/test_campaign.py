@@ -27,8 +27,8 @@ def run_campaign(inventory: str, hosts: list[str], tmp_path, extra: list[str] = 
     exp = tmp_path / f"{NAME}.json"
     exp.write_text(json.dumps({
         "name": NAME, "description": "two tiny networks, four points", "workload": "token",
-        "sweep": {"topologies": ["single-net", "bonded-dual-net"], "rates": [100], "nodes": 4,
-                  "pairs": [1], "token_sizes": [1024, 8192], "tokens_in_flight": [1], "duration": 1},
+        "sweep": {"topology": ["single-net", "bonded-dual-net"], "rate_mbit": [100], "nodes": 4,
+                  "pairs": [1], "token_size": [1024, 8192], "tokens_in_flight": [1], "duration": 1},
         "paper": {"source": "none (test)", "notes": ["test"]}}))
     out_dir = os.path.join(ROOT, "results", "campaign")
     try:

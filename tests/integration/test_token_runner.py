@@ -42,7 +42,9 @@ def test_single_net_never_exceeds_its_wire(tmp_path):
     rows = (tmp_path / "r.csv").read_text().splitlines()
     assert len(rows) == 13 and "token_size" in rows[0] and "tokens_in_flight" in rows[0]
     applied = doc["environment"]["topologies"]["single-net@10"]["applied_commands"]
-    assert any(c["argv"][:3] == ["tc", "qdisc", "replace"] for c in applied[next(iter(applied))])
+    wire = next(owner for owner in applied if owner.endswith("ww0"))
+    assert any(c["argv"][:3] == ["tc", "qdisc", "replace"] and c["rc"] == 0 for c in applied[wire])
+    assert any(c["argv"][0] == "sysctl" for c in applied["b0"])
 
 
 def test_topologies_rank_as_their_wiring_says(tmp_path):
