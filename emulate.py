@@ -1,23 +1,17 @@
 #!/usr/bin/env python3
 """Beowulf Netlab: `sudo python3 emulate.py --help`.
 
-Debian's Mininet installs for the system interpreter only, and the first
-python3 on PATH may be another one; if Mininet is not importable here but is
-under /usr/bin/python3, re-run there transparently.
+The entry point: re-runs itself under the interpreter that has Debian's
+Mininet if needed (core/interpreter.py), then hands over to `commands`.
 """
-import importlib.util
 import os
 import sys
 
-SYSTEM_PYTHON = "/usr/bin/python3"
-
-if (importlib.util.find_spec("mininet") is None and os.path.exists(SYSTEM_PYTHON)
-        and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
-        and not os.environ.get("NETLAB_NO_REEXEC")):
-    os.environ["NETLAB_NO_REEXEC"] = "1"
-    os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from core.interpreter import reexec_with_mininet  # noqa: E402
+
+reexec_with_mininet(__file__)
 
 from commands import main  # noqa: E402
 

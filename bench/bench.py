@@ -17,6 +17,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from core.interpreter import reexec_with_mininet  # noqa: E402
+
+reexec_with_mininet(__file__)
+
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
 from mininet.topo import Topo  # noqa: E402

@@ -22,6 +22,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from core.interpreter import reexec_with_mininet  # noqa: E402
+
+reexec_with_mininet(__file__)
+
 from mininet.log import setLogLevel  # noqa: E402
 
 from netlab.capabilities import probe  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from commands.args import (NETWORK, add_axis, add_impairment_args, add_output_args, build_options,
                            require_root)
-from core.errors import BadInput
+from core.errors import BadInput, RuntimeFailure
 from netlab.capabilities import probe_kernel
 from netlab.impls import BuildOptions, check_netem
 from pipeline.report import plot, table
@@ -90,6 +90,8 @@ def execute(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
     except KeyboardInterrupt:
         log.write(f"\ninterrupted: {len(doc['points'])} finished point(s) kept in {out}\n")
         raise
+    except RuntimeFailure as e:
+        raise type(e)(f"{e}; {len(doc['points'])} finished point(s) kept in {out}") from e
     pngs = plot(doc, png)
     if as_json:
         json.dump(doc, sys.stdout, indent=1, default=str)

@@ -31,7 +31,10 @@ def execute(argv: list[str], stdin: str | None = None, timeout: float | None = 1
 
 def failure(argv: list[str], rc: int, out: str, err: str) -> CommandFailed:
     lines = (err.strip() or out.strip()).splitlines()
-    return CommandFailed(f"{shlex.join(argv)} failed: {lines[-1] if lines else f'exit {rc}'}")
+    shown = shlex.join(argv)
+    shown = shown if len(shown) <= 160 else shown[:157] + "..."
+    return CommandFailed(f"{shown} failed: {lines[-1] if lines else f'exit {rc}'} (check what this host "
+                         "can do with 'sudo python3 emulate.py doctor')")
 
 
 def run(argv: list[str], *, stdin: str | None = None, check: bool = True,

@@ -14,7 +14,7 @@ from core.command import CommandLog
 from netlab.node import BeowulfHost
 from netlab.wire import JoinBridge, JoinOVS, SharedWire
 from topologies.presets import PRESETS, build_spec
-from topologies.spec import SUBNET, NetworkSpec
+from topologies.spec import DEFAULT_NODES, DEFAULT_RATE_MBIT, SUBNET, NetworkSpec
 
 DEFAULT_PREFIX = "bnl00"
 
@@ -63,7 +63,8 @@ class SpecTopo(Topo):
 
 def preset_topo(name: str):
     """A Topo class for one preset, taking Mininet-style positional args (nodes, rate_mbit[, channels])."""
-    def build(self, nodes: int = 16, rate_mbit: float = 10.0, *rest, prefix: str = DEFAULT_PREFIX,
+    def build(self, nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT, *rest,
+              prefix: str = DEFAULT_PREFIX,
               bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr"):
         opts = {"nodes": int(nodes), "rate_mbit": float(rate_mbit)}
         if rest:

@@ -26,3 +26,15 @@ def test_all_pairs_reach_each_other(testbed, topo, rate):
     tb = testbed(topo, nodes=16, rate_mbit=rate)
     assert len(tb.net.hosts) == 16
     assert unreachable(tb) == []
+
+
+@pytest.mark.parametrize("topo", ["single-net,4,10", "bonded-dual-net,4,10,2", "routed-mesh,4,10"])
+def test_plain_mininet_runs_the_presets(topo):
+    """`mn --custom topologies/mininet_topos.py` works (mn runs the file without __file__)."""
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run(["mn", "--custom", "topologies/mininet_topos.py", "--topo", topo,
+                        "--controller", "none", "--test", "pingall"], cwd=root,
+                       capture_output=True, text=True, timeout=120)
+    assert "Results: 0% dropped" in r.stdout + r.stderr, r.stdout[-1500:] + r.stderr[-1500:]

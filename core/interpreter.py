@@ -1,0 +1,22 @@
+"""Run under the interpreter that has Mininet.
+
+Debian's Mininet installs for the system interpreter only, and the first
+python3 on PATH may be another one (pyenv, a venv). Scripts that need
+Mininet call `reexec_with_mininet(__file__)` before importing it: if Mininet
+is not importable here but /usr/bin/python3 exists, the script re-runs there.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def reexec_with_mininet(script: str) -> None:
+    if (importlib.util.find_spec("mininet") is None and os.path.exists(SYSTEM_PYTHON)
+            and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
+            and not os.environ.get("NETLAB_NO_REEXEC")):
+        os.environ["NETLAB_NO_REEXEC"] = "1"
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(script), *sys.argv[1:]])
