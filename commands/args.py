@@ -58,10 +58,11 @@ def add_impairment_args(p) -> None:
 
 def add_build_args(p) -> None:
     p.add_argument("--switch", choices=("auto", "ovs", "ovs-user", "lxbr"), default="auto",
-                   help="switches joining wires: Open vSwitch (its kernel datapath where the kernel "
-                        "has one, else its userspace datapath), OVS forced to its userspace "
-                        "datapath, or Linux bridge (default auto: OVS kernel, else OVS userspace, "
-                        "else Linux bridge)")
+                   help="switches joining wires: ovs = Open vSwitch (its kernel datapath where the "
+                        "kernel has one, else its userspace datapath); ovs-user = OVS's userspace "
+                        "datapath; lxbr = Linux bridge (default auto: OVS kernel datapath where "
+                        "present, else Linux bridge: OVS's single-threaded userspace datapath "
+                        "would be the bottleneck at 100 Mbit/s)")
     p.add_argument("--bonding", choices=("auto", "kernel", "nft"), default="auto",
                    help="channel bonding: kernel balance-rr driver or nftables fallback "
                         "(default auto: kernel if present)")

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from core.errors import RuntimeFailure
+from core.signals import TerminateAsExit
 from labvm.image import CACHE, Image
 
 
@@ -55,7 +56,7 @@ class VM:
         self.proc: subprocess.Popen | None = None
         self.dir: Path | None = None
         self.boot_s = 0.0
-        self._old: dict = {}
+        self._signals = TerminateAsExit()
 
     @property
     def accel(self) -> str:
@@ -63,8 +64,7 @@ class VM:
 
     # -- lifecycle --
     def __enter__(self) -> "VM":
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            self._old[sig] = signal.signal(sig, _raise_exit)
+        self._signals.install()
         try:
             self.start()
             self.wait_ssh()
@@ -124,9 +124,7 @@ class VM:
         if self.dir is not None and not os.environ.get("NETLAB_LABVM_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
         self.dir = None
-        for sig, handler in self._old.items():
-            signal.signal(sig, handler)
-        self._old.clear()
+        self._signals.restore()
 
     # -- talking to the guest --
     def ssh_options(self, connect_timeout: int = 10) -> list[str]:
@@ -166,7 +164,3 @@ class VM:
             return (self.dir / name).read_text(errors="replace")[-chars:].replace("\n", " | ")
         except (OSError, TypeError):
             return ""
-
-
-def _raise_exit(signum, _frame):
-    raise SystemExit(128 + signum)

@@ -77,10 +77,12 @@ class Capabilities:
 
     @property
     def switch_impl(self) -> str:
+        """The default switch: OVS with its kernel datapath, else a Linux bridge.
+        OVS's userspace datapath forwards on one thread; on a 2-core host it
+        carried one 100 Mbit/s bonded-switched-mesh flow at 71.9 Mbit/s where a
+        Linux bridge carried 165.8, so it runs only when forced (--switch ovs-user)."""
         if self.ovs_daemon and self.ovs_kernel_datapath:
             return "ovs-kernel"
-        if self.ovs_daemon:
-            return "ovs-user"
         return "lxbr"
 
     def missing_required(self) -> list[str]:
@@ -137,24 +139,21 @@ def probe() -> Capabilities:
 
 def doctor_lines(caps: Capabilities) -> list[str]:
     """A human report: every piece, present or not, and what its absence costs."""
+    def row(ok: bool, name: str, present: str, absent: str) -> str:
+        return f"  {'ok     ' if ok else 'MISSING'} {name:20s}{present if ok else '-> ' + absent}"
+
     lines = [f"kernel {caps.kernel_release}", "", "kernel features:"]
-    for name, (_, cost) in KERNEL_PROBES.items():
-        ok = caps.kernel.get(name, False)
-        lines.append(f"  {'ok     ' if ok else 'MISSING'} {name:20s}{'' if ok else ' -> ' + cost}")
-    ovs_cost = ("switches use OVS's userspace datapath (TX checksum offload off)"
-                if caps.ovs_daemon else "switches are Linux bridges")
-    lines.append(f"  {'ok     ' if caps.ovs_kernel_datapath else 'MISSING'} {'ovs_kernel_datapath':20s}"
-                 f"{'' if caps.ovs_kernel_datapath else ' -> ' + ovs_cost}")
+    lines += [row(caps.kernel.get(name, False), name, "", cost)
+              for name, (_, cost) in KERNEL_PROBES.items()]
+    lines.append(row(caps.ovs_kernel_datapath, "ovs_kernel_datapath", "",
+                     "switches are Linux bridges (OVS's userspace datapath only with --switch ovs-user)"))
     lines += ["", "tools:"]
-    for tool, pkg in TOOLS.items():
-        path = caps.tools.get(tool)
-        lines.append(f"  {'ok     ' if path else 'MISSING'} {tool:20s}{path or '-> apt install ' + pkg}")
-    lines.append(f"  {'ok     ' if caps.ovs_daemon else 'MISSING'} {'ovs-vswitchd':20s}"
-                 f"{'running' if caps.ovs_daemon else '-> not answering; switches fall back to Linux bridges (start it: ./setup.sh)'}")
+    lines += [row(bool(caps.tools.get(tool)), tool, caps.tools.get(tool) or "", f"apt install {pkg}")
+              for tool, pkg in TOOLS.items()]
+    lines.append(row(caps.ovs_daemon, "ovs-vswitchd", "running",
+                     "not answering; switches are Linux bridges (start it: ./setup.sh)"))
     lines += ["", "python modules:"]
-    for mod, pkg in PY_MODULES.items():
-        ok = caps.python.get(mod)
-        lines.append(f"  {'ok     ' if ok else 'MISSING'} {mod:20s}{'' if ok else '-> install ' + pkg}")
+    lines += [row(bool(caps.python.get(mod)), mod, "", f"install {pkg}") for mod, pkg in PY_MODULES.items()]
     lines += ["", "implementations this host will use:",
               "  shared wire : bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table",
               f"  bonding     : {caps.bonding_impl or 'NONE (bonded topologies cannot run)'}",

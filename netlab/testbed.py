@@ -10,7 +10,6 @@ leak checks and `clean` can tell the run's processes from anyone else's.
 from __future__ import annotations
 
 import os
-import signal
 import time
 
 from mininet.link import Link
@@ -18,6 +17,7 @@ from mininet.log import setLogLevel
 from mininet.net import Mininet
 
 from core.command import CommandLog
+from core.signals import TerminateAsExit
 from netlab.capabilities import Capabilities, probe
 from netlab.impls import BuildError, BuildOptions, choose_impls
 from netlab.manifest import LABEL_ENV, Manifest, claim, release
@@ -28,14 +28,6 @@ from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
 __all__ = ["BuildError", "BuildOptions", "Testbed"]
-
-
-class _Terminated(SystemExit):
-    pass
-
-
-def _raise_terminated(signum, _frame):
-    raise _Terminated(128 + signum)
 
 
 class Testbed:
@@ -53,13 +45,12 @@ class Testbed:
         self.manifest: Manifest | None = None
         self.build_s = 0.0
         self.log = CommandLog()
-        self._old_handlers: dict = {}
+        self._signals = TerminateAsExit()
         self._old_label: str | None = None
 
     # -- lifecycle --
     def __enter__(self) -> "Testbed":
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            self._old_handlers[sig] = signal.signal(sig, _raise_terminated)
+        self._signals.install()
         try:
             self._build()
         except BaseException:
@@ -106,9 +97,7 @@ class Testbed:
                     os.environ.pop(LABEL_ENV, None)
                 else:
                     os.environ[LABEL_ENV] = self._old_label
-            for sig, handler in self._old_handlers.items():
-                signal.signal(sig, handler)
-            self._old_handlers.clear()
+            self._signals.restore()
 
     # -- access --
     def host(self, name: str) -> BeowulfHost:
