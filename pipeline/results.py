@@ -52,6 +52,7 @@ COMMON_POINT = {
     "throughput_mbyte_s": _t("number", "the workload's aggregate throughput, MB/s (10^6 bytes/s)",
                              minimum=0),
     "bonding_impl": _t(["string", "null"], "kernel-balance-rr | nft-numgen-rr | null (not bonded)"),
+    "wire_load": _t("object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
     "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point's window",
                         suspect=_t(["string", "null"], "why the emulator may have been the bottleneck, "

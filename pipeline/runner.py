@@ -59,6 +59,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             doc["environment"].setdefault("capabilities", env["capabilities"])
             context = workload.prepare(tb, points, settings) if workload.prepare else None
             wires = [tb.wire(w.name) for w in spec.wires]
+            shown = None
             for pt in points:
                 with Monitor(wires) as mon:
                     result = workload.run_point(tb, context, pt, settings)
@@ -67,6 +68,12 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                          "workload": sweep.workload, **pt, **result, "fidelity": mon.report(),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "host": host}
+                plan = point.get("pairs_placed") or point.get("copies_placed")
+                if progress and plan and plan != shown:
+                    load = " ".join(f"{w}:{n}" for w, n in sorted(point.get("wire_load", {}).items()))
+                    sys.stderr.write(f"  plan ({spec.topology} {pt['placement']}): {', '.join(plan)}"
+                                     f"; wire load {load or '-'}\n")
+                    shown = plan
                 doc["points"].append(point)
                 write_atomic(doc, out)
                 write_csv(doc, csv_path)

@@ -45,7 +45,7 @@ def shares_wire(a: int, b: int, k: int) -> bool:
     return a != b and (ra == rb or ca == cb)
 
 
-def _even_pair(a: int, b: int, k: int) -> bool:
+def even_pair(a: int, b: int, k: int) -> bool:
     lo, hi = min(a, b), max(a, b)
     (r1, c1), (r2, c2) = position(lo, k), position(hi, k)
     return (r1 + c1 + r2 + c2) % 2 == 0
@@ -57,7 +57,7 @@ def relay_for(a: int, b: int, k: int) -> int:
         raise ValueError(f"nodes {a} and {b} share a wire: no relay")
     lo, hi = min(a, b), max(a, b)
     (r1, c1), (r2, c2) = position(lo, k), position(hi, k)
-    row, col = (r1, c2) if _even_pair(a, b, k) else (r2, c1)
+    row, col = (r1, c2) if even_pair(a, b, k) else (r2, c1)
     return row * k + col
 
 
@@ -86,7 +86,7 @@ def switched_routes(src: int, k: int) -> tuple[Route, ...]:
         if shares_wire(src, dst, k):
             nic = _direct_nic(src, dst, k)
         else:
-            nic = ROW_NIC if _even_pair(src, dst, k) else COL_NIC
+            nic = ROW_NIC if even_pair(src, dst, k) else COL_NIC
         routes.append(Route(node_ip(dst), nic))
     return tuple(routes)
 

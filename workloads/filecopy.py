@@ -21,7 +21,7 @@ from netlab.disk_profiles import parse_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import Workload
-from workloads.placement import place
+from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
 BASE_PORT = 7600
@@ -195,7 +195,9 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
 def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
     copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"])
     res = run_copies(tb, disks, copies, point["file_size"])
-    return {**res, "copies_placed": [c.describe() for c in copies], "disk": disks.record()}
+    pairs = place(tb.spec, point["remote"], point["placement"]) if point["remote"] else []
+    return {**res, "copies_placed": [c.describe() for c in copies], "wire_load": wire_load(pairs),
+            "disk": disks.record()}
 
 
 WORKLOAD = Workload(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from core.values import Axis
 from workloads.agent import Agents, wait_listening
 from workloads.base import PAIRS, Workload
-from workloads.placement import place
+from workloads.placement import place, wire_load
 
 BASE_PORT = 5201
 OMIT_S = 1.0
@@ -66,7 +66,8 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     flows = run_pairs([(tb.host(p.src), tb.host(p.dst)) for p in pairs], seconds=settings["duration"])
     total = sum(f.goodput_mbit for f in flows)
     return {"throughput_mbyte_s": total / 8, "goodput_mbit": total,
-            "per_pair": [f.__dict__ for f in flows], "pairs_placed": [p.describe() for p in pairs]}
+            "per_pair": [f.__dict__ for f in flows], "pairs_placed": [p.describe() for p in pairs],
+            "wire_load": wire_load(pairs)}
 
 
 WORKLOAD = Workload(

@@ -1,33 +1,77 @@
-"""Which nodes talk to which: deterministic pair placement for workloads.
+"""Which nodes talk to which, and which wires their traffic crosses.
+
+Placement follows the papers' arrangement: pairs are chosen so that, while it
+is possible, no two transfers contend for a wire and no node has two roles
+(sender, receiver, or relay of another pair). The wires a pair uses come from
+the topology's actual path (`path`): the shared wire of a local-wire pair; on
+the routed mesh the two wires through the pair's relay; on the switched mesh
+the two wires of one orientation joined by the row or column switch (the
+parity rule of topologies.mesh); on bonded networks every wire of both nodes,
+as one group whose capacities add.
 
 - any: (b0,b1), (b2,b3), ... on any topology.
-- local-wire (meshes): each pair shares a wire; pairs go to distinct wires
-  while possible (row wires first, then column wires, round-robin).
-- remote-wire (meshes): pairs share no wire; while possible no node has more
-  than one role (sender, receiver, or the pair's relay under the routed-mesh
-  relay rule, used on every mesh so the placements are the same everywhere).
-No node is ever an endpoint of two pairs.
+- local-wire (meshes): each pair shares a wire; pairs on distinct wires while possible.
+- remote-wire (meshes): pairs share no wire; the search minimises wire sharing
+  (a wire carrying k pairs costs k(k-1)/2: sharing is spread, not piled up),
+  then the nodes in two roles.
+No node is ever an endpoint of two pairs. The plan, with its per-wire load, is
+recorded with every point.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from topologies.mesh import relay_for, shares_wire
+from topologies.mesh import ROW_NIC, even_pair, position, relay_for, shares_wire
 from topologies.spec import NetworkSpec, SpecError
 
 PLACEMENTS = ("any", "local-wire", "remote-wire")
+SEARCH_BUDGET = 60_000
+_CACHE: dict[tuple, list | None] = {}   # (topology, nodes, pairs, placement) -> chosen node pairs
 
 
 @dataclass(frozen=True)
 class Pair:
     src: str
     dst: str
-    wire: str | None = None    # the shared wire (local-wire)
-    relay: str | None = None   # the routed-mesh relay (remote-wire)
+    wire: str | None = None                    # the shared wire (local-wire)
+    relay: str | None = None                   # the routed-mesh relay (remote-wire)
+    path: tuple[tuple[str, ...], ...] = ()     # segments crossed in turn; a segment's wires are parallel
+
+    @property
+    def wires(self) -> tuple[str, ...]:
+        return tuple(w for seg in self.path for w in seg)
 
     def describe(self) -> str:
         extra = f" on {self.wire}" if self.wire else f" via {self.relay}" if self.relay else ""
-        return f"{self.src}->{self.dst}{extra}"
+        route = " + ".join("|".join(seg) for seg in self.path)
+        return f"{self.src}->{self.dst}{extra}" + (f" [{route}]" if route else "")
+
+
+def path(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
+    """The wires traffic between nodes a and b crosses on this topology."""
+    na, nb = spec.nodes[a], spec.nodes[b]
+    if na.bonded:
+        return (tuple(dict.fromkeys(na.wires + nb.wires)),)
+    k = spec.params.get("grid")
+    if not k:
+        shared = [w for w in na.wires if w in nb.wires]
+        return (tuple(shared),)
+    if shares_wire(a, b, k):
+        return ((next(w for w in na.wires if w in nb.wires),),)
+    if spec.switches:   # one orientation, joined by its switch
+        nic = ROW_NIC if even_pair(a, b, k) else 1 - ROW_NIC
+        return ((na.wires[nic],), (nb.wires[nic],))
+    r = relay_for(a, b, k)
+    nr = spec.nodes[r]
+    return ((next(w for w in na.wires if w in nr.wires),), (next(w for w in nr.wires if w in nb.wires),))
+
+
+def wire_load(pairs: list[Pair]) -> dict[str, int]:
+    load: dict[str, int] = {}
+    for p in pairs:
+        for w in p.wires:
+            load[w] = load.get(w, 0) + 1
+    return load
 
 
 def max_pairs(spec: NetworkSpec) -> int:
@@ -45,95 +89,81 @@ def place(spec: NetworkSpec, pairs: int, placement: str = "any") -> list[Pair]:
     grid = spec.params.get("grid")
     if placement != "any" and not grid:
         raise SpecError(f"--placement {placement} needs a mesh topology; {spec.topology} has only 'any'")
-    names = [n.name for n in spec.nodes]
     if placement == "any":
-        return [Pair(names[2 * i], names[2 * i + 1]) for i in range(pairs)]
-    if placement == "local-wire":
-        return _local(spec, pairs)
-    return _remote(spec, pairs, grid)
+        return [_pair(spec, 2 * i, 2 * i + 1) for i in range(pairs)]
+    key = (spec.topology, len(spec.nodes), pairs, placement)
+    if key not in _CACHE:
+        local = placement == "local-wire"
+        candidates = [(a, b) for a in range(len(spec.nodes)) for b in range(a + 1, len(spec.nodes))
+                      if shares_wire(a, b, grid) == local]
+        _CACHE[key] = _search(spec, candidates, pairs, grid)
+    chosen = _CACHE[key]
+    if chosen is None:
+        raise SpecError(f"cannot place {pairs} {placement} pairs on {spec.topology} without reusing "
+                        "a node; use fewer --pairs")
+    return [_pair(spec, a, b) for a, b in chosen]
 
 
-def _local(spec: NetworkSpec, pairs: int) -> list[Pair]:
-    wires = [w.name for w in spec.wires]
-    members = {w: [n.name for n in spec.members(w)] for w in wires}
-    # Best: every pair on a wire of its own (a depth-first search finds e.g. 8
-    # pairs on the 8 wires of the 16-node grid); else wires are reused in turn.
-    distinct = _distinct_wires(members, wires, pairs, set(), [20000]) if pairs <= len(wires) else None
-    if distinct is not None:
-        return distinct
-    used: set[str] = set()
-    out: list[Pair] = []
-    while len(out) < pairs:
-        progress = False
-        for wire in wires:
-            free = [n for n in members[wire] if n not in used]
-            if len(free) >= 2 and len(out) < pairs:
-                out.append(Pair(free[0], free[1], wire=wire))
-                used.update(free[:2])
-                progress = True
-        if not progress:
-            raise SpecError(f"cannot place {pairs} local-wire pairs without reusing a node "
-                            f"(at most {len(out)} on {spec.topology}); use fewer --pairs")
-    return out
+def _pair(spec: NetworkSpec, a: int, b: int) -> Pair:
+    names = spec.nodes
+    k = spec.params.get("grid")
+    wire = relay = None
+    if k and shares_wire(a, b, k):
+        wire = next(w for w in names[a].wires if w in names[b].wires)
+    elif k and not spec.switches and not names[a].bonded:
+        relay = names[relay_for(a, b, k)].name
+    return Pair(names[a].name, names[b].name, wire, relay, path(spec, a, b))
 
 
-def _distinct_wires(members: dict, wires: list[str], pairs: int, used: set[str],
-                    budget: list[int]) -> list[Pair] | None:
-    if pairs == 0:
-        return []
-    if len(wires) < pairs or budget[0] <= 0:
-        return None
-    wire, rest = wires[0], wires[1:]
-    free = [n for n in members[wire] if n not in used]
-    for i, a in enumerate(free):
-        for b in free[i + 1:]:
-            budget[0] -= 1
-            found = _distinct_wires(members, rest, pairs - 1, used | {a, b}, budget)
-            if found is not None:
-                return [Pair(a, b, wire=wire)] + found
-    return _distinct_wires(members, rest, pairs, used, budget)  # leave this wire idle
+def _roles(spec: NetworkSpec, a: int, b: int, k: int) -> tuple[int, ...]:
+    """Nodes that work for the pair: its ends, and its relay on the routed mesh."""
+    if not spec.switches and not spec.nodes[a].bonded and not shares_wire(a, b, k):
+        return (a, b, relay_for(a, b, k))
+    return (a, b)
 
 
-def _remote(spec: NetworkSpec, pairs: int, k: int) -> list[Pair]:
-    names = [n.name for n in spec.nodes]
-    n = len(names)
-    out: list[tuple[int, int]] = []
-    roles: set[int] = set()
-    # Strict pass: sender, receiver and relay all distinct from every other role.
-    for a in range(n):
-        for b in range(n):
-            if len(out) == pairs:
-                break
-            if a == b or shares_wire(a, b, k):
+def _search(spec: NetworkSpec, candidates: list[tuple[int, int]], pairs: int,
+            k: int) -> list[tuple[int, int]] | None:
+    """Depth-first branch and bound: fewest excess wire uses, then fewest nodes
+    in two roles; first (node order) among equals, so placement is deterministic."""
+    wires = {c: [w for seg in path(spec, *c) for w in seg] for c in candidates}
+    roles = {c: _roles(spec, *c, k) for c in candidates}
+    best: list = [None, (10 ** 9, 10 ** 9)]
+    budget = [SEARCH_BUDGET]
+    # The least sharing possible: every pair's wire uses spread evenly over all wires.
+    uses = pairs * min((len(w) for w in wires.values()), default=0)
+    n_wires = len(spec.wires)
+    q, r = divmod(uses, n_wires)
+    floor = (n_wires - r) * q * (q - 1) // 2 + r * (q + 1) * q // 2
+
+    def go(start: int, chosen: list, ends: set, load: dict, role_count: dict, excess: int, clash: int):
+        if (excess, clash) >= best[1] or budget[0] <= 0:
+            return
+        if len(chosen) == pairs:
+            best[0], best[1] = list(chosen), (excess, clash)
+            return
+        for i in range(start, len(candidates)):
+            if len(candidates) - i < pairs - len(chosen):
+                return
+            c = candidates[i]
+            if c[0] in ends or c[1] in ends:
                 continue
-            r = relay_for(a, b, k)
-            if roles.isdisjoint((a, b, r)):
-                out.append((a, b))
-                roles.update((a, b, r))
-    # Relaxed: relays may repeat; endpoints still never do. A small depth-first
-    # search finds matchings the greedy order misses (e.g. 8 pairs on 16 nodes).
-    if len(out) < pairs:
-        solution = _match(out, pairs, n, k, [20000], {x for p in out for x in p})
-        if solution is None:
-            raise SpecError(f"cannot place {pairs} remote-wire pairs on {spec.topology} "
-                            "without reusing a node; use fewer --pairs")
-        out = solution
-    return [Pair(names[a], names[b], relay=names[relay_for(a, b, k)]) for a, b in out]
+            budget[0] -= 1
+            add_excess = sum(load.get(w, 0) for w in wires[c])   # k-th pair on a wire adds k - 1
+            add_clash = sum(1 for n in roles[c] if role_count.get(n, 0) >= 1)
+            for w in wires[c]:
+                load[w] = load.get(w, 0) + 1
+            for n in roles[c]:
+                role_count[n] = role_count.get(n, 0) + 1
+            chosen.append(c)
+            go(i + 1, chosen, ends | {c[0], c[1]}, load, role_count, excess + add_excess, clash + add_clash)
+            chosen.pop()
+            for w in wires[c]:
+                load[w] -= 1
+            for n in roles[c]:
+                role_count[n] -= 1
+            if best[1] == (floor, 0):
+                return
 
-
-def _match(chosen: list[tuple[int, int]], pairs: int, n: int, k: int, budget: list[int],
-           skip: set[int]) -> list[tuple[int, int]] | None:
-    """Depth-first: pair the first free node with some remote peer, or leave it out."""
-    if len(chosen) == pairs:
-        return chosen
-    free = [x for x in range(n) if x not in skip]
-    if len(free) < 2 * (pairs - len(chosen)) or budget[0] <= 0:
-        return None
-    a = free[0]
-    for b in free[1:]:
-        budget[0] -= 1
-        if not shares_wire(a, b, k):
-            found = _match(chosen + [(a, b)], pairs, n, k, budget, skip | {a, b})
-            if found:
-                return found
-    return _match(chosen, pairs, n, k, budget, skip | {a})
+    go(0, [], set(), {}, {}, 0, 0)
+    return best[0]

@@ -14,7 +14,7 @@ import os
 from core.values import Axis, human_size
 from workloads.agent import PYTHON, Agents
 from workloads.base import PAIRS, Workload
-from workloads.placement import place
+from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
 BASE_PORT = 7000
@@ -70,7 +70,8 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges)
-    return {**res, "pairs_placed": [p.describe() for p in pairs]}
+    return {**res, "pairs_placed": [p.describe() for p in pairs],
+            "wire_load": wire_load(pairs)}
 
 
 WORKLOAD = Workload(
