@@ -92,7 +92,7 @@ def fidelity_ceiling(quick: bool):
     for rate in (100, 200, 400, 700, 1000):
         with Testbed(build_spec("single-net", rate_mbit=rate)) as tb:
             h = tb.host
-            with Monitor([tb.wire("w0")]) as mon:
+            with Monitor({"w0": tb.wire("w0")}) as mon:
                 flows = iperf.run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))],
                                         seconds=2 if quick else 4, omit=1)
             rep = mon.report()

@@ -54,13 +54,24 @@ COMMON_POINT = {
     "bonding_impl": _t(["string", "null"], "kernel-balance-rr | nft-numgen-rr | null (not bonded)"),
     "wire_load": _t("object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
     "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
-    "fidelity": {**_obj("the fidelity monitor's view of the point's window",
-                        suspect=_t(["string", "null"], "why the emulator may have been the bottleneck, "
-                                   "or null"),
+    "fidelity": {**_obj("the fidelity monitor's view of the point",
+                        suspect=_t(["string", "null"], "why the emulator may have been the bottleneck "
+                                   "(a core near-saturated while no wire was near full), or null"),
                         host_cpu_mean=_t("number", "mean host CPU busy fraction"),
                         host_cpu_max=_t("number", "highest host CPU busy fraction in one sample"),
+                        core_busy_mean=_t("array", "mean busy fraction of each CPU core"),
+                        wire_bytes=_t("object", "wire -> on-wire bytes (framing included) its shaper "
+                                      "counted while the point ran"),
+                        window_s=_t("number", "the time base of wire_utilisation, s"),
                         wire_utilisation=_t("object", "wire -> on-wire bytes carried / capacity")),
                  "required": ["suspect"]},
+    "flows": _t("array", "what the workload moved over the network: each transfer's path (segments "
+                "of parallel wires), bytes, and start/end (s) where known"),
+    "gates": {**_obj("the fidelity gates (pipeline/gates.py): a point that fails one makes the "
+                     "claims that read it not checkable",
+                     ok=_t("boolean", "every gate passed"),
+                     failed=_t("array", "why each failed gate failed"),
+                     overlap=_t(["number", "null"], "token pairs: share of their span all ran at once"))},
 }
 WORKLOAD_POINT = {
     "token": {

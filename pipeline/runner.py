@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from netlab.testbed import BuildOptions, Testbed
+from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep
@@ -58,16 +59,19 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 k: v for k, v in env.items() if k != "capabilities"}
             doc["environment"].setdefault("capabilities", env["capabilities"])
             context = workload.prepare(tb, points, settings) if workload.prepare else None
-            wires = [tb.wire(w.name) for w in spec.wires]
+            wires = {w.name: tb.wire(w.name) for w in spec.wires}
+            rates = {w.name: w.rate_mbit for w in spec.wires}
             shown = None
             for pt in points:
                 with Monitor(wires) as mon:
                     result = workload.run_point(tb, context, pt, settings)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-                         "workload": sweep.workload, **pt, **result, "fidelity": mon.report(),
+                         "workload": sweep.workload, **pt, **result,
+                         "fidelity": mon.report(result.get("elapsed_s")),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "host": host}
+                point["gates"] = evaluate(point, point["fidelity"], rates)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if progress and plan and plan != shown:
                     load = " ".join(f"{w}:{n}" for w, n in sorted(point.get("wire_load", {}).items()))

@@ -196,8 +196,11 @@ def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
     copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"])
     res = run_copies(tb, disks, copies, point["file_size"])
     pairs = place(tb.spec, point["remote"], point["placement"]) if point["remote"] else []
+    remote = [c for c in res["per_copy"] if c["kind"] == "remote"]
+    flows = [{"path": p.path, "bytes": c["bytes"], "start": c["start"], "end": c["end"]}
+             for p, c in zip(pairs, remote)]
     return {**res, "copies_placed": [c.describe() for c in copies], "wire_load": wire_load(pairs),
-            "disk": disks.record()}
+            "flows": flows, "disk": disks.record()}
 
 
 WORKLOAD = Workload(

@@ -66,6 +66,8 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     flows = run_pairs([(tb.host(p.src), tb.host(p.dst)) for p in pairs], seconds=settings["duration"])
     total = sum(f.goodput_mbit for f in flows)
     return {"throughput_mbyte_s": total / 8, "goodput_mbit": total,
+            "elapsed_s": max(f.seconds for f in flows),
+            "flows": [{"path": p.path, "bytes": f.bytes_received} for p, f in zip(pairs, flows)],
             "per_pair": [f.__dict__ for f in flows], "pairs_placed": [p.describe() for p in pairs],
             "wire_load": wire_load(pairs)}
 

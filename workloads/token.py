@@ -70,7 +70,9 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges)
-    return {**res, "pairs_placed": [p.describe() for p in pairs],
+    flows = [{"path": p.path, "bytes": pp["payload_bytes"], "start": pp["start"], "end": pp["end"]}
+             for p, pp in zip(pairs, res["per_pair"])]
+    return {**res, "flows": flows, "pairs_placed": [p.describe() for p in pairs],
             "wire_load": wire_load(pairs)}
 
 

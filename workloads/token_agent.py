@@ -12,7 +12,8 @@ a selector, as the papers' processes used nonblocking send/receive.
 
 The client prints one JSON line: round trips, payload bytes moved (S per token
 per direction, i.e. 2*S per round trip), elapsed seconds from the first byte
-sent to the last byte received, and round-trip latencies. Exit status 3 and an
+sent to the last byte received (and that interval in wall-clock time, so the
+pairs' overlap can be checked), and round-trip latencies. Exit status 3 and an
 "error" field when a token came back wrong.
 """
 from __future__ import annotations
@@ -109,6 +110,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     done = 0
     launched = 0
     limit = exchanges if exchanges is not None else float("inf")
+    wall0 = time.time()
     t0 = time.perf_counter()
     deadline = t0 + duration if duration is not None else float("inf")
 
@@ -145,7 +147,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
                     launch(slot)
     elapsed = time.perf_counter() - t0
     conn.close()
-    return {"round_trips": done, "token_size": size, "tokens_in_flight": tokens,
+    return {"start": wall0, "end": wall0 + elapsed, "round_trips": done, "token_size": size, "tokens_in_flight": tokens,
             "payload_bytes": 2 * size * done, "elapsed_s": elapsed,
             "rtt_ms_median": statistics.median(rtts) * 1e3 if rtts else None,
             "rtt_ms_min": min(rtts) * 1e3 if rtts else None,

@@ -1,0 +1,49 @@
+"""The fidelity gates pass a point a real network could produce and fail the ones it could not."""
+from pipeline.gates import evaluate, payload_capacity_bytes_s
+
+RATES = {"w0": 10.0, "w1": 10.0}
+CAP = payload_capacity_bytes_s(10)       # 1.177 MB/s of payload on a 10 Mbit/s wire
+
+
+def point(bytes_per_pair, elapsed, spans, path=(("w0",),), workload="token"):
+    flows = [{"path": path, "bytes": b, "start": s, "end": e} for b, (s, e) in zip(bytes_per_pair, spans)]
+    return {"workload": workload, "elapsed_s": elapsed, "flows": flows}
+
+
+def fidelity(w0=None, w1=0, suspect=None):
+    return {"wire_bytes": {"w0": w0, "w1": w1}, "suspect": suspect}
+
+
+def test_a_possible_point_passes():
+    pt = point([1_000_000] * 2, 2.0, [(0, 2.0), (0.05, 2.0)])
+    assert evaluate(pt, fidelity(w0=2_150_000), RATES) == {"ok": True, "failed": [], "overlap": 0.975}
+
+
+def test_payload_faster_than_the_wire_fails():
+    # the 1.212 MB/s single-net point: 16 pairs, sum of bytes / longest pair's time
+    elapsed = 10.0
+    total = 1.212e6 * elapsed
+    pt = point([total / 16] * 16, elapsed, [(0, elapsed)] * 16)
+    gates = evaluate(pt, fidelity(w0=int(total * 1.08)), RATES)
+    assert not gates["ok"] and any("over capacity" in f for f in gates["failed"])
+    assert total / elapsed > CAP
+
+
+def test_payload_the_wire_never_counted_fails():
+    pt = point([1_000_000], 1.0, [(0, 1.0)])
+    gates = evaluate(pt, fidelity(w0=500_000), RATES)
+    assert any("free bandwidth" in f for f in gates["failed"])
+
+
+def test_pairs_that_did_not_overlap_fail():
+    pt = point([500_000, 500_000], 1.0, [(0, 1.0), (0.9, 1.9)])
+    gates = evaluate(pt, fidelity(w0=1_100_000), RATES)
+    assert any("concurrently" in f for f in gates["failed"]) and gates["overlap"] < 0.8
+
+
+def test_a_saturated_core_fails_and_bonded_groups_add_capacity():
+    pt = point([1_000_000], 1.0, [(0, 1.0)])
+    assert not evaluate(pt, fidelity(w0=1_100_000, suspect="a CPU core was 99% busy"), RATES)["ok"]
+    bonded = point([2_000_000], 1.0, [(0, 1.0)], path=(("w0", "w1"),))
+    assert evaluate(bonded, fidelity(w0=1_100_000, w1=1_100_000), RATES)["ok"]
+    assert not evaluate(bonded, fidelity(w0=1_100_000, w1=1_100_000), {"w0": 10.0, "w1": 5.0})["ok"]
