@@ -2,8 +2,8 @@
 
 Division of labor: `args` holds the argument types and shared flags (made
 from the axes, so flags and experiment files share names, defaults and
-bounds); each verb module (doctor, topo, cli, run, experiment, plot, merge,
-clean; quick is the no-argument main job) adds its parser and runs it.
+bounds); each verb module (doctor, topo, cli, run, experiment, reproduce, report,
+plot, merge, clean; quick is the no-argument main job) adds its parser and runs it.
 `main` maps the error family once: one line on stderr, the error's exit code.
 Validation happens before the root check and before anything is created.
 """
@@ -13,12 +13,12 @@ import os
 import sys
 import traceback
 
-from commands import clean, cli, doctor, experiment, merge, plot, quick, run, topo
+from commands import clean, cli, doctor, experiment, merge, plot, quick, report, reproduce, run, topo
 from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
-         "plot": plot, "merge": merge, "clean": clean}
+         "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "clean": clean}
 
 
 def make_parser() -> Parser:

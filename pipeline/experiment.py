@@ -32,11 +32,19 @@ PAPER_SCHEMA = {
                    "value, status (verified | seed | derived) and what it refers to",
                    "additionalProperties": {"type": "object", "required": ["value", "status"],
                                             "properties": {"value": {"type": "number"},
-                                                           "status": {"type": "string"}}}},
+                                                           "status": {"enum": ["verified", "seed",
+                                                                               "derived"]},
+                                                           "where": {"type": "string"}}}},
         "notes": {"type": "array", "items": {"type": "string"},
                   "description": "lines printed beside the measured table"},
         "choices": {"type": "array", "items": {"type": "string"},
                     "description": "parameters the paper does not give, and what this file chose"},
+        "reference_points": {"type": "array", "description": "the paper's values at a given x, drawn as "
+                             "markers on the plots (x in the figure's x units)",
+                             "items": {"type": "object", "required": ["x", "y", "label"],
+                                       "additionalProperties": False,
+                                       "properties": {"x": {"type": "number"}, "y": {"type": "number"},
+                                                      "label": {"type": "string"}}}},
         "reference_lines": {"type": "array", "description": "horizontal lines drawn on the plots",
                             "items": {"type": "object", "required": ["y", "label"],
                                       "additionalProperties": False,
@@ -51,9 +59,9 @@ def schema() -> dict:
     rules = []
     for name in WORKLOADS:
         props = {a.name: a.json_schema() for a in axes_for(name)}
+        values = {"type": "object", "additionalProperties": False, "properties": props}
         rules.append({"if": {"properties": {"workload": {"const": name}}},
-                      "then": {"properties": {"sweep": {"type": "object", "additionalProperties": False,
-                                                        "properties": props}}}})
+                      "then": {"properties": {"sweep": values, "quick": values}}})
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": "https://beowulf-netlab.invalid/experiments/schema.json",
@@ -69,6 +77,8 @@ def schema() -> dict:
                          + "; ".join(f"{w.name}: {w.summary}" for w in WORKLOADS.values())},
             "sweep": {"type": "object", "description": "axis name -> value or list of values; "
                       "unset axes take their defaults"},
+            "quick": {"type": "object", "description": "axis values that replace the sweep's in a "
+                      "quick run (emulate.py reproduce --quick, experiment --quick)"},
             "paper": PAPER_SCHEMA,
         },
         "allOf": rules,
@@ -88,13 +98,16 @@ def validate(data: Any, path: Path) -> None:
         raise BadInput(f"experiment file {path}: at {_where(e)}: {msg} (see experiments/schema.json)")
 
 
-def load(path: Path, shard: tuple[int, int] | None = None) -> tuple[Sweep, dict, dict]:
-    """An experiment file -> (checked Sweep, paper values, file's own fields)."""
+def load(path: Path, shard: tuple[int, int] | None = None,
+         quick: bool = False) -> tuple[Sweep, dict, dict]:
+    """An experiment file -> (checked Sweep, paper values, file's own fields).
+    With quick, the file's `quick` values replace those of its sweep."""
     data = read_json(path, "experiment file")
     validate(data, path)
     given = {}
     axes = {a.name: a for a in axes_for(data["workload"])}
-    for key, value in data["sweep"].items():
+    values = {**data["sweep"], **(data.get("quick", {}) if quick else {})}
+    for key, value in values.items():
         given[key] = axes[key].from_json(value, f"experiment file {path}: sweep.{key}")
     try:
         sweep = Sweep.make(data["workload"], given, shard)

@@ -13,16 +13,44 @@ from core.values import human_size
 from workloads import WORKLOADS
 
 
-def curve_key(p: dict) -> str:
-    """One curve: topology, placement and rate (and T for tokens; file copies have no T)."""
+CURVE_AXES = ("pairs", "tokens_in_flight", "file_size", "copies")
+
+
+def varying(doc: dict) -> list[str]:
+    """Point axes that take more than one value in the document (besides the x axis)."""
+    x_axis = WORKLOADS[doc["workload"]].x_axis
+    return [k for k in CURVE_AXES if k != x_axis and len({p.get(k) for p in doc["points"]}) > 1]
+
+
+def curve_key(p: dict, extra: list[str] = ()) -> str:
+    """One curve: topology, placement and rate, and any axis in `extra` (those that vary)."""
     key = p["topology"]
     if p.get("channels") and p["topology"] == "bonded-dual-net":
         key += f" x{p['channels']}"
     if p["placement"] != "any":
         key += f" ({p['placement']})"
-    if p.get("tokens_in_flight", 1) != 1:
-        key += f" T={p['tokens_in_flight']}"
+    for k in extra:
+        if k in p:
+            shown = human_size(p[k]) if k == "file_size" else p[k]
+            key += f" {dict(pairs='P', tokens_in_flight='T', file_size='', copies='C')[k]}={shown}"
     return f"{key} @{p['rate_mbit']:g}Mb"
+
+
+def title(doc: dict, what: str) -> str:
+    """The figure's title: the paper figure it rebuilds, else the workload."""
+    source = (doc.get("paper") or {}).get("source", "")
+    head = source.split(";")[0] if source else f"Beowulf Netlab {doc['workload']}"
+    env = doc["environment"]
+    return f"{head} - {what}\n(measured: kernel {env.get('kernel', '')}, commit {env.get('project_commit', '')})"
+
+
+SUSPECT_NOTE = "* failed a fidelity gate (see the document's gates): the emulator, not the network, may have set it"
+
+
+def trusted(p: dict) -> bool:
+    """The point passed its fidelity gates (older documents: the monitor's verdict)."""
+    gates = p.get("gates")
+    return gates["ok"] if gates else not p["fidelity"].get("suspect")
 
 
 def _mean(vals: list[float]) -> float:
@@ -36,7 +64,7 @@ def filecopy_table(doc: dict) -> str:
     for p in doc["points"]:
         key = (f"{curve_key(p)} {human_size(p['file_size'])}", p["remote"])
         cells[key].append(p["throughput_mbyte_s"])
-        if p["fidelity"].get("suspect"):
+        if not trusted(p):
             suspect.add(key)
     rows = list(dict.fromkeys(k for k, _ in cells))
     remotes = sorted({r for _, r in cells})
@@ -53,7 +81,7 @@ def filecopy_table(doc: dict) -> str:
             line += (f"{_mean(vals):.2f}" + ("*" if (row, r) in suspect else "") if vals else "-").rjust(8)
         lines.append(line)
     if suspect:
-        lines.append("* suspect: the host CPU, not the emulated network, may have limited this point")
+        lines.append(SUSPECT_NOTE)
     return "\n".join(lines)
 
 
@@ -76,8 +104,6 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
     for p in doc["points"]:
         data[curve_key(p)][p["file_size"]][p["remote"]].append(p["throughput_mbyte_s"])
     nets = list(data)
-    env = doc["environment"]
-    title = f"{env.get('kernel', '')}, commit {env.get('project_commit', '')}"
     cols = min(3, len(nets)) or 1
     rows = (len(nets) + cols - 1) // cols or 1
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
@@ -92,13 +118,14 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         ax.set_ylabel("aggregate MB/s")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, title="file size", title_fontsize=7)
+        ax.legend(fontsize=7, title="file size", title_fontsize=7, loc="upper left",
+                  bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     for ax in list(axes.flat)[len(nets):]:
         ax.axis("off")
-    fig.suptitle(f"Disk/Net balance: file copies by size ({title})", fontsize=9)
+    fig.suptitle(title(doc, "Disk/Net balance, file copies by size"), fontsize=9)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     written = [path]
     sizes = sorted({p["file_size"] for p in doc["points"]})
@@ -114,13 +141,13 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         ax.set_xlabel("remote (internode) copies")
         ax.set_ylabel("aggregate MB/s")
         ax.set_ylim(bottom=0)
-        ax.set_title(f"Disk/Net balance, {human_size(size)} files, by network ({title})", fontsize=9)
+        ax.set_title(title(doc, f"Disk/Net balance, {human_size(size)} files, by network"), fontsize=9)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         fig.tight_layout()
         second = path[:-4] + "-networks.png" if path.endswith(".png") else path + "-networks.png"
         os.makedirs(os.path.dirname(os.path.abspath(second)), exist_ok=True)
-        fig.savefig(second, dpi=100)
+        fig.savefig(second, dpi=100, bbox_inches="tight")
         plt.close(fig)
         written.append(second)
     return written
@@ -134,13 +161,14 @@ def table(doc: dict) -> str:
     suspect: set = set()
     sizes: set = set()
     x_axis = WORKLOADS[doc["workload"]].x_axis
+    extra = varying(doc)
     for p in doc["points"]:
         x = p[x_axis]
         sizes.add(x)
-        cells[(curve_key(p), x)].append(p["throughput_mbyte_s"])
-        if p["fidelity"].get("suspect"):
-            suspect.add((curve_key(p), x))
-    curves = list(dict.fromkeys(curve_key(p) for p in doc["points"]))
+        cells[(curve_key(p, extra), x)].append(p["throughput_mbyte_s"])
+        if not trusted(p):
+            suspect.add((curve_key(p, extra), x))
+    curves = list(dict.fromkeys(curve_key(p, extra) for p in doc["points"]))
     xs = sorted(sizes)
     label = x_axis.replace("_", " ")
     width = max([len(c) for c in curves] + [len(label)]) + 2
@@ -155,12 +183,21 @@ def table(doc: dict) -> str:
             row += cell.rjust(9)
         lines.append(row)
     if suspect:
-        lines.append("* suspect: the host CPU, not the emulated network, may have limited this point")
+        lines.append(SUSPECT_NOTE)
     return "\n".join(lines)
 
 
+def _paper_marks(ax, doc: dict) -> None:
+    """The paper's values at an x, as labelled markers beside the measured curves."""
+    for ref in (doc.get("paper") or {}).get("reference_points", []):
+        ax.plot([ref["x"]], [ref["y"]], marker="*", markersize=12, color="black", linestyle="none")
+        ax.annotate(ref["label"], (ref["x"], ref["y"]), xytext=(6, -3), textcoords="offset points",
+                    fontsize=7)
+
+
 def plot(doc: dict, path: str) -> list[str]:
-    """Throughput vs token size, one curve per topology/placement (like HPDC'96's figures).
+    """Throughput against the figure's x axis (token size or pairs), one curve per
+    topology/placement (and per varying axis), the paper's values overlaid.
     Returns the files written."""
     if doc["workload"] == "filecopy":
         return _filecopy_plot(doc, path)
@@ -170,26 +207,31 @@ def plot(doc: dict, path: str) -> list[str]:
 
     series: dict = defaultdict(lambda: defaultdict(list))
     x_axis = WORKLOADS[doc["workload"]].x_axis
+    extra = varying(doc)
     for p in doc["points"]:
-        series[curve_key(p)][p[x_axis]].append(p["throughput_mbyte_s"])
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+        series[curve_key(p, extra)][p[x_axis]].append(p["throughput_mbyte_s"])
+    fig, ax = plt.subplots(figsize=(10, 5.5))
     for name, pts in series.items():
         xs = sorted(pts)
-        ys = [sum(pts[x]) / len(pts[x]) for x in xs]
-        ax.plot(xs, ys, marker="o", label=name)
-    if doc["workload"] == "token":
+        ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=name)
+    _reference_lines(ax, doc)
+    _paper_marks(ax, doc)
+    if x_axis == "token_size":
+        sizes = sorted({p["token_size"] for p in doc["points"]})
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("token size (bytes)")
+        ax.set_xticks(sizes)
+        ax.set_xticklabels([f"{human_size(x)}B" for x in sizes])
+        ax.minorticks_off()
+        ax.set_xlabel("token size")
     else:
-        ax.set_xlabel("pairs")
-    ax.set_ylabel("aggregate throughput (MB/s, payload)")
-    env = doc["environment"]
-    ax.set_title(f"Beowulf Netlab {doc['workload']}: {env.get('kernel', '')}, "
-                 f"commit {env.get('project_commit', '')}", fontsize=9)
+        ax.set_xlabel(x_axis.replace("_", " "))
+    ax.set_ylabel("aggregate throughput, MB/s of payload")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title(doc, f"{doc['workload']} throughput"), fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return [path]

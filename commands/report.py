@@ -1,0 +1,37 @@
+"""emulate.py report RESULTS...: rebuild the reproduction report from saved documents."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import BadInput
+from pipeline.reproduction import build
+from pipeline.results import check_writable, load
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("report", help="rebuild the reproduction report from saved results",
+                       description="Judge the papers' claims (claims/claims.json) against saved results "
+                                   "documents of experiments (from 'reproduce' or 'experiment') without "
+                                   "running anything, and write report.md and report.html.")
+    p.add_argument("results", nargs="+", help="results documents (e.g. results/reproduction-*/results/*.json)")
+    p.add_argument("--out", metavar="DIR", default=None, help="report directory (default: beside the first document)")
+
+
+def run(args) -> int:
+    docs = {}
+    for path in args.results:
+        doc = load(path)
+        if not doc.get("name"):
+            raise BadInput(f"results document {path} was not made from an experiment file (it has no "
+                           "name): run it with 'emulate.py experiment' or 'emulate.py reproduce'")
+        docs[doc["name"]] = doc
+    first = Path(args.results[0]).resolve()
+    out = Path(args.out) if args.out else (first.parent.parent if first.parent.name == "results"
+                                           and first.parent.parent.name.startswith("reproduction")
+                                           else first.parent / "report")
+    check_writable(out / "report.html")
+    quick = any("--quick" in (d.get("command") or "") for d in docs.values())
+    page = build(docs, out, quick)
+    print((out / "report.md").read_text().split("## Figures")[0])
+    print(f"report: {page}\n        {out / 'report.md'}")
+    return 0

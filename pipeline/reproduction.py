@@ -1,0 +1,206 @@
+"""The reproduction report: the papers' claims beside our measurements, with verdicts.
+
+From results documents (one per experiment, matched by name) and the claims
+file, write a report directory: report.md, a self-contained report.html (its
+figures embedded) and figures/. It holds the claims table (paper value,
+measured value and spread, verdict and the reason for every gap), one figure
+per paper figure with the paper's values overlaid, the fidelity gates, the
+environment (kernel, implementations, a wire's applied tc tree) and what the
+emulation does not model, with the direction of each bias.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+import time
+from pathlib import Path
+
+from pipeline.claims import (CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED,
+                             judge_all, load_claims)
+from pipeline.report import plot, table, trusted
+
+NOT_MODELLED = [
+    ("1996 host CPUs and buses: per-packet protocol cost, copies, interrupts",
+     "measured throughput too HIGH wherever the hosts were the limit (Fast Ethernet efficiency, "
+     "remote file copies at 100 Mbit/s, many small tokens)"),
+    ("a relay's CPU: forwarding is free here and does not compete with the relay's own work",
+     "routed mesh too FAST against the switched mesh"),
+    ("CSMA/CD collisions, jam and backoff: the shared wire is a perfect arbiter",
+     "shared wires too FAST under heavy load from many stations (a few percent; more at peak demand)"),
+    ("the prototype's own disks: one disk profile (the demonstration system's, 1.67 MB/s per copy) serves both machines",
+     "prototype file copies too FAST when disks limit them (all-local, HPDC96 Fig 4)"),
+    ("an IDE head serving reads and writes in turn (the kernel throttle keeps separate budgets)",
+     "remote copies slightly too SLOW relative to local ones"),
+]
+ORDER = [REPRODUCED, IN_SHAPE, CALIBRATION, NOT_REPRODUCED, NOT_CHECKABLE]
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, list):
+        return ", ".join(_fmt(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_fmt(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _paper(p: dict) -> str:
+    value = p["value"]
+    return f"{value:g} {p.get('unit', '')} ({p['status']})".replace("  ", " ") if not isinstance(value, str) \
+        else f"{value} ({p['status']})"
+
+
+def gate_summary(docs: dict[str, dict]) -> list[tuple[str, int, int, list[str]]]:
+    out = []
+    for name, doc in docs.items():
+        failed = [p for p in doc["points"] if not trusted(p)]
+        reasons = []
+        for p in failed[:5]:
+            why = (p.get("gates") or {}).get("failed") or [p["fidelity"].get("suspect")]
+            reasons.append(f"point {p.get('point_index')} ({p['topology']} {p['placement']}): {why[0]}")
+        out.append((name, len(doc["points"]), len(failed), reasons))
+    return out
+
+
+def tc_tree(docs: dict[str, dict]) -> list[str]:
+    """The argv applied to one wire of the first network, as an example of the whole record."""
+    for doc in docs.values():
+        for net, env in doc["environment"].get("topologies", {}).items():
+            for owner, cmds in (env.get("applied_commands") or {}).items():
+                if "w" in owner and owner.startswith("bnl"):
+                    return [f"{net}, wire {owner}:"] + [" ".join(c["argv"]) for c in cmds if c["argv"][0] == "tc"][:12]
+    return []
+
+
+def environment_lines(docs: dict[str, dict]) -> list[str]:
+    lines = []
+    envs = [d["environment"] for d in docs.values()]
+    if not envs:
+        return lines
+    e = envs[0]
+    lines.append(f"kernel {e.get('kernel')}, {e.get('cpus')} CPUs, Python {e.get('python')}, "
+                 f"commit {e.get('project_commit')}")
+    impls = set()
+    for env in envs:
+        for net, t in env.get("topologies", {}).items():
+            impls.add(f"bonding {t.get('bonding_impl') or '-'}, switches {t.get('switch_impl') or '-'}, "
+                      f"netem {t.get('netem') or 'off'}")
+    lines += sorted(impls)
+    return lines
+
+
+def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
+          elapsed_s: float | None = None) -> Path:
+    """Write report.md, report.html and figures/ into out; return report.html."""
+    out.mkdir(parents=True, exist_ok=True)
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+    claims = load_claims(claims_path) if claims_path else load_claims()
+    verdicts = judge_all(claims, docs)
+    figures = []
+    for name, doc in docs.items():
+        for png in plot(doc, str(figdir / f"{name}.png")):
+            figures.append((name, Path(png), doc))
+    counts = {v: sum(1 for r in verdicts if r["verdict"] == v) for v in ORDER}
+    head = (f"Beowulf Netlab reproduction report ({'quick' if quick else 'full'} run), "
+            f"{time.strftime('%Y-%m-%d %H:%M')}")
+    summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    md = [f"# {head}", "", f"Claims: {summary}." + (f" Measured in {elapsed_s / 60:.1f} minutes." if elapsed_s else ""),
+          "", "Verdicts: *reproduced* = within the stated tolerance; *reproduced in shape* = the relation "
+          "the claim needs holds but the number is outside the tolerance; *not reproduced*; *not "
+          "checkable* = the points were not measured or failed a fidelity gate; *calibration point* = "
+          "the emulation was set from this value, so it is shown and never judged. Paper values and "
+          "their status (verified / seed / derived) are from docs/papers.md.", "",
+          "## Claims", "", "| # | source | claim | paper | measured | verdict | why |", "|---|---|---|---|---|---|---|"]
+    for r in verdicts:
+        why = r["reason"] + (f" Gap: {r['gap']}" if r["gap"] else "")
+        spread = f" (spread {r['spread']:.0%})" if r["spread"] else ""
+        md.append(f"| {r['id']} | {r['source']} | {r['statement']} | {_paper(r['paper'])} | "
+                  f"{_fmt(r['measured'])}{spread} | **{r['verdict']}** | {why} |")
+    md += ["", "## Figures", ""]
+    for name, png, doc in figures:
+        paper = doc.get("paper") or {}
+        md += [f"### {name}", "", f"![{name}](figures/{png.name})", "",
+               f"Paper: {paper.get('source', '-')}. Hardware of the paper's figure: {paper.get('hardware', '-')}.", ""]
+        for choice in paper.get("choices", []):
+            md.append(f"- our choice: {choice}")
+        md += ["", "```", table(doc), "```", ""]
+    md += ["## Fidelity gates", "", "Every point is checked: no free bandwidth (each wire counted at least "
+           "the payload that crossed it), within the wires' payload capacity on the point's own time base, "
+           "no CPU core saturated while no wire was full, and (token) the pairs ran concurrently. "
+           "A claim reading a failed point is not checkable.", "",
+           "| experiment | points | failed a gate | first failures |", "|---|---|---|---|"]
+    for name, total, failed, reasons in gate_summary(docs):
+        md.append(f"| {name} | {total} | {failed} | {'; '.join(reasons) or '-'} |")
+    md += ["", "## Environment", ""] + [f"- {line}" for line in environment_lines(docs)]
+    tree = tc_tree(docs)
+    if tree:
+        md += ["", "Applied to one wire (every wire's and node's argv is in the results documents):", "",
+               "```", *tree, "```"]
+    md += ["", "## What the emulation does not model", "", "| left out | expected bias |", "|---|---|"]
+    md += [f"| {a} | {b} |" for a, b in NOT_MODELLED]
+    md += ["", "Results documents: " + ", ".join(f"`results/{n}.json`" for n in docs), ""]
+    (out / "report.md").write_text("\n".join(md))
+    (out / "claims.json").write_text(json.dumps(verdicts, indent=1, default=str))
+    page = out / "report.html"
+    page.write_text(to_html("\n".join(md), out, head))
+    return page
+
+
+def to_html(md: str, base: Path, head: str) -> str:
+    """A small Markdown subset (headings, tables, lists, code, images) to one
+    self-contained page: images become data: URIs."""
+    body, in_code, in_table = [], False, False
+    for line in md.splitlines():
+        if line.startswith("```"):
+            body.append("</pre>" if in_code else "<pre>")
+            in_code = not in_code
+            continue
+        if in_code:
+            body.append(html.escape(line))
+            continue
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(re.fullmatch(r"-+", c) for c in cells):
+                continue
+            tag = "th" if not in_table else "td"
+            if not in_table:
+                body.append("<table>")
+                in_table = True
+            body.append("<tr>" + "".join(f"<{tag}>{_inline(c)}</{tag}>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        m = re.match(r"!\[(.*)\]\((.*)\)", line)
+        if m:
+            data = base64.b64encode((base / m.group(2)).read_bytes()).decode()
+            body.append(f'<img alt="{html.escape(m.group(1))}" src="data:image/png;base64,{data}">')
+        elif line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            body.append(f"<h{level}>{_inline(line.lstrip('# '))}</h{level}>")
+        elif line.startswith("- "):
+            body.append(f"<li>{_inline(line[2:])}</li>")
+        elif line.strip():
+            body.append(f"<p>{_inline(line)}</p>")
+    if in_table:
+        body.append("</table>")
+    style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+             "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #bbb;"
+             "padding:4px 6px;vertical-align:top}th{background:#eee}img{max-width:100%}"
+             "pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}"
+             "strong{white-space:nowrap}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(head)}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def _inline(text: str) -> str:
+    text = html.escape(text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+    text = re.sub(r"\*(.+?)\*", r"<em>\1</em>", text)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
