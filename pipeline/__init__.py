@@ -4,7 +4,9 @@ Division of labor: `sweep` holds every sweep axis and its one default, and
 expands a sweep into networks and points; `experiment` reads and checks
 experiment files; `runner` builds each network, runs its points under the
 `monitor` (fidelity) and writes the `results` document after every point;
-`merge` joins campaign shards; `report` turns documents into tables and plots.
+`gates` judges each point's fidelity; `merge` joins campaign shards; `report`
+turns documents into tables and plots; `claims` judges the papers' claims
+against documents and `reproduction` writes the report with the verdicts.
 Imports `core`, `topologies`, `netlab` and `workloads`; the command line
 (`commands`) sits above it and nothing here imports that.
 """
