@@ -43,8 +43,13 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
             server.wait_ready()
         clients = [agents.start(src, [PYTHON, AGENT, "client", "--host", dst.address, "--port",
                                       str(base_port + i), "--size", str(size), "--tokens", str(tokens),
-                                      *limit], f"token exchange {src.name}->{dst.name}")
+                                      "--wait-go", *limit], f"token exchange {src.name}->{dst.name}",
+                                stdin=True)
                    for i, (src, dst) in enumerate(pairs)]
+        for client in clients:   # all connected: then every pair starts at once
+            client.wait_ready()
+        for client in clients:
+            client.go()
         per_pair = []
         for (src, dst), client in zip(pairs, clients):
             data = client.result(timeout=(duration or 0) + 120)

@@ -2,7 +2,7 @@
 """The papers' token exchange, one pair: run inside the host namespaces.
 
   token_agent.py serve  --port P [--corrupt-after N]
-  token_agent.py client --host IP --port P --size S [--tokens T] (--exchanges N | --duration D)
+  token_agent.py client --host IP --port P --size S [--tokens T] [--wait-go] (--exchanges N | --duration D)
 
 The client sends T tokens of S bytes over one TCP connection; the server reads
 each token completely and sends it straight back; the client checks every
@@ -96,10 +96,14 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
 
 
 def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
-           duration: float | None) -> dict:
+           duration: float | None, wait_go: bool = False) -> dict:
     conn = socket.create_connection((host, port), timeout=10)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     conn.sendall(size.to_bytes(4, "big"))
+    if wait_go:  # the start line: every pair begins together
+        print("ready", flush=True)
+        if sys.stdin.readline().strip() != "go":
+            raise ConnectionError("no start signal")
     conn.setblocking(False)
     # Each in-flight slot carries its own random content, checked on return.
     slots = [os.urandom(size) for _ in range(tokens)]
@@ -166,6 +170,8 @@ def main(argv=None) -> int:
     c.add_argument("--port", type=int, required=True)
     c.add_argument("--size", type=int, required=True)
     c.add_argument("--tokens", type=int, default=1)
+    c.add_argument("--wait-go", action="store_true",
+                   help="print 'ready' once connected, start when a 'go' line arrives on stdin")
     g = c.add_mutually_exclusive_group(required=True)
     g.add_argument("--exchanges", type=int)
     g.add_argument("--duration", type=float)
@@ -173,7 +179,7 @@ def main(argv=None) -> int:
     if a.role == "serve":
         return serve(a.port, a.corrupt_after)
     try:
-        print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration)))
+        print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration, a.wait_go)))
         return 0
     except Corrupted as e:
         print(json.dumps({"error": f"corrupted echo: {e}"}))

@@ -54,3 +54,22 @@ def test_a_corrupted_echo_is_detected():
                        server_args=("--corrupt-after", "10"))
     assert rc == 3
     assert "corrupted echo" in out["error"] and "token 11" in out["error"]
+
+
+def test_start_line_waits_for_go():
+    port = free_port()
+    server = subprocess.Popen([sys.executable, AGENT, "serve", "--port", str(port)], stdout=subprocess.PIPE)
+    try:
+        assert server.stdout.readline().strip() == b"ready"
+        client = subprocess.Popen([sys.executable, AGENT, "client", "--host", "127.0.0.1", "--port", str(port),
+                                   "--size", "100", "--exchanges", "10", "--wait-go"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert client.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        assert client.poll() is None, "the client must not start before 'go'"
+        out, _ = client.communicate("go\n", timeout=30)
+        data = json.loads(out.strip().splitlines()[-1])
+        assert data["round_trips"] == 10 and data["end"] >= data["start"]
+    finally:
+        server.kill()
+        server.wait()
