@@ -35,5 +35,5 @@ def run(args) -> int:
               f"switches: {env['switch_impl'] or '-'}; built in {env['build_s']:.1f} s")
         print("*** try: b0 ping -c1 b1 | b1 iperf3 -s -D | b0 iperf3 -c b1 -t 5 | wires | exit",
               flush=True)
-        run_cli(tb.net, testbed=tb)
+        run_cli(tb.net)
     return 0

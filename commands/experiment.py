@@ -15,6 +15,7 @@ def add_parser(sub) -> None:
                                    "the paper's values printed beside the measured table. 'list' shows "
                                    "them. Files follow experiments/schema.json.")
     e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
+    e.add_argument("--quick", action="store_true", help="the file's quick sweep (its 'quick' values)")
     add_output_args(e, "<name>")
 
 
@@ -25,6 +26,7 @@ def run(args) -> int:
             print(f"{name:28s} {data.get('description', '') if isinstance(data, dict) else ''}")
         return 0
     path = find(args.name)
-    sweep, paper, meta = load(path, args.shard)
+    sweep, paper, meta = load(path, args.shard, quick=args.quick)
     return execute(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
-                   args.json, not args.no_progress, paper, name=meta.get("name") or path.stem)
+                   args.json, not args.no_progress, paper, name=meta.get("name") or path.stem,
+                   verb=f"experiment {args.name}")

@@ -15,7 +15,7 @@ def run(_args) -> int:
     print(f"Beowulf Netlab quick comparison ({QUICK.relative_to(ROOT)}): token exchange, "
           f"{len(sweep['topology'])} topologies at {sweep['rate_mbit'][0]:g} Mbit/s, "
           f"{sweep.total_points()} points of {sweep['duration']:g} s. Ctrl-C keeps finished points.")
-    rc = execute(sweep, None, None, BuildOptions(), False, True, paper, name="quick-comparison")
+    rc = execute(sweep, None, None, BuildOptions(), False, True, paper, name="quick-comparison", verb="")
     print("\nthe papers' claims with verdicts, figure by figure: 'sudo python3 emulate.py reproduce --quick'"
           " (about 5 minutes; the full run about 25) writes results/reproduction-<time>-quick/report.html;"
           "\nevery paper figure alone: 'emulate.py experiment list'")

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from core.errors import BadInput
 from pipeline.reproduction import build
-from pipeline.results import check_writable, load
+from pipeline.experiment import experiment_files
+from pipeline.results import check_writable, load, read_json
 
 
 def add_parser(sub) -> None:
@@ -19,12 +20,19 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     docs = {}
+    files = experiment_files()
     for path in args.results:
         doc = load(path)
-        if not doc.get("name"):
+        name = doc.get("name")
+        if not name:
             raise BadInput(f"results document {path} was not made from an experiment file (it has no "
                            "name): run it with 'emulate.py experiment' or 'emulate.py reproduce'")
-        docs[doc["name"]] = doc
+        if name in docs:
+            raise BadInput(f"two documents of experiment {name}: give one (merge shards first)")
+        if name in files and read_json(files[name], "experiment file").get("workload") != doc["workload"]:
+            raise BadInput(f"results document {path} is named {name} but measured {doc['workload']}, "
+                           f"not that experiment's workload")
+        docs[name] = doc
     first = Path(args.results[0]).resolve()
     out = Path(args.out) if args.out else (first.parent.parent if first.parent.name == "results"
                                            and first.parent.parent.name.startswith("reproduction")

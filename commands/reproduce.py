@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 
 from commands.args import add_build_args, build_options, require_root, shard_arg
-from core.errors import BadInput
+from commands.run import check_buildable_here
+from core.errors import BadInput, NetlabError
 from pipeline.claims import load_claims
 from pipeline.experiment import experiment_files, load
 from pipeline.reproduction import build
@@ -48,19 +49,27 @@ def planned(only: str | None) -> list[str]:
 def run(args) -> int:
     from pipeline.runner import run_sweep   # Mininet only once a run is certain
     names = planned(args.only)
-    sweeps = {name: load(experiment_files()[name], args.shard, quick=args.quick) for name in names}
+    sweeps = {}
+    for name in names:
+        sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
+        sweep.shard = args.shard
+        if sweep.schedule():      # a shard may hold no point of a small experiment
+            sweeps[name] = (sweep, paper)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else RESULTS_DIR / f"reproduction-{stamp}{'-quick' if args.quick else ''}"
     check_writable(out / "report.html")
     require_root("reproduce")
-    total = sum(s.total_points() for s, _, _ in sweeps.values())
-    print(f"reproduce: {len(names)} experiments, {total} points{' (quick)' if args.quick else ''}; "
+    opts = build_options(args)
+    caps = check_buildable_here([s for s, _ in sweeps.values()], opts)
+    total = sum(len(pts) for s, _ in sweeps.values() for _, pts in s.schedule())
+    print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
           f"report in {out}/", flush=True)
     docs: dict[str, dict] = {}
     t0 = time.monotonic()
     try:
-        for k, (name, (sweep, paper, _meta)) in enumerate(sweeps.items(), 1):
-            print(f"[{k}/{len(names)}] {name}: {sweep.total_points()} points", file=sys.stderr, flush=True)
+        for k, (name, (sweep, paper)) in enumerate(sweeps.items(), 1):
+            points = sum(len(p) for _, p in sweep.schedule())
+            print(f"[{k}/{len(sweeps)}] {name}: {points} points", file=sys.stderr, flush=True)
             doc = new_document(sweep.workload, sweep.parameters(), paper, name)
             doc["total_points"] = sweep.total_points()
             if sweep.shard:
@@ -68,11 +77,12 @@ def run(args) -> int:
             path = out / "results" / f"{name}.json"
             write_atomic(doc, path)
             docs[name] = doc
-            run_sweep(sweep, doc, path, build_options(args), progress=not args.no_progress)
-    except KeyboardInterrupt:
-        sys.stderr.write(f"\ninterrupted: writing the report from {len(docs)} experiment(s) so far\n")
+            run_sweep(sweep, doc, path, opts, progress=not args.no_progress, caps=caps)
+    except (KeyboardInterrupt, NetlabError):
+        sys.stderr.write(f"\nstopped: writing the report from what finished ({len(docs)} experiment(s), "
+                         "the last one partly)\n")
         page = build(docs, out, args.quick, elapsed_s=time.monotonic() - t0)
-        print(f"report: {page}")
+        sys.stderr.write(f"report: {page}\n")
         raise
     page = build(docs, out, args.quick, elapsed_s=time.monotonic() - t0)
     print((out / "report.md").read_text().split("## Figures")[0])

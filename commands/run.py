@@ -10,12 +10,11 @@ from pathlib import Path
 from commands.args import (NETWORK, add_axis, add_impairment_args, add_output_args, build_options,
                            require_root)
 from core.errors import BadInput, RuntimeFailure
-from netlab.capabilities import probe_kernel
-from netlab.impls import BuildOptions, check_netem
+from netlab.capabilities import probe
+from netlab.impls import BuildOptions
 from pipeline.report import plot, table
 from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 from pipeline.sweep import Sweep
-from topologies.impairments import needs_netem
 from workloads import WORKLOADS
 
 
@@ -42,8 +41,9 @@ def add_parser(sub) -> None:
             if shared[0][0] != wl.name:
                 continue   # a shared axis (pairs, duration) is one flag, under its first workload
             if len({repr(a.default) for _, a in shared}) > 1:
-                others = ", ".join(f"{n}: {a.default}" for n, a in shared[1:])
-                axis = dataclasses.replace(axis, help=f"{axis.help} (default here for {wl.name}; {others})")
+                others = ", ".join(f"{n}: {a.help_text().split('[')[-1].rstrip(']')}" for n, a in shared[1:])
+                axis = dataclasses.replace(axis, help=f"{axis.help} (bounds and default here for {wl.name}; "
+                                                      f"{others})")
             if len(shared) > 1:
                 axis = dataclasses.replace(axis, help=f"{axis.help} [also {', '.join(n for n, _ in shared[1:])}]")
             add_axis(g, axis)
@@ -51,13 +51,17 @@ def add_parser(sub) -> None:
     add_output_args(p, "<workload>")
 
 
-def check_netem_here(sweep: Sweep) -> None:
-    """Impaired sweeps fail here, before a results file exists, on kernels without netem."""
-    specs = [s for s in sweep.specs() if needs_netem(s)]
-    if specs:
-        have = probe_kernel(["netem"])["netem"]
-        for spec in specs:
-            check_netem(spec, have)
+def check_buildable_here(sweeps: list[Sweep], opts: BuildOptions):
+    """Every network of every sweep can be built on this host, or one line (exit 2)
+    before a results file exists: missing tools, netem, a forced bonding or switch
+    implementation this kernel lacks, NETLAB_REQUIRE_KERNEL refusals. Returns the
+    probed capabilities, so each network is not probed again."""
+    from netlab.testbed import check_buildable   # imports Mininet
+    caps = probe()
+    for sweep in sweeps:
+        for spec in sweep.specs():
+            check_buildable(spec, caps, opts)
+    return caps
 
 
 def print_paper(paper: dict, log) -> None:
@@ -68,7 +72,7 @@ def print_paper(paper: dict, log) -> None:
 
 
 def execute(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions, as_json: bool,
-            progress: bool, paper: dict | None = None, name: str | None = None) -> int:
+            progress: bool, paper: dict | None = None, name: str | None = None, verb: str = "run") -> int:
     """Check everything, then run the sweep and print its table. Nothing is
     created until every check has passed."""
     from pipeline.runner import run_sweep   # Mininet is imported only once a run is certain
@@ -77,8 +81,8 @@ def execute(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
     png = png or str(out.with_suffix(".png"))
     check_writable(out)
     check_writable(Path(png))
-    require_root("run")
-    check_netem_here(sweep)
+    require_root(verb)
+    caps = check_buildable_here([sweep], opts)
     doc = new_document(sweep.workload, sweep.parameters(), paper, name)
     doc["total_points"] = sweep.total_points()
     if sweep.shard:
@@ -86,7 +90,7 @@ def execute(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
     write_atomic(doc, out)
     log = sys.stderr if as_json else sys.stdout
     try:
-        run_sweep(sweep, doc, out, opts, progress=progress)
+        run_sweep(sweep, doc, out, opts, progress=progress, caps=caps)
     except KeyboardInterrupt:
         log.write(f"\ninterrupted: {len(doc['points'])} finished point(s) kept in {out}\n")
         raise
@@ -111,6 +115,10 @@ def run(args) -> int:
     if others:
         raise BadInput(f"run {wl.name} does not take {', '.join('--' + o.replace('_', '-') for o in others)}")
     given = {name: getattr(args, name) for name in mine}
+    if given.get("duration") is not None and given.get("exchanges") is not None:
+        raise BadInput("give --duration or --exchanges, not both")
+    if given.get("channels") is not None and "bonded-dual-net" not in (given.get("topology") or ["bonded-dual-net"]):
+        raise BadInput("--channels applies to bonded-dual-net only: add it to --topology or drop --channels")
     sweep = Sweep.make(wl.name, given, args.shard)
     return execute(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
                    args.json, not args.no_progress)

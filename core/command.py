@@ -24,6 +24,8 @@ def execute(argv: list[str], stdin: str | None = None, timeout: float | None = 1
         r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout)
     except (FileNotFoundError, PermissionError) as e:
         return 127, "", f"{argv[0]}: {e.strerror}: run ./setup.sh as root"
+    except OSError as e:
+        return 126, "", f"{argv[0]}: {e.strerror or e}"
     except subprocess.TimeoutExpired:
         return 124, "", f"no answer within {timeout:g} s"
     return r.returncode, r.stdout, r.stderr

@@ -11,7 +11,6 @@
 """
 from __future__ import annotations
 
-EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130

@@ -190,7 +190,11 @@ class Axis:
             values = value if isinstance(value, list) else [value]
             if not values or len(values) > MAX_LIST:
                 raise BadInput(f"{what} takes 1 to {MAX_LIST} values, got {len(values)}")
-            return [self._json_one(v, what) for v in values]
+            out = [self._json_one(v, what) for v in values]
+            twice = next((v for i, v in enumerate(out) if v in out[:i]), None)
+            if twice is not None:
+                raise BadInput(f"{what} lists {twice!r} twice")
+            return out
         return self._json_one(value, what)
 
     def _json_one(self, value: Any, what: str) -> Any:

@@ -24,10 +24,6 @@ from netlab.wire import SharedWire
 class NetlabCLI(CLI):
     prompt = "netlab> "
 
-    def __init__(self, net, testbed=None, **kwargs):
-        self.testbed = testbed
-        CLI.__init__(self, net, **kwargs)
-
     def do_wires(self, _line: str) -> None:
         """Show each wire: rate, stations, frames and bytes carried, drops."""
         for sw in self.mn.switches:
@@ -62,14 +58,14 @@ class NetlabCLI(CLI):
 STDIN = "/dev/stdin (netlab script)"
 
 
-def run_cli(net, testbed=None) -> None:
+def run_cli(net) -> None:
     """Interactive on a terminal; otherwise every line of stdin, as a script."""
     if sys.stdin.isatty():
-        NetlabCLI(net, testbed=testbed)
+        NetlabCLI(net)
         return
     read_end, write_end = os.pipe()   # stays open and empty: nothing to forward
     try:
         with os.fdopen(read_end) as idle:
-            NetlabCLI(net, testbed=testbed, stdin=idle, script=STDIN)
+            NetlabCLI(net, stdin=idle, script=STDIN)
     finally:
         os.close(write_end)

@@ -156,12 +156,6 @@ class DiskSet:
                 "io": "O_DIRECT reads and writes (no page cache)",
                 "filesystem": "ext4 without journal on a loop device", "image_bytes": self.size}
 
-    def destroy(self) -> None:
-        release_disks(self.manifest.disks, self.manifest.disk_dir, self.manifest.cgroup_dirs)
-        self.manifest.disks, self.manifest.disk_dir, self.manifest.cgroup_dirs = [], None, []
-        self.manifest.save()
-
-
 def _majmin(dev: str) -> str:
     st = os.stat(dev)
     return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"

@@ -68,7 +68,7 @@ def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[s
                 raise BuildError("--bonding kernel: this kernel has no bonding driver; use --bonding auto")
             bonding = "kernel-balance-rr"
         elif opts.bonding == "nft":
-            if not (caps.kernel.get("nft_numgen") and caps.kernel.get("policy_routing")):
+            if not (caps.kernel.get("nft_numgen") and caps.kernel.get("policy_routing") and caps.tools.get("nft")):
                 raise BuildError("--bonding nft: needs nftables numgen and policy routing")
             bonding = "nft-numgen-rr"
         else:

@@ -27,7 +27,16 @@ from netlab.wire import JoinOVS, SharedWire
 from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
-__all__ = ["BuildError", "BuildOptions", "Testbed"]
+__all__ = ["BuildError", "BuildOptions", "Testbed", "check_buildable"]
+
+
+def check_buildable(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
+    """The implementations that will build spec here, or BuildError before anything exists."""
+    missing = caps.missing_required()
+    if missing:
+        raise BuildError("this host cannot run the testbed (missing: " + "; ".join(missing)
+                         + "); run ./setup.sh as root, then 'emulate.py doctor'")
+    return choose_impls(spec, caps, opts)
 
 
 class Testbed:
@@ -36,11 +45,7 @@ class Testbed:
         self.spec = spec
         self.opts = opts or BuildOptions()
         self.caps = caps or probe()
-        missing = self.caps.missing_required()
-        if missing:
-            raise BuildError("this host cannot run the testbed (missing: " + "; ".join(missing)
-                             + "); run ./setup.sh as root, then 'emulate.py doctor'")
-        self.impls = choose_impls(spec, self.caps, self.opts)
+        self.impls = check_buildable(spec, self.caps, self.opts)
         self.net: Mininet | None = None
         self.manifest: Manifest | None = None
         self.build_s = 0.0

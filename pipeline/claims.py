@@ -135,8 +135,13 @@ class Evidence:
         name = sel.get("experiment", default_exp)
         doc = docs.get(name)
         if doc is None:
-            self.problems.append(f"experiment {name} was not run")
+            exists = (ROOT / "experiments" / f"{name}.json").exists()
+            self.problems.append(f"experiment {name} was not run" if exists else
+                                 f"there is no experiment {name} yet (experiments/{name}.json)")
             return []
+        if doc.get("complete") is False:
+            self.problems.append(f"experiment {name} did not finish (interrupted, or one shard: "
+                                 "merge the shards first)")
         chosen = [p for p in doc["points"] if _matches(p, sel["where"])]
         if not chosen:
             self.problems.append(f"no point of {name} matches {sel['where']}")
@@ -146,8 +151,8 @@ class Evidence:
             for p in group:
                 gates = p.get("gates")
                 if gates is not None and not gates.get("ok", True):
-                    self.problems.append(f"{name} point {p.get('point_index')} failed a fidelity gate: "
-                                         f"{gates['failed'][0]}")
+                    why = (gates.get("failed") or ["(no reason recorded)"])[0]
+                    self.problems.append(f"{name} point {p.get('point_index')} failed a fidelity gate: {why}")
                 elif gates is None and p.get("fidelity", {}).get("suspect"):
                     self.problems.append(f"{name} point {p.get('point_index')}: {p['fidelity']['suspect']}")
             mean = statistics.fmean(vals)
@@ -215,12 +220,17 @@ def _check(check: dict, docs: dict, first: str, ev: "Evidence") -> tuple[str, An
         measured = ev.reduce(docs, check["select"], first)
     elif kind in ("ratio", "drop"):
         a, b = ev.reduce(docs, check["a"], first), ev.reduce(docs, check["b"], first)
-        measured = None if a is None or not b else a / b if kind == "ratio" else 1 - b / a
+        if a is None or b is None:
+            return NOT_CHECKABLE, None, "missing points"
+        divisor = b if kind == "ratio" else a
+        if divisor == 0:
+            return NOT_CHECKABLE, [a, b], f"the {'denominator' if kind == 'ratio' else 'reference'} measured 0 MB/s"
+        measured = a / b if kind == "ratio" else 1 - b / a
     elif kind == "ratio_order":
         ratios = []
         for part in (check["first"], check["second"]):
             a, b = ev.reduce(docs, part["a"], first), ev.reduce(docs, part["b"], first)
-            ratios.append(None if a is None or not b else a / b)
+            ratios.append(None if a is None or b is None or b == 0 else a / b)
         if None in ratios:
             return NOT_CHECKABLE, None, "missing points"
         ok = ratios[0] > ratios[1]
@@ -254,11 +264,24 @@ def judge(claim: dict, docs: dict[str, dict]) -> dict:
     return _result(claim, verdict, measured, reason, ev)
 
 
+def _by_x(pairs: list[tuple[dict, float]], over: str) -> dict | None:
+    """x -> value, or None when several points share an x (the selection is too wide)."""
+    out: dict = {}
+    for p, v in pairs:
+        if p.get(over) in out:
+            return None
+        out[p.get(over)] = v
+    return out
+
+
 def _shape(check, ev: Evidence, docs, first) -> tuple[str, Any, str]:
     over = check["over"]
+    wide = f"several points per {over}: the check's 'where' must pick one curve"
     if check["kind"] == "converge":
-        a = {p[over]: v for p, v in ev.series(docs, check["a"], first)}
-        b = {p[over]: v for p, v in ev.series(docs, check["b"], first)}
+        a = _by_x(ev.series(docs, check["a"], first), over)
+        b = _by_x(ev.series(docs, check["b"], first), over)
+        if a is None or b is None:
+            return NOT_CHECKABLE, None, wide
         xs = sorted(set(a) & set(b))
         if not xs:
             return NOT_CHECKABLE, None, "no common points"
@@ -270,7 +293,10 @@ def _shape(check, ev: Evidence, docs, first) -> tuple[str, Any, str]:
             return REPRODUCED, measured, f"ahead before {start:g}, within {tol:.0%} from {start:g} on"
         return NOT_REPRODUCED, measured, (f"ahead before {start:g}: {sum(before)}/{len(before)}; "
                                           f"converged from {start:g}: {sum(after)}/{len(after)}")
-    series = sorted((p[over], v) for p, v in ev.series(docs, check["select"], first))
+    by_x = _by_x(ev.series(docs, check["select"], first), over)
+    if by_x is None:
+        return NOT_CHECKABLE, None, wide
+    series = sorted(by_x.items())
     if len(series) < 3:
         return NOT_CHECKABLE, None, "too few points for a shape"
     xs, ys = [x for x, _ in series], [y for _, y in series]
@@ -281,6 +307,8 @@ def _shape(check, ev: Evidence, docs, first) -> tuple[str, Any, str]:
         ok = at == check["at"] and falls and ys[-1] < max(ys)
         return (REPRODUCED if ok else NOT_REPRODUCED), measured, \
             f"peak at {at:g}{', then falls' if falls else ', does not fall after'}"
+    if xs[0] <= 0 or ys[0] <= 0:
+        return NOT_CHECKABLE, measured, f"the first point ({over} {xs[0]:g}) is zero"
     grows = ys[-1] > ys[0] * 1.05
     sub = all(y / ys[0] < x / xs[0] * 0.95 for x, y in zip(xs[1:], ys[1:]))
     ok = grows and sub

@@ -14,45 +14,13 @@ import json
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.results import read_json
+from pipeline.results import NAME_PATTERN, PAPER_SCHEMA, read_json
 from pipeline.sweep import Sweep, axes_for
 from workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS_DIR = ROOT / "experiments"
 SCHEMA_FILE = EXPERIMENTS_DIR / "schema.json"
-
-PAPER_SCHEMA = {
-    "type": "object", "additionalProperties": False,
-    "description": "The paper's side of the comparison (see docs/papers.md).",
-    "properties": {
-        "source": {"type": "string", "description": "which paper and figure, with its docs/papers.md key"},
-        "hardware": {"type": "string", "description": "the machine the paper's figure ran on"},
-        "values": {"type": "object", "description": "named values of the paper: each an object with "
-                   "value, status (verified | seed | derived) and what it refers to",
-                   "additionalProperties": {"type": "object", "required": ["value", "status"],
-                                            "properties": {"value": {"type": "number"},
-                                                           "status": {"enum": ["verified", "seed",
-                                                                               "derived"]},
-                                                           "where": {"type": "string"}}}},
-        "notes": {"type": "array", "items": {"type": "string"},
-                  "description": "lines printed beside the measured table"},
-        "choices": {"type": "array", "items": {"type": "string"},
-                    "description": "parameters the paper does not give, and what this file chose"},
-        "reference_points": {"type": "array", "description": "the paper's values at a given x, drawn as "
-                             "markers on the plots (x in the figure's x units)",
-                             "items": {"type": "object", "required": ["x", "y", "label"],
-                                       "additionalProperties": False,
-                                       "properties": {"x": {"type": "number"}, "y": {"type": "number"},
-                                                      "label": {"type": "string"}}}},
-        "reference_lines": {"type": "array", "description": "horizontal lines drawn on the plots",
-                            "items": {"type": "object", "required": ["y", "label"],
-                                      "additionalProperties": False,
-                                      "properties": {"y": {"type": "number"},
-                                                     "label": {"type": "string"}}}},
-    },
-}
-
 
 def schema() -> dict:
     """The JSON schema of experiment files (written to experiments/schema.json)."""
@@ -71,7 +39,8 @@ def schema() -> dict:
         "type": "object", "additionalProperties": False, "required": ["workload", "sweep"],
         "properties": {
             "$schema": {"type": "string", "description": "path of this schema, for editors"},
-            "name": {"type": "string", "description": "the experiment's name (the file's stem)"},
+            "name": {"type": "string", "pattern": NAME_PATTERN,
+                     "description": "the experiment's name (the file's stem; letters, digits, . _ -)"},
             "description": {"type": "string", "description": "one line shown by 'experiment list'"},
             "workload": {"enum": list(WORKLOADS), "description": "which workload runs: "
                          + "; ".join(f"{w.name}: {w.summary}" for w in WORKLOADS.values())},
@@ -106,6 +75,8 @@ def load(path: Path, shard: tuple[int, int] | None = None,
     validate(data, path)
     given = {}
     axes = {a.name: a for a in axes_for(data["workload"])}
+    if quick and "quick" not in data:
+        raise BadInput(f"experiment file {path} has no quick sweep (a 'quick' section): run it without --quick")
     values = {**data["sweep"], **(data.get("quick", {}) if quick else {})}
     for key, value in values.items():
         given[key] = axes[key].from_json(value, f"experiment file {path}: sweep.{key}")

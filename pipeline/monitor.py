@@ -23,7 +23,7 @@ def cpu_times() -> list[tuple[int, int]]:
     with open("/proc/stat") as f:
         for line in f:
             if line.startswith("cpu") and line[3:4].isdigit():
-                fields = [int(x) for x in line.split()[1:]]
+                fields = [int(x) for x in line.split()[1:9]]   # guest time is already in user/nice
                 idle = fields[3] + fields[4]  # idle + iowait
                 out.append((sum(fields) - idle, sum(fields)))
     return out
@@ -51,11 +51,15 @@ class Monitor:
 
     def _run(self) -> None:
         before = cpu_times()
-        while not self._stop.wait(self.interval):
+        while True:
+            stopping = self._stop.wait(self.interval)
             now = cpu_times()
-            self.samples.append([(b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
-                                 for (b0, t0), (b1, t1) in zip(before, now)])
+            if any(t1 > t0 for (_, t0), (_, t1) in zip(before, now)):   # also the last, short interval
+                self.samples.append([(b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
+                                     for (b0, t0), (b1, t1) in zip(before, now)])
             before = now
+            if stopping:
+                return
 
     def report(self, window_s: float | None = None) -> dict:
         """Figures over the point: utilisation over `window_s` (the workload's

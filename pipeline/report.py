@@ -5,10 +5,12 @@ document); the x axis of token and iperf tables comes from the workload.
 """
 from __future__ import annotations
 
+import json
 import os
 
 from collections import defaultdict
 
+from core.errors import BadInput
 from core.values import human_size
 from workloads import WORKLOADS
 
@@ -19,7 +21,8 @@ CURVE_AXES = ("pairs", "tokens_in_flight", "file_size", "copies")
 def varying(doc: dict) -> list[str]:
     """Point axes that take more than one value in the document (besides the x axis)."""
     x_axis = WORKLOADS[doc["workload"]].x_axis
-    return [k for k in CURVE_AXES if k != x_axis and len({p.get(k) for p in doc["points"]}) > 1]
+    return [k for k in CURVE_AXES if k != x_axis
+            and len({json.dumps(p.get(k), sort_keys=True) for p in doc["points"]}) > 1]
 
 
 def curve_key(p: dict, extra: list[str] = ()) -> str:
@@ -42,6 +45,18 @@ def title(doc: dict, what: str) -> str:
     head = source.split(";")[0] if source else f"Beowulf Netlab {doc['workload']}"
     env = doc["environment"]
     return f"{head} - {what}\n(measured: kernel {env.get('kernel', '')}, commit {env.get('project_commit', '')})"
+
+
+def save(fig, path: str, dpi: int) -> None:
+    """Write a figure (creating its directory); an unwritable place is bad input."""
+    import matplotlib.pyplot as plt
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    except OSError as e:
+        raise BadInput(f"cannot write {path}: {e.strerror or e}; choose another --png/--out")
+    finally:
+        plt.close(fig)
 
 
 SUSPECT_NOTE = "* failed a fidelity gate (see the document's gates): the emulator, not the network, may have set it"
@@ -124,9 +139,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         ax.axis("off")
     fig.suptitle(title(doc, "Disk/Net balance, file copies by size"), fontsize=9)
     fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, 100)
     written = [path]
     sizes = sorted({p["file_size"] for p in doc["points"]})
     if len(nets) > 1 and sizes:
@@ -146,9 +159,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         fig.tight_layout()
         second = path[:-4] + "-networks.png" if path.endswith(".png") else path + "-networks.png"
-        os.makedirs(os.path.dirname(os.path.abspath(second)), exist_ok=True)
-        fig.savefig(second, dpi=100, bbox_inches="tight")
-        plt.close(fig)
+        save(fig, second, 100)
         written.append(second)
     return written
 
@@ -231,7 +242,5 @@ def plot(doc: dict, path: str) -> list[str]:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, 110)
     return [path]

@@ -17,6 +17,7 @@ import re
 import time
 from pathlib import Path
 
+from core.errors import BadInput
 from pipeline.claims import (CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED,
                              judge_all, load_claims)
 from pipeline.report import plot, table, trusted
@@ -97,6 +98,14 @@ def environment_lines(docs: dict[str, dict]) -> list[str]:
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
           elapsed_s: float | None = None) -> Path:
     """Write report.md, report.html and figures/ into out; return report.html."""
+    try:
+        return _build(docs, out, quick, claims_path, elapsed_s)
+    except OSError as e:
+        raise BadInput(f"cannot write the report in {out}: {e.strerror or e}; choose another --out")
+
+
+def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None,
+           elapsed_s: float | None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     figdir = out / "figures"
     figdir.mkdir(exist_ok=True)

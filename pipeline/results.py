@@ -16,6 +16,7 @@ import os
 import platform
 import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,40 @@ SCHEMA_FILE = RESULTS_DIR / "schema.json"
 MAX_FILE_BYTES = 64 << 20
 
 
+PAPER_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "description": "The paper's side of the comparison (see docs/papers.md).",
+    "properties": {
+        "source": {"type": "string", "description": "which paper and figure, with its docs/papers.md key"},
+        "hardware": {"type": "string", "description": "the machine the paper's figure ran on"},
+        "values": {"type": "object", "description": "named values of the paper: each an object with "
+                   "value, status (verified | seed | derived) and what it refers to",
+                   "additionalProperties": {"type": "object", "required": ["value", "status"],
+                                            "properties": {"value": {"type": "number"},
+                                                           "status": {"enum": ["verified", "seed",
+                                                                               "derived"]},
+                                                           "where": {"type": "string"}}}},
+        "notes": {"type": "array", "items": {"type": "string"},
+                  "description": "lines printed beside the measured table"},
+        "choices": {"type": "array", "items": {"type": "string"},
+                    "description": "parameters the paper does not give, and what this file chose"},
+        "reference_points": {"type": "array", "description": "the paper's values at a given x, drawn as "
+                             "markers on the plots (x in the figure's x units)",
+                             "items": {"type": "object", "required": ["x", "y", "label"],
+                                       "additionalProperties": False,
+                                       "properties": {"x": {"type": "number", "description": "x value"},
+                                                      "y": {"type": "number", "description": "MB/s"},
+                                                      "label": {"type": "string", "description": "legend text"}}}},
+        "reference_lines": {"type": "array", "description": "horizontal lines drawn on the plots",
+                            "items": {"type": "object", "required": ["y", "label"],
+                                      "additionalProperties": False,
+                                      "properties": {"y": {"type": "number", "description": "MB/s"},
+                                                     "label": {"type": "string", "description": "legend text"}}}},
+    },
+}
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
 def _obj(description: str, **props) -> dict:
     return {"type": "object", "description": description, "properties": props}
 
@@ -43,7 +78,7 @@ COMMON_POINT = {
     "point_index": _t("integer", "index of the point in the whole sweep (shards merge by it)", minimum=0),
     "topology": _t("string", "topology preset the point ran on"),
     "rate_mbit": _t("number", "wire rate, Mbit/s", exclusiveMinimum=0),
-    "channels": _t(["integer", "null"], "wires per node on bonded-dual-net (else null)"),
+    "channels": _t(["integer", "null"], "wires per node on single-net (1) and bonded-dual-net; null on meshes"),
     "nodes": _t("integer", "nodes in the network", minimum=2),
     "workload": _t("string", "the workload (equals the document's)"),
     "placement": _t("string", "any | local-wire | remote-wire"),
@@ -70,8 +105,9 @@ COMMON_POINT = {
     "gates": {**_obj("the fidelity gates (pipeline/gates.py): a point that fails one makes the "
                      "claims that read it not checkable",
                      ok=_t("boolean", "every gate passed"),
-                     failed=_t("array", "why each failed gate failed"),
-                     overlap=_t(["number", "null"], "token pairs: share of their span all ran at once"))},
+                     failed={**_t("array", "why each failed gate failed"), "items": {"type": "string"}},
+                     overlap=_t(["number", "null"], "token pairs: share of their span all ran at once")),
+              "required": ["ok", "failed"]},
 }
 WORKLOAD_POINT = {
     "token": {
@@ -125,7 +161,8 @@ SCHEMA = {
         "tool": _t("string", "always beowulf-netlab"),
         "created": _t("string", "local time the run started, ISO 8601"),
         "command": _t("string", "the command line that made the document"),
-        "name": _t(["string", "null"], "experiment name, if the run came from an experiment file"),
+        "name": {"type": ["string", "null"], "pattern": NAME_PATTERN,
+                 "description": "experiment name, if the run came from an experiment file"},
         "workload": {"enum": list(WORKLOADS), "description": "which workload the points measured"},
         "parameters": _t("object", "the sweep: every axis by its one name (as `emulate.py run` "
                          "flags, with underscores) and its value(s)"),
@@ -134,7 +171,7 @@ SCHEMA = {
                     pattern=r"^[1-9][0-9]*/[1-9][0-9]*$"),
         "shards": _t("array", "merged documents: the shards merged"),
         "complete": _t("boolean", "every point of the sweep (or shard) finished"),
-        "paper": _t("object", "the paper's values from the experiment file"),
+        "paper": PAPER_SCHEMA,
         "environment": {**_obj(
             "what the numbers came from",
             kernel=_t("string", "uname -r"), machine=_t("string", "CPU architecture"),
@@ -144,9 +181,15 @@ SCHEMA = {
             bridge_nf_call_iptables=_t(["string", "null"], "br_netfilter state of the host"),
             tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
             capabilities=_t("object", "what `emulate.py doctor` found"),
-            topologies=_t("object", "per network built (topology@rate): bonding_impl, "
-                          "switch_impl, netem, build_s, and applied_commands (owner -> "
-                          "[{argv, rc, stdin?}], every tc/ip/nft/ethtool/sysctl argv applied)"),
+            topologies={**_t("object", "per network built (topology@rate, and xK for K bonded "
+                             "channels): bonding_impl, switch_impl, netem, build_s, and applied_commands "
+                             "(owner -> [{argv, rc, stdin?}], every tc/ip/nft/ethtool/sysctl argv applied)"),
+                        "additionalProperties": {"type": "object", "properties": {
+                            "applied_commands": {"type": "object", "additionalProperties": {
+                                "type": "array", "items": {"type": "object", "required": ["argv", "rc"],
+                                                           "properties": {"argv": {"type": "array", "minItems": 1,
+                                                                                   "items": {"type": "string"}},
+                                                                          "rc": {"type": "integer"}}}}}}}},
             hosts=_t("object", "merged documents: each host's environment")),
             "required": ["kernel", "tools", "topologies"]},
         "points": {"type": "array", "description": "one object per measured point",
@@ -263,16 +306,23 @@ def new_document(workload: str, parameters: dict, paper: dict | None = None,
 
 
 def check_writable(path: Path) -> None:
-    """Refuse an output path before anything runs (BadInput naming the fix)."""
-    parent = path.parent if str(path.parent) else Path(".")
-    probe = parent
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    """Refuse an output path before anything runs (BadInput naming the fix). Missing
+    directories are created later; the nearest existing one must take a new file
+    (tried for real: permission bits say nothing for root or read-only filesystems)."""
+    path = Path(path)
     if path.exists() and path.is_dir():
         raise BadInput(f"output {path} is a directory: give a file name")
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise BadInput(f"cannot write {path}: {probe} is not a writable directory; choose another "
-                       "--out/--png")
+    probe = path.parent if str(path.parent) else Path(".")
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        if not probe.is_dir():
+            raise NotADirectoryError(f"{probe} is not a directory")
+        with tempfile.NamedTemporaryFile(dir=probe, prefix=".netlab-probe-"):
+            pass
+    except OSError as e:
+        raise BadInput(f"cannot write {path}: {probe} does not take new files "
+                       f"({getattr(e, 'strerror', None) or e}); choose another --out/--png")
 
 
 def write_atomic(doc: dict, path: Path) -> None:

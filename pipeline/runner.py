@@ -42,10 +42,13 @@ class Progress:
 
 
 def network_key(spec) -> str:
-    return f"{spec.topology}@{spec.params['rate_mbit']:g}"
+    """The network's key in environment.topologies: topology@rate, and xK for K bonded channels."""
+    key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
+    return key + (f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else "")
 
 
-def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True) -> dict:
+def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
+              caps=None) -> dict:
     schedule = sweep.schedule()
     bar = Progress(sum(len(pts) for _, pts in schedule), progress)
     csv_path = out.with_suffix(".csv")
@@ -53,7 +56,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
     workload = sweep.spec_workload
     settings = sweep.settings()
     for spec, points in schedule:
-        with Testbed(spec, opts) as tb:
+        with Testbed(spec, opts, caps) as tb:
             env = tb.environment()
             doc["environment"]["topologies"][network_key(spec)] = {
                 k: v for k, v in env.items() if k != "capabilities"}
@@ -68,7 +71,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
                          "workload": sweep.workload, **pt, **result,
-                         "fidelity": mon.report(result.get("elapsed_s")),
+                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "host": host}
                 point["gates"] = evaluate(point, point["fidelity"], rates)

@@ -61,7 +61,7 @@ class Agent:
             self.proc.kill()
             self.proc.wait()
             raise WorkloadFailed(f"{self.what} did not finish within {timeout:.0f} s; the network may "
-                                 "be overloaded: rerun, or use a shorter --duration")
+                                 "be overloaded: rerun, or use a shorter --duration or fewer --exchanges")
         text = out.decode(errors="replace").strip()
         data = None
         for candidate in (text, *reversed(text.splitlines()[-1:])):

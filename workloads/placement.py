@@ -6,8 +6,9 @@ is possible, no two transfers contend for a wire and no node has two roles
 the topology's actual path (`path`): the shared wire of a local-wire pair; on
 the routed mesh the two wires through the pair's relay; on the switched mesh
 the two wires of one orientation joined by the row or column switch (the
-parity rule of topologies.mesh); on bonded networks every wire of both nodes,
-as one group whose capacities add.
+parity rule of topologies.mesh); on bonded networks the sender's NICs, then
+the receiver's, each a group of parallel wires whose capacities add (a bonded
+node stripes over all of its NICs).
 
 - any: (b0,b1), (b2,b3), ... on any topology.
 - local-wire (meshes): each pair shares a wire; pairs on distinct wires while possible.
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from topologies.mesh import ROW_NIC, even_pair, position, relay_for, shares_wire
+from topologies.mesh import ROW_NIC, even_pair, relay_for, shares_wire
 from topologies.spec import NetworkSpec, SpecError
 
 PLACEMENTS = ("any", "local-wire", "remote-wire")
 SEARCH_BUDGET = 60_000
+SEARCH_NODES = 64        # larger grids are placed greedily (a search would take minutes)
+GREEDY_SCAN = 256        # partners a greedy step looks at
 _CACHE: dict[tuple, list | None] = {}   # (topology, nodes, pairs, placement) -> chosen node pairs
 
 
@@ -50,8 +53,10 @@ class Pair:
 def path(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
     """The wires traffic between nodes a and b crosses on this topology."""
     na, nb = spec.nodes[a], spec.nodes[b]
-    if na.bonded:
-        return (tuple(dict.fromkeys(na.wires + nb.wires)),)
+    if na.bonded and spec.switches:   # leaves by one of a's NICs, arrives by one of b's
+        return (na.wires, nb.wires)
+    if na.bonded:                     # the same K wires at both ends
+        return (na.wires,)
     k = spec.params.get("grid")
     if not k:
         shared = [w for w in na.wires if w in nb.wires]
@@ -94,9 +99,12 @@ def place(spec: NetworkSpec, pairs: int, placement: str = "any") -> list[Pair]:
     key = (spec.topology, len(spec.nodes), pairs, placement)
     if key not in _CACHE:
         local = placement == "local-wire"
-        candidates = [(a, b) for a in range(len(spec.nodes)) for b in range(a + 1, len(spec.nodes))
-                      if shares_wire(a, b, grid) == local]
-        _CACHE[key] = _search(spec, candidates, pairs, grid)
+        start = _greedy(spec, pairs, grid, local)
+        if len(spec.nodes) <= SEARCH_NODES:
+            candidates = [(a, b) for a in range(len(spec.nodes)) for b in range(a + 1, len(spec.nodes))
+                          if shares_wire(a, b, grid) == local]
+            start = _search(spec, candidates, pairs, grid, start)
+        _CACHE[key] = start
     chosen = _CACHE[key]
     if chosen is None:
         raise SpecError(f"cannot place {pairs} {placement} pairs on {spec.topology} without reusing "
@@ -122,13 +130,61 @@ def _roles(spec: NetworkSpec, a: int, b: int, k: int) -> tuple[int, ...]:
     return (a, b)
 
 
+def _cost(spec: NetworkSpec, chosen: list[tuple[int, int]], k: int) -> tuple[int, int]:
+    """(wire sharing: k pairs on a wire cost k(k-1)/2, nodes in two roles)."""
+    load: dict[str, int] = {}
+    role: dict[int, int] = {}
+    for a, b in chosen:
+        for w in (w for seg in path(spec, a, b) for w in seg):
+            load[w] = load.get(w, 0) + 1
+        for n in _roles(spec, a, b, k):
+            role[n] = role.get(n, 0) + 1
+    return (sum(n * (n - 1) // 2 for n in load.values()), sum(n - 1 for n in role.values()))
+
+
+def _greedy(spec: NetworkSpec, pairs: int, k: int, local: bool) -> list[tuple[int, int]] | None:
+    """Each free node in turn takes the partner (among the next GREEDY_SCAN) that adds
+    the least sharing: a good plan fast, and the search's first bound."""
+    n = len(spec.nodes)
+    ends: set[int] = set()
+    load: dict[str, int] = {}
+    role: dict[int, int] = {}
+    chosen: list[tuple[int, int]] = []
+    for a in range(n):
+        if len(chosen) == pairs:
+            break
+        if a in ends:
+            continue
+        best = None
+        for b in range(a + 1, min(n, a + 1 + GREEDY_SCAN)):
+            if b in ends or shares_wire(a, b, k) != local:
+                continue
+            ws = [w for seg in path(spec, a, b) for w in seg]
+            rs = _roles(spec, a, b, k)
+            cost = (sum(load.get(w, 0) for w in ws), sum(1 for r in rs if role.get(r)))
+            if best is None or cost < best[0]:
+                best = (cost, b, ws, rs)
+            if cost == (0, 0):
+                break
+        if best:
+            _, b, ws, rs = best
+            chosen.append((a, b))
+            ends |= {a, b}
+            for w in ws:
+                load[w] = load.get(w, 0) + 1
+            for r in rs:
+                role[r] = role.get(r, 0) + 1
+    return chosen if len(chosen) == pairs else None
+
+
 def _search(spec: NetworkSpec, candidates: list[tuple[int, int]], pairs: int,
-            k: int) -> list[tuple[int, int]] | None:
-    """Depth-first branch and bound: fewest excess wire uses, then fewest nodes
-    in two roles; first (node order) among equals, so placement is deterministic."""
+            k: int, start: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:
+    """Depth-first branch and bound from the greedy plan: fewest excess wire uses,
+    then fewest nodes in two roles; first (node order) among equals, so placement
+    is deterministic. When the budget runs out, the best plan found so far."""
     wires = {c: [w for seg in path(spec, *c) for w in seg] for c in candidates}
     roles = {c: _roles(spec, *c, k) for c in candidates}
-    best: list = [None, (10 ** 9, 10 ** 9)]
+    best: list = [start, _cost(spec, start, k) if start else (10 ** 9, 10 ** 9)]
     budget = [SEARCH_BUDGET]
     # The least sharing possible: every pair's wire uses spread evenly over all wires.
     uses = pairs * min((len(w) for w in wires.values()), default=0)

@@ -52,7 +52,8 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
             client.go()
         per_pair = []
         for (src, dst), client in zip(pairs, clients):
-            data = client.result(timeout=(duration or 0) + 120)
+            # exchanges: allow 10 kB/s per pair at least, whatever the network
+            data = client.result(timeout=120 + (duration or exchanges * 2 * size / 10e3))
             data.update(src=src.name, dst=dst.name,
                         throughput_mbyte_s=data["payload_bytes"] / data["elapsed_s"] / 1e6)
             per_pair.append(data)

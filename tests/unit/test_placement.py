@@ -36,6 +36,7 @@ def test_paths_follow_the_wiring():
     assert w1[0] == w2[0] and w1 != w2, "one orientation, joined by its switch"
     assert path(build_spec("single-net"), 0, 1) == (("w0",),)
     assert path(build_spec("bonded-dual-net"), 0, 1) == (("w0", "w1"),)
+    assert path(build_spec("bonded-switched-mesh"), 0, 5) == (("r0", "c0"), ("r1", "c1"))
 
 
 @pytest.mark.parametrize("topo", ["switched-mesh", "routed-mesh", "bonded-switched-mesh"])
