@@ -38,16 +38,17 @@ class SpecTopo(Topo):
         self.spec = spec
         self.prefix = prefix
         self.log = log = log or CommandLog()
-        for wire in spec.wires:
+        # Every switch gets a datapath id: Mininet would derive one from digits in the
+        # name, and a run prefix such as bnlae has none.
+        for i, wire in enumerate(spec.wires):
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
-                           queue_packets=wire.queue_packets, impairment=wire.impairment, log=log)
+                           queue_packets=wire.queue_packets, impairment=wire.impairment, log=log,
+                           dpid=f"{0xbe1000 + i:016x}")
         for i, sw in enumerate(spec.switches):
+            params = {"cls": JoinBridge}
             if switch_impl.startswith("ovs"):
-                params = {"cls": JoinOVS, "dpid": f"{0xbe0000 + i:016x}",
-                          "datapath": "user" if switch_impl == "ovs-user" else "kernel"}
-            else:
-                params = {"cls": JoinBridge}
-            self.addSwitch(switch_node(prefix, sw.name), log=log, **params)
+                params = {"cls": JoinOVS, "datapath": "user" if switch_impl == "ovs-user" else "kernel"}
+            self.addSwitch(switch_node(prefix, sw.name), log=log, dpid=f"{0xbe0000 + i:016x}", **params)
         for node in spec.nodes:
             prefixlen = SUBNET.prefixlen if node.on_link_subnet else 32
             self.addHost(node.name, cls=BeowulfHost, ip=f"{node.ip}/{prefixlen}",

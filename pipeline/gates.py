@@ -8,8 +8,9 @@ flows the workload says it moved (bytes, the wires each crossed, when):
   payload limit over the point's own time base (the throughput's denominator);
   a starved pair that stopped overlapping makes "bytes / longest time" exceed
   this, which is how an impossible 1.21 MB/s on one 1.18 MB/s wire is caught;
-- no saturated core: no CPU core near-saturated while no wire was near full
-  (the monitor's verdict, per core rather than host mean);
+- no saturated emulator: no CPU core, and no thread of a single-threaded
+  emulator part (OVS's userspace datapath), near-saturated while no wire was
+  near full (the monitor's verdict; a host mean hides both);
 - concurrency: the token pairs' intervals overlapped (>= 80 % of their span).
 A point failing a gate makes every claim that reads it "not checkable".
 """

@@ -10,10 +10,12 @@ saturated while no wire was close to full: a single-threaded emulator part
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 
 CPU_SATURATED = 0.90
+THREAD_SATURATED = 0.80
 WIRE_FULL = 0.90
 
 
@@ -40,6 +42,7 @@ class Monitor:
     def __enter__(self) -> "Monitor":
         self._t0 = time.monotonic()
         self._bytes0 = {n: w.carried_bytes() for n, w in self.wires.items()}
+        self._threads0 = emulator_threads()
         self._thread.start()
         return self
 
@@ -48,6 +51,10 @@ class Monitor:
         self._thread.join()
         self.elapsed = time.monotonic() - self._t0
         self.carried = {n: w.carried_bytes() - self._bytes0[n] for n, w in self.wires.items()}
+        ticks = os.sysconf("SC_CLK_TCK")
+        after = emulator_threads()
+        self.thread_busy = {t: round((after[t] - self._threads0[t]) / ticks / self.elapsed, 3)
+                            for t in after if t in self._threads0 and after[t] > self._threads0[t]}
 
     def _run(self) -> None:
         before = cpu_times()
@@ -70,17 +77,47 @@ class Monitor:
         per_core = [round(sum(s[c] for s in self.samples) / len(self.samples), 3) for c in range(cores)]
         host = [sum(s) / len(s) for s in self.samples if s]
         cpu_mean = sum(host) / len(host) if host else 0.0
+        busiest = max(self.thread_busy.items(), key=lambda kv: kv[1], default=("", 0.0))
         return {"host_cpu_mean": round(cpu_mean, 3), "host_cpu_max": round(max(host, default=0.0), 3),
-                "core_busy_mean": per_core, "wire_utilisation": util,
-                "wire_bytes": dict(self.carried), "window_s": round(span, 4),
-                "suspect": verdict(max(per_core, default=0.0), util)}
+                "core_busy_mean": per_core, "emulator_thread_busy": dict(self.thread_busy),
+                "wire_utilisation": util, "wire_bytes": dict(self.carried), "window_s": round(span, 4),
+                "suspect": verdict(max(per_core, default=0.0), util, busiest)}
 
 
-def verdict(core_busy: float, utilisation: dict[str, float]) -> str | None:
-    """Why a point is suspect, or None: the busiest core was nearly saturated
-    while no wire was close to full, so the emulator rather than the emulated
-    network may have set the pace."""
-    if core_busy >= CPU_SATURATED and (not utilisation or max(utilisation.values()) < WIRE_FULL):
+def verdict(core_busy: float, utilisation: dict[str, float],
+            thread: tuple[str, float] = ("", 0.0)) -> str | None:
+    """Why a point is suspect, or None: while no wire was close to full, a CPU
+    core was nearly saturated, or a thread of a single-threaded emulator part
+    (OVS's userspace datapath) was busy most of the time - it migrates between
+    cores, so no core's mean shows it. Then the emulator, not the emulated
+    network, may have set the pace."""
+    if utilisation and max(utilisation.values()) >= WIRE_FULL:
+        return None
+    if core_busy >= CPU_SATURATED:
         return (f"a CPU core was {core_busy:.0%} busy while no wire was over {WIRE_FULL:.0%} full: "
                 "the emulator may have been the bottleneck")
+    if thread[1] >= THREAD_SATURATED:
+        return (f"emulator thread {thread[0]} was {thread[1]:.0%} busy while no wire was over "
+                f"{WIRE_FULL:.0%} full: it may have been the bottleneck")
     return None
+
+
+EMULATOR_PROCESSES = ("ovs-vswitchd",)   # single-threaded forwarding: a thread can be the limit
+
+
+def emulator_threads() -> dict[str, int]:
+    """'process/thread-id' -> CPU ticks (user + system) of the emulator's own threads."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            comm = open(f"/proc/{pid}/comm").read().strip()
+            if comm not in EMULATOR_PROCESSES:
+                continue
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                fields = open(f"/proc/{pid}/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+                out[f"{comm}/{tid}"] = int(fields[11]) + int(fields[12])
+        except OSError:
+            continue
+    return out

@@ -95,6 +95,8 @@ COMMON_POINT = {
                         host_cpu_mean=_t("number", "mean host CPU busy fraction"),
                         host_cpu_max=_t("number", "highest host CPU busy fraction in one sample"),
                         core_busy_mean=_t("array", "mean busy fraction of each CPU core"),
+                        emulator_thread_busy=_t("object", "busy fraction of each thread of a "
+                                                "single-threaded emulator part (ovs-vswitchd)"),
                         wire_bytes=_t("object", "wire -> on-wire bytes (framing included) its shaper "
                                       "counted while the point ran"),
                         window_s=_t("number", "the time base of wire_utilisation, s"),

@@ -76,4 +76,4 @@ def test_campaign_over_lab_vm_and_localhost(tmp_path):
     # two kernels measured the points, and the VM's stock kernel bonded with the driver
     by_host = {s["points"][0]["host"]: s["environment"] for s in shards}
     assert by_host["labvm"]["kernel"] != by_host["localhost"]["kernel"]
-    assert by_host["labvm"]["topologies"]["bonded-dual-net@100"]["bonding_impl"] == "kernel-balance-rr"
+    assert by_host["labvm"]["topologies"]["bonded-dual-net@100x2"]["bonding_impl"] == "kernel-balance-rr"

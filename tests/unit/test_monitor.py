@@ -21,3 +21,10 @@ def test_saturated_cpu_with_idle_wires_is_suspect(cpu, util):
 ])
 def test_otherwise_trusted(cpu, util):
     assert verdict(cpu, util) is None
+
+
+def test_a_busy_emulator_thread_is_suspect_unless_a_wire_is_full():
+    why = verdict(0.6, {"r0": 0.8}, ("ovs-vswitchd/5755", 0.9))
+    assert why and "ovs-vswitchd/5755" in why
+    assert verdict(0.6, {"r0": 0.95}, ("ovs-vswitchd/5755", 0.9)) is None
+    assert verdict(0.6, {"r0": 0.8}, ("ovs-vswitchd/5755", 0.3)) is None
