@@ -11,7 +11,11 @@ flows the workload says it moved (bytes, the wires each crossed, when):
 - no saturated emulator: no CPU core, and no thread of a single-threaded
   emulator part (OVS's userspace datapath), near-saturated while no wire was
   near full (the monitor's verdict; a host mean hides both);
-- concurrency: the token pairs' intervals overlapped (>= 80 % of their span).
+- concurrency: the token pairs ran at once. Throughput is the papers' "sum of
+  bytes / longest pair's time", which overstates when pairs ran one after
+  another (starved pairs start late); so the span of all pairs together may
+  exceed the longest pair's time by at most 20 %. A pair that merely ends late
+  (a retransmission time-out) lowers the figure and passes.
 A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 MSS = 1448
 FULL_FRAME_ON_WIRE = 1538                 # MSS + 52 B TCP/IP + 14 B header + 24 B framing
 SLACK = 0.02                              # counter timing and rounding
-MIN_OVERLAP = 0.80
+MAX_SPAN_OVER_LONGEST = 1.20
 
 
 def payload_capacity_bytes_s(rate_mbit: float) -> float:
@@ -27,17 +31,18 @@ def payload_capacity_bytes_s(rate_mbit: float) -> float:
     return rate_mbit * 1e6 / 8 * MSS / FULL_FRAME_ON_WIRE
 
 
-def overlap(flows: list[dict]) -> float | None:
+def span_over_longest(flows: list[dict]) -> float | None:
+    """(last end - first start) / the longest flow's own time: 1.0 when all ran at once."""
     spans = [(f["start"], f["end"]) for f in flows if f.get("start") is not None and f.get("end") is not None]
     if len(spans) < 2:
         return None
+    longest = max(e - s for s, e in spans)
     whole = max(e for _, e in spans) - min(s for s, _ in spans)
-    common = min(e for _, e in spans) - max(s for s, _ in spans)
-    return max(common, 0.0) / whole if whole > 0 else 1.0
+    return whole / longest if longest > 0 else 1.0
 
 
 def evaluate(point: dict, fidelity: dict, rates: dict[str, float]) -> dict:
-    """{"ok", "failed": [reasons], "overlap"} for one measured point."""
+    """{"ok", "failed": [reasons], "span_over_longest"} for one measured point."""
     flows = point.get("flows") or []
     carried = fidelity.get("wire_bytes") or {}
     elapsed = point.get("elapsed_s") or 0.0
@@ -60,7 +65,9 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float]) -> dict:
                               f"{need / elapsed / 1e6:.3f} MB/s of payload, its limit is {cap / 1e6:.3f}")
     if fidelity.get("suspect"):
         failed.append(fidelity["suspect"])
-    ov = overlap(flows) if point.get("workload") == "token" else None
-    if ov is not None and ov < MIN_OVERLAP:
-        failed.append(f"pairs did not run concurrently: they overlapped for {ov:.0%} of their span")
-    return {"ok": not failed, "failed": failed, "overlap": None if ov is None else round(ov, 3)}
+    ratio = span_over_longest(flows) if point.get("workload") == "token" else None
+    if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
+        failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "
+                      "pair's time, so bytes / longest time overstates the rate")
+    return {"ok": not failed, "failed": failed,
+            "span_over_longest": None if ratio is None else round(ratio, 3)}

@@ -108,7 +108,8 @@ COMMON_POINT = {
                      "claims that read it not checkable",
                      ok=_t("boolean", "every gate passed"),
                      failed={**_t("array", "why each failed gate failed"), "items": {"type": "string"}},
-                     overlap=_t(["number", "null"], "token pairs: share of their span all ran at once")),
+                     span_over_longest=_t(["number", "null"], "token pairs: all pairs' span / the "
+                                          "longest pair's time (1.0 = all ran at once)")),
               "required": ["ok", "failed"]},
 }
 WORKLOAD_POINT = {

@@ -40,7 +40,7 @@ def test_token_points_record_flows_and_pass_their_gates(tmp_path):
     run_sweep(sweep, doc, tmp_path / "t.json", BuildOptions(), progress=False)
     for p in doc["points"]:
         assert p["gates"]["ok"], p["gates"]
-        assert p["gates"]["overlap"] > 0.9 and len(p["flows"]) == 4
+        assert p["gates"]["span_over_longest"] < 1.1 and len(p["flows"]) == 4
         carried = sum(p["fidelity"]["wire_bytes"].values())
         assert carried >= sum(f["bytes"] * len(f["path"]) for f in p["flows"])
     routed = next(p for p in doc["points"] if p["topology"] == "routed-mesh")
