@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
                                    "network at a time, then write a report directory: report.md, a "
                                    "self-contained report.html, figures/ and the results documents. "
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
-                                   "Full run about 25 minutes on 2 cores; --quick about 5.")
+                                   "Full run about 15 minutes on this 2-core host; --quick about 3.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="report directory (default results/reproduction-<time>[-quick])")

@@ -84,6 +84,8 @@ SCHEMA = {
                                      "shape": {"type": "object", "description": "relation that still holds "
                                                "in shape: {op: > | <, value}"},
                                      "over": {"type": "string"}, "at": {"type": "number"},
+                                     "margin": {"type": "number", "minimum": 0,
+                                                "description": "order, ratio_order: how much larger each must be"},
                                      "from": {"type": "number"}}},
             "why_tolerance": {"type": "string", "description": "why the tolerance is what it is"},
             "calibration": {"type": "boolean", "description": "a value the emulation was set from: never judged"},
@@ -233,16 +235,19 @@ def _check(check: dict, docs: dict, first: str, ev: "Evidence") -> tuple[str, An
             ratios.append(None if a is None or b is None or b == 0 else a / b)
         if None in ratios:
             return NOT_CHECKABLE, None, "missing points"
-        ok = ratios[0] > ratios[1]
+        ok = ratios[0] > ratios[1] * (1 + check.get("margin", 0.0))
         return (REPRODUCED if ok else NOT_REPRODUCED), [round(r, 3) for r in ratios], \
-            f"first ratio {ratios[0]:.3g} {'>' if ok else '<='} second {ratios[1]:.3g}"
+            f"first ratio {ratios[0]:.3g} {'>' if ok else 'not >'} second {ratios[1]:.3g}" + \
+            (f" by more than {check['margin']:.0%}" if check.get("margin") else "")
     elif kind == "order":
         values = [ev.reduce(docs, s, first) for s in check["items"]]
         if None in values:
             return NOT_CHECKABLE, None, "missing points"
-        ok = all(x > y for x, y in zip(values, values[1:]))
+        margin = check.get("margin", 0.0)
+        ok = all(x > y * (1 + margin) for x, y in zip(values, values[1:]))
         return (REPRODUCED if ok else NOT_REPRODUCED), [round(v, 3) for v in values], \
-            ("in the paper's order" if ok else "not in the paper's order")
+            ("in the paper's order" if ok else "not in the paper's order") + \
+            (f" (by more than {margin:.0%})" if margin else "")
     else:
         return _shape(check, ev, docs, first)
     if measured is None:
