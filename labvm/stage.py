@@ -24,7 +24,11 @@ GUEST_DIR = "/opt/netlab"  # world-readable: a test runs the CLI as nobody
 # tests measure the emulator (README, "Lab VMs").
 TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_exceeds_its_wire",
                 "tests/integration/test_token_runner.py::test_topologies_rank_as_their_wiring_says",
-                "tests/integration/test_gates.py")
+                "tests/integration/test_gates.py",
+                # 100 Mbit/s throughput: a TCG guest carried 70.9 Mbit/s of one flow and remote copies
+                # lost 44 % in a run where its CPUs were slow (they passed in a faster run)
+                "tests/integration/test_shared_wire.py::test_fast_ethernet_wire",
+                "tests/integration/test_filecopy.py::test_network_bounds_remote_copies_at_10_not_at_100_mbit")
 EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
 
 
@@ -90,9 +94,9 @@ class Stage:
         """Integration tests inside the guest, fallbacks forbidden; output streams to CI's log."""
         args = " ".join(self.pytest_args)
         if vm.accel == "tcg":
-            say("software emulation: token-exchange timing and fidelity-gate tests deselected (guest "
-                "CPUs saturate, pairs stop running concurrently, so the gates rightly fail; they run on "
-                "the host and under KVM): "
+            say("software emulation: throughput-timing and fidelity-gate tests deselected (guest "
+                "CPUs saturate, so they would measure the emulator and the gates rightly fail; they "
+                "run on the host and under KVM): "
                 + ", ".join(TCG_DESELECT))
             args += "".join(f" --deselect {t}" for t in TCG_DESELECT)
         cmd = (f"cd {GUEST_DIR} && NETLAB_REQUIRE_KERNEL=1 "
