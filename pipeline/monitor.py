@@ -86,19 +86,19 @@ class Monitor:
 
 def verdict(core_busy: float, utilisation: dict[str, float],
             thread: tuple[str, float] = ("", 0.0)) -> str | None:
-    """Why a point is suspect, or None: while no wire was close to full, a CPU
-    core was nearly saturated, or a thread of a single-threaded emulator part
-    (OVS's userspace datapath) was busy most of the time - it migrates between
-    cores, so no core's mean shows it. Then the emulator, not the emulated
-    network, may have set the pace."""
+    """Why a point is suspect, or None. A thread of a single-threaded emulator
+    part (OVS's userspace datapath) busy most of the time is suspect whatever
+    the wires show: it migrates between cores, so no core's mean shows it, and
+    on a bonded path some wires can be full while the switched half is starved.
+    A core nearly saturated while no wire was close to full is suspect too."""
+    if thread[1] >= THREAD_SATURATED:
+        return (f"emulator thread {thread[0]} was {thread[1]:.0%} busy: the switch emulation may have "
+                "been the bottleneck")
     if utilisation and max(utilisation.values()) >= WIRE_FULL:
         return None
     if core_busy >= CPU_SATURATED:
         return (f"a CPU core was {core_busy:.0%} busy while no wire was over {WIRE_FULL:.0%} full: "
                 "the emulator may have been the bottleneck")
-    if thread[1] >= THREAD_SATURATED:
-        return (f"emulator thread {thread[0]} was {thread[1]:.0%} busy while no wire was over "
-                f"{WIRE_FULL:.0%} full: it may have been the bottleneck")
     return None
 
 

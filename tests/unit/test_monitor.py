@@ -23,8 +23,8 @@ def test_otherwise_trusted(cpu, util):
     assert verdict(cpu, util) is None
 
 
-def test_a_busy_emulator_thread_is_suspect_unless_a_wire_is_full():
+def test_a_busy_emulator_thread_is_suspect_even_beside_a_full_wire():
     why = verdict(0.6, {"r0": 0.8}, ("ovs-vswitchd/5755", 0.9))
     assert why and "ovs-vswitchd/5755" in why
-    assert verdict(0.6, {"r0": 0.95}, ("ovs-vswitchd/5755", 0.9)) is None
+    assert verdict(0.6, {"r0": 0.95, "c0": 0.5}, ("ovs-vswitchd/5755", 0.9))
     assert verdict(0.6, {"r0": 0.8}, ("ovs-vswitchd/5755", 0.3)) is None
