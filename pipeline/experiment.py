@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from core.errors import BadInput
 from pipeline.results import NAME_PATTERN, PAPER_SCHEMA, read_json

@@ -68,6 +68,11 @@ def trusted(p: dict) -> bool:
     return gates["ok"] if gates else not p["fidelity"].get("suspect")
 
 
+def _finish(lines: list[str], suspect: set) -> str:
+    """A table's text, with the footnote when any cell is marked."""
+    return "\n".join(lines + ([SUSPECT_NOTE] if suspect else []))
+
+
 def _mean(vals: list[float]) -> float:
     return sum(vals) / len(vals)
 
@@ -95,9 +100,7 @@ def filecopy_table(doc: dict) -> str:
             vals = cells.get((row, r))
             line += (f"{_mean(vals):.2f}" + ("*" if (row, r) in suspect else "") if vals else "-").rjust(8)
         lines.append(line)
-    if suspect:
-        lines.append(SUSPECT_NOTE)
-    return "\n".join(lines)
+    return _finish(lines, suspect)
 
 
 def _reference_lines(ax, doc: dict) -> None:
@@ -193,9 +196,7 @@ def table(doc: dict) -> str:
             cell = f"{sum(vals) / len(vals):.2f}" + ("*" if (c, x) in suspect else "") if vals else "-"
             row += cell.rjust(9)
         lines.append(row)
-    if suspect:
-        lines.append(SUSPECT_NOTE)
-    return "\n".join(lines)
+    return _finish(lines, suspect)
 
 
 def _paper_marks(ax, doc: dict) -> None:

@@ -219,6 +219,20 @@ OTHERS = [
     ("clean unknown flag", ["clean", "--all"], "unrecognized"),
     ("unknown command", ["frobnicate"], "invalid choice"),
     ("experiment shard beyond", ["experiment", "quick-comparison", "--shard", "3/2"], "--shard"),
+    ("experiment quick without a quick sweep", ["experiment", "quick-comparison", "--quick"], "no quick sweep"),
+    ("reproduce unknown experiment", ["reproduce", "--only", "bogus"], "--only"),
+    ("reproduce out under a file", ["reproduce", "--quick", "--out", NOT_A_DIR], "cannot write"),
+    ("reproduce shard zero", ["reproduce", "--shard", "0/2"], "--shard"),
+    ("reproduce unknown flag", ["reproduce", "--fast"], "unrecognized"),
+    ("report missing file", ["report", "{tmp}/missing.json"], "cannot read"),
+    ("report document of no experiment", ["report", "{fixtures}/v1-token.json", "--out", "{tmp}/r"],
+     "not made from an experiment"),
+    ("report the same experiment twice", ["report", "{fixtures}/reproduction/ipps96-fig6-balance.json",
+                                          "{fixtures}/reproduction/ipps96-fig6-balance.json", "--out", "{tmp}/r"],
+     "two documents"),
+    ("report out under a file", ["report", "{fixtures}/reproduction/ipps96-fig6-balance.json",
+                                 "--out", NOT_A_DIR], "cannot write"),
+    ("report nothing", ["report"], "required"),
 ]
 
 
@@ -256,7 +270,7 @@ ALL = [(name, argv, word, None) for name, argv, word in RUN + RESULTS + OTHERS] 
 def test_corpus_is_large_enough():
     assert len(ALL) >= 120, len(ALL)
     assert {a[1][0] for a in ALL} >= {"run", "experiment", "plot", "merge", "topo", "cli", "doctor",
-                                      "clean"}
+                                      "clean", "reproduce", "report"}
 
 
 @pytest.mark.parametrize("name, argv, word, content", ALL, ids=[a[0] for a in ALL])
