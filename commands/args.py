@@ -56,6 +56,20 @@ def add_impairment_args(p) -> None:
         add_axis(g, NETWORK[name])
 
 
+def add_machine_args(p, single: bool = False) -> None:
+    """--hardware and --contention: the 1996 machines beyond their wires."""
+    g = p.add_argument_group("1996 machines (hardware profiles: hardware/*.json)")
+    add_axis(g, NETWORK["hardware"], single)
+    axis = NETWORK["contention"]
+    g.add_argument(axis.flag, dest=axis.name, type=axis_type(axis, single), nargs="?", const="on",
+                   default=None, metavar="on|off", help=axis.help_text() + " (--contention alone: on)")
+
+
+def machine_values(args) -> dict:
+    """The machine flags as given (None when unset), for Sweep.make or an experiment override."""
+    return {"hardware": getattr(args, "hardware", None), "contention": getattr(args, "contention", None)}
+
+
 def add_build_args(p) -> None:
     p.add_argument("--switch", choices=("auto", "ovs", "ovs-user", "lxbr"), default="auto",
                    help="switches joining wires: ovs = Open vSwitch (its kernel datapath where the "
@@ -76,7 +90,8 @@ def build_options(args) -> BuildOptions:
 def spec_from(args):
     """The one network the cli/topo flags describe (BadInput if it cannot be built)."""
     opts = {k: getattr(args, k, None) for k in ("nodes", "rate_mbit", "channels", "delay_ms",
-                                                 "jitter_ms", "loss_pct", "relay_delay_ms")}
+                                                 "jitter_ms", "loss_pct", "relay_delay_ms",
+                                                 "hardware", "contention")}
     return build_spec(args.topology, **opts)
 
 

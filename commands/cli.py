@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from commands.args import add_build_args, add_impairment_args, add_network_args, build_options, \
-    require_root, spec_from
+from commands.args import (add_build_args, add_impairment_args, add_machine_args, add_network_args,
+                           build_options, require_root, spec_from)
 
 
 def add_parser(sub) -> None:
@@ -15,6 +15,7 @@ def add_parser(sub) -> None:
                                    "as a command (so does Mininet's 'source FILE'). "
                                    "Extra command: 'wires' shows each wire's traffic.")
     add_network_args(p)
+    add_machine_args(p, single=True)
     add_impairment_args(p)
     add_build_args(p)
 

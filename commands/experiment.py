@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commands.args import add_output_args, build_options
+from commands.args import add_machine_args, add_output_args, build_options, machine_values
 from commands.run import execute
 from pipeline.experiment import experiment_files, find, load
 from pipeline.results import read_json
@@ -13,9 +13,11 @@ def add_parser(sub) -> None:
     e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
                        description="Run an experiment file: its topologies, rates and sweep axes, with "
                                    "the paper's values printed beside the measured table. 'list' shows "
-                                   "them. Files follow experiments/schema.json.")
+                                   "them. Files follow experiments/schema.json. --hardware and "
+                                   "--contention replace the file's values.")
     e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
     e.add_argument("--quick", action="store_true", help="the file's quick sweep (its 'quick' values)")
+    add_machine_args(e)
     add_output_args(e, "<name>")
 
 
@@ -26,7 +28,7 @@ def run(args) -> int:
             print(f"{name:28s} {data.get('description', '') if isinstance(data, dict) else ''}")
         return 0
     path = find(args.name)
-    sweep, paper, meta = load(path, args.shard, quick=args.quick)
+    sweep, paper, meta = load(path, args.shard, quick=args.quick, override=machine_values(args))
     return execute(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
                    args.json, not args.no_progress, paper, name=meta.get("name") or path.stem,
                    verb=f"experiment {args.name}")

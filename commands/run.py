@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from commands.args import (NETWORK, add_axis, add_impairment_args, add_output_args, build_options,
-                           require_root)
+from commands.args import (NETWORK, add_axis, add_impairment_args, add_machine_args, add_output_args,
+                           build_options, require_root)
 from core.errors import BadInput, RuntimeFailure
 from netlab.capabilities import probe
 from netlab.impls import BuildOptions
@@ -47,6 +47,7 @@ def add_parser(sub) -> None:
             if len(shared) > 1:
                 axis = dataclasses.replace(axis, help=f"{axis.help} [also {', '.join(n for n, _ in shared[1:])}]")
             add_axis(g, axis)
+    add_machine_args(p)
     add_impairment_args(p)
     add_output_args(p, "<workload>")
 

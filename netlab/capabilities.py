@@ -29,6 +29,11 @@ KERNEL_PROBES: dict[str, tuple[str, str]] = {
         "tc filter add dev pd parent ffff: protocol all u32 match u32 0 0 "
         "action mirred egress redirect dev pifb",
         "nothing can run: shared wires redirect ingress traffic to one IFB"),
+    "clsact_mirred": (
+        "ip link add pd type veth peer name pe && ip link add pifb type ifb && "
+        "tc qdisc add dev pd clsact && "
+        "tc filter add dev pd egress protocol all u32 match u32 0 0 action mirred egress redirect dev pifb",
+        "no hardware profiles: a node's CPU budget redirects both directions to one IFB (--hardware none only)"),
     "matchall": ("ip link add pd type veth peer name pe && tc qdisc add dev pd handle ffff: ingress && "
                  "tc filter add dev pd parent ffff: matchall action drop",
                  "none: a u32 match-all filter is used instead"),

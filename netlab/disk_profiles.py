@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import BadInput
+from topologies.hardware import Profile
 
 IPPS96_ALL_LOCAL_MBYTE_S = 11.7
 IPPS96_COPIES = 7
@@ -51,9 +52,15 @@ PROFILES: dict[str, DiskProfile] = {
 }
 
 
-def parse_disk(text: str) -> DiskProfile:
-    """A profile name, or rates in MB/s: 'R' (both ways) or 'R/W' (read/write)."""
+HARDWARE = "hardware"    # the --disk value that takes the hardware profile's disk
+
+
+def parse_disk(text: str) -> DiskProfile | None:
+    """A profile name, or rates in MB/s: 'R' (both ways) or 'R/W' (read/write);
+    None for 'hardware' (the hardware profile decides: see for_hardware)."""
     text = text.strip()
+    if text == HARDWARE:
+        return None
     if text in PROFILES:
         return PROFILES[text]
     parts = text.split("/")
@@ -62,7 +69,20 @@ def parse_disk(text: str) -> DiskProfile:
     except ValueError:
         values = []
     if len(values) not in (1, 2) or any(not (0.01 <= v <= 10000) for v in values):
-        raise BadInput(f"--disk takes {', '.join(PROFILES)}, or MB/s as R or R/W "
+        raise BadInput(f"--disk takes {HARDWARE}, {', '.join(PROFILES)}, or MB/s as R or R/W "
                         f"(read/write, 0.01-10000), got {text!r}")
     read, write = values[0], values[-1]
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
+
+
+def for_hardware(setting: str, profile: Profile) -> DiskProfile:
+    """The disk a node gets: --disk if it names one, else the hardware
+    profile's disk (ide-1995 for a profile without one, such as none)."""
+    given = parse_disk(setting)
+    if given is not None:
+        return given
+    if profile.disk is None:
+        return PROFILES["ide-1995"]
+    d = profile.disk
+    return DiskProfile(f"{profile.name}", float(d["read_mbyte_s"]), float(d["write_mbyte_s"]),
+                       f"hardware profile {profile.name}: {d['derivation']}")

@@ -45,6 +45,8 @@ def choose_impls(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> d
             wrong.append(f"bonding {impls['bonding']}")
         if impls["switch"] not in (None, "ovs-kernel"):
             wrong.append(f"switches {impls['switch']}")
+        if impls["host_cost"] not in (None, "ifb-htb+netem-latency"):
+            wrong.append(f"host cost {impls['host_cost']} (no netem latency)")
         if wrong:
             raise BuildError(f"{REQUIRE_ENV}=1 refuses fallbacks, but this build would use "
                              + " and ".join(wrong) + " (kernel bonding driver and OVS kernel "
@@ -59,8 +61,20 @@ def check_netem(spec: NetworkSpec, have_netem: bool) -> None:
                          "Debian/Ubuntu kernel, e.g. a lab VM (README: Lab VMs)")
 
 
+def host_cost_impl(spec: NetworkSpec, caps: Capabilities) -> str | None:
+    """How the nodes' CPU budgets are enforced here (netlab.hostcost), or None without a profile."""
+    if not any(n.host_cost for n in spec.nodes):
+        return None
+    if not caps.kernel.get("clsact_mirred"):
+        raise BuildError(f"--hardware {spec.params.get('hardware')}: this kernel cannot redirect a NIC's "
+                         "egress to an IFB (clsact + mirred), so the nodes' CPU budgets cannot be "
+                         "enforced; use --hardware none or a stock kernel")
+    return "ifb-htb+netem-latency" if caps.kernel.get("netem") else "ifb-htb"
+
+
 def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
     check_netem(spec, bool(caps.kernel.get("netem")))
+    host_cost = host_cost_impl(spec, caps)
     bonding = None
     if any(n.bonded for n in spec.nodes):
         if opts.bonding == "kernel":
@@ -87,4 +101,4 @@ def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[s
             switch = "ovs-kernel" if caps.ovs_kernel_datapath and opts.switch == "ovs" else "ovs-user"
         else:
             switch = caps.switch_impl
-    return {"bonding": bonding, "switch": switch}
+    return {"bonding": bonding, "switch": switch, "host_cost": host_cost}

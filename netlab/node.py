@@ -16,6 +16,7 @@ from mininet.util import moveIntf
 from core.command import CommandLog, run
 from core.errors import RuntimeFailure
 from netlab.bond import kernel_bond_cmds, nft_bond_cmds
+from netlab.hostcost import IFB as CPU_IFB, cpu_cmds
 from netlab.relay import relay_egress_cmds
 from netlab.shaping import offload_off_cmd, one_frame_per_skb_cmd
 from topologies.spec import SUBNET
@@ -40,11 +41,16 @@ class BondIntf(Intf):
 class BeowulfHost(Host):
     """A node. Params (from the topology): bonded, forwarding, routes
     [(dst, nic, via)], bonding_impl ('kernel-balance-rr' | 'nft-numgen-rr'),
-    forward_delay_ms (a relay holds packets it forwards this long), log."""
+    forward_delay_ms (a relay holds packets it forwards this long), host_cost
+    (a hardware profile's CPU budget, netlab.hostcost; cpu_netem adds its
+    per-packet latency), log."""
 
     def __init__(self, name: str, bonded: bool = False, forwarding: bool = False,
                  routes=(), bonding_impl: str | None = None, forward_delay_ms: float = 0.0,
+                 host_cost=None, cpu_netem: bool = False,
                  log: CommandLog | None = None, **params):
+        self.host_cost = host_cost
+        self.cpu_netem = cpu_netem
         self.bonded = bonded
         self.forwarding = forwarding
         self.routes = list(routes)
@@ -115,6 +121,9 @@ class BeowulfHost(Host):
             self._bond(nics)
         else:
             self._address(nics)
+        if self.host_cost is not None:
+            for cmd in cpu_cmds(nics, self.host_cost, self.cpu_netem):
+                self.apply(cmd)
         return r
 
     def _address(self, nics: list[str]) -> None:
@@ -144,6 +153,18 @@ class BeowulfHost(Host):
             raise RuntimeFailure(f"{self.name}: no bonding implementation on this host (needs the "
                                  "bonding driver, or nftables numgen + policy routing): "
                                  "see 'emulate.py doctor'")
+
+    def cpu_counters(self) -> tuple[int, int] | None:
+        """(charged bytes, packets) of this node's CPU budget, or None without one.
+        Bytes include the per-packet cost (the size table applies before HTB counts)."""
+        if self.host_cost is None:
+            return None
+        out = self.run(["tc", "-s", "class", "show", "dev", CPU_IFB], check=False)
+        for line in out.splitlines():
+            words = line.split()
+            if words[:1] == ["Sent"]:
+                return int(words[1]), int(words[3])
+        return None
 
     def channel_tx_packets(self) -> dict[str, int]:
         """Packets each NIC has sent: how evenly bonding stripes."""

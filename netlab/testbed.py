@@ -19,11 +19,13 @@ from mininet.net import Mininet
 from core.command import CommandLog
 from core.signals import TerminateAsExit
 from netlab.capabilities import Capabilities, probe
+from netlab.contention import ContentionControl
 from netlab.impls import BuildError, BuildOptions, choose_impls
 from netlab.manifest import LABEL_ENV, Manifest, claim, release
 from netlab.node import BeowulfHost
 from netlab.topo import SpecTopo, wire_node
 from netlab.wire import JoinOVS, SharedWire
+from topologies.hardware import load as load_profile
 from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
@@ -52,6 +54,7 @@ class Testbed:
         self.log = CommandLog()
         self._signals = TerminateAsExit()
         self._old_label: str | None = None
+        self.contention: ContentionControl | None = None
 
     # -- lifecycle --
     def __enter__(self) -> "Testbed":
@@ -73,7 +76,8 @@ class Testbed:
         self._old_label = os.environ.get(LABEL_ENV)
         os.environ[LABEL_ENV] = self.manifest.prefix  # inherited by every shell and agent
         topo = SpecTopo(self.spec, prefix=self.manifest.prefix, bonding_impl=self.impls["bonding"],
-                        switch_impl=self.impls["switch"] or "lxbr", log=self.log)
+                        switch_impl=self.impls["switch"] or "lxbr", log=self.log,
+                        cpu_netem=self.impls["host_cost"] == "ifb-htb+netem-latency")
         self.net = Mininet(topo=topo, host=BeowulfHost, switch=SharedWire, link=Link,
                            controller=None, build=False, autoSetMacs=False, waitConnected=False)
         self.manifest.ovs_bridges = [n for n in topo.switches() if topo.nodeInfo(n).get("cls") is JoinOVS]
@@ -83,9 +87,14 @@ class Testbed:
         finally:  # record shells even if configuration failed half-way
             self.manifest.record_nodes(self.net.hosts + self.net.switches)
         self.net.start()
+        contended = [self.wire(w.name) for w in self.spec.wires if w.contention]
+        if contended:
+            self.contention = ContentionControl(contended).start()
         self.build_s = time.monotonic() - t0
 
     def _teardown(self) -> None:
+        if self.contention is not None:
+            self.contention.stop()
         try:
             if self.net is not None:
                 setLogLevel("warning")
@@ -114,8 +123,13 @@ class Testbed:
     def environment(self) -> dict:
         """What ran, for the results record: implementations, and the exact
         argv applied to every wire and node (with exit status)."""
+        hardware = self.spec.params.get("hardware", "none")
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
-                "collisions_modelled": False, "build_s": round(self.build_s, 3),
+                "hardware": hardware, "host_cost_impl": self.impls.get("host_cost"),
+                "hardware_profile": load_profile(hardware).record(),
+                "collisions_modelled": self.contention is not None,
+                "contention": self.contention.record() if self.contention else None,
+                "build_s": round(self.build_s, 3),
                 "netem": "kernel sch_netem" if needs_netem(self.spec) else None,
                 "require_kernel": self.opts.require_kernel,
                 "applied_commands": self.log.as_record(),

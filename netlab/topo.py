@@ -34,7 +34,7 @@ class SpecTopo(Topo):
 
     def build(self, spec: NetworkSpec, prefix: str = DEFAULT_PREFIX,
               bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr",
-              log: CommandLog | None = None) -> None:
+              log: CommandLog | None = None, cpu_netem: bool = False) -> None:
         self.spec = spec
         self.prefix = prefix
         self.log = log = log or CommandLog()
@@ -42,7 +42,8 @@ class SpecTopo(Topo):
         # name, and a run prefix such as bnlae has none.
         for i, wire in enumerate(spec.wires):
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
-                           queue_packets=wire.queue_packets, impairment=wire.impairment, log=log,
+                           queue_packets=wire.queue_packets, impairment=wire.impairment,
+                           contention=wire.contention, log=log,
                            dpid=f"{0xbe1000 + i:016x}")
         for i, sw in enumerate(spec.switches):
             params = {"cls": JoinBridge}
@@ -54,7 +55,8 @@ class SpecTopo(Topo):
             self.addHost(node.name, cls=BeowulfHost, ip=f"{node.ip}/{prefixlen}",
                          bonded=node.bonded, forwarding=node.forwarding,
                          routes=[(r.dst, r.nic, r.via) for r in node.routes],
-                         bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms, log=log)
+                         bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms,
+                         host_cost=node.host_cost, cpu_netem=cpu_netem, log=log)
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:

@@ -5,9 +5,9 @@ bridge, from any port (a station, or a switch joining this wire), is first
 redirected through one IFB device whose HTB charges it at the wire's rate with
 Ethernet framing (see netlab.shaping). So all stations and both directions
 share one rate, and a frame crossing two wires is charged on each.
-Not modelled: CSMA/CD collisions, jam and binary exponential backoff. The wire
-is a perfect arbiter (like ns-3's CSMA channel); a real hub under heavy load
-loses a few percent more to collisions. The bridge learns MACs, so a unicast
+CSMA/CD collisions, jam and binary exponential backoff are not simulated: the
+wire is a perfect arbiter (like ns-3's CSMA channel) unless --contention on
+charges their average cost per frame (netlab.contention). The bridge learns MACs, so a unicast
 frame reaches only its addressee instead of every station; that saves host
 CPU and changes nothing the wire is charged.
 
@@ -65,8 +65,9 @@ class SharedWire(Bridge):
     """One shared Ethernet segment (see module doc)."""
 
     def __init__(self, name: str, rate_mbit: float, queue_packets: int = QUEUE_PACKETS,
-                 impairment: Impairment | None = None, **params):
+                 impairment: Impairment | None = None, contention: bool = False, **params):
         self.rate_mbit = float(rate_mbit)
+        self.contention = contention
         self.queue_packets = int(queue_packets)
         self.impairment = impairment
         Bridge.__init__(self, name, **params)

@@ -68,10 +68,11 @@ def validate(data: Any, path: Path) -> None:
         raise BadInput(f"experiment file {path}: at {_where(e)}: {msg} (see experiments/schema.json)")
 
 
-def load(path: Path, shard: tuple[int, int] | None = None,
-         quick: bool = False) -> tuple[Sweep, dict, dict]:
+def load(path: Path, shard: tuple[int, int] | None = None, quick: bool = False,
+         override: dict[str, Any] | None = None) -> tuple[Sweep, dict, dict]:
     """An experiment file -> (checked Sweep, paper values, file's own fields).
-    With quick, the file's `quick` values replace those of its sweep."""
+    With quick, the file's `quick` values replace those of its sweep; `override`
+    (parsed axis values, e.g. --hardware from the command line) replaces both."""
     data = read_json(path, "experiment file")
     validate(data, path)
     given = {}
@@ -81,6 +82,7 @@ def load(path: Path, shard: tuple[int, int] | None = None,
     values = {**data["sweep"], **(data.get("quick", {}) if quick else {})}
     for key, value in values.items():
         given[key] = axes[key].from_json(value, f"experiment file {path}: sweep.{key}")
+    given.update({k: v for k, v in (override or {}).items() if v is not None})
     try:
         sweep = Sweep.make(data["workload"], given, shard)
         sweep.check()

@@ -23,13 +23,13 @@ from typing import Any
 
 from core.command import execute
 from core.errors import BadInput
+from core.jsonfile import read_json  # noqa: F401 (re-exported for pipeline readers)
 from workloads import WORKLOADS
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results"
 SCHEMA_FILE = RESULTS_DIR / "schema.json"
-MAX_FILE_BYTES = 64 << 20
 
 
 PAPER_SCHEMA = {
@@ -89,6 +89,13 @@ COMMON_POINT = {
     "bonding_impl": _t(["string", "null"], "kernel-balance-rr | nft-numgen-rr | null (not bonded)"),
     "wire_load": _t("object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
     "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
+    "hardware": _t("string", "the hardware profile the nodes had (hardware/<name>.json; none = today's "
+                   "host); v1/v2 documents read as none"),
+    "contention": _t("string", "on: the wires charged CSMA/CD's average contention per frame "
+                     "(netlab/contention.py); off: perfect arbiters (v1/v2 documents read as off)",
+                     enum=["off", "on"]),
+    "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets used "
+                   "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",
                         suspect=_t(["string", "null"], "why the emulator may have been the bottleneck "
                                    "(a core near-saturated while no wire was near full), or null"),
@@ -146,7 +153,7 @@ WORKLOAD_POINT = {
     },
 }
 REQUIRED_POINT = ["topology", "rate_mbit", "workload", "placement", "repeat", "throughput_mbyte_s",
-                  "fidelity"]
+                  "fidelity", "hardware", "contention"]
 REQUIRED_BY_WORKLOAD = {"token": ["pairs", "token_size", "tokens_in_flight"], "iperf": ["pairs"],
                         "filecopy": ["copies", "remote", "file_size", "disk"]}
 
@@ -223,6 +230,12 @@ def upgrade(doc: Any, where: str) -> dict:
         params = doc.get("parameters") if isinstance(doc.get("parameters"), dict) else {}
         doc["parameters"] = {V1_RENAMES.get(k, k): v for k, v in params.items()}
         doc.setdefault("complete", False)
+        version = 2
+    if version == 2:   # v3: every point names its hardware profile and contention model
+        doc = dict(doc)
+        if isinstance(doc.get("points"), list):
+            doc["points"] = [{"hardware": "none", "contention": "off", **p} if isinstance(p, dict) else p
+                             for p in doc["points"]]
         doc["schema_version"] = SCHEMA_VERSION
     return doc
 
@@ -244,24 +257,6 @@ def load(path: str | Path) -> dict:
     doc = upgrade(read_json(Path(path), "results document"), where)
     validate(doc, where)
     return doc
-
-
-def read_json(path: Path, what: str) -> Any:
-    """A JSON file, or BadInput naming what is wrong with it."""
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise BadInput(f"{what} {path} is larger than {MAX_FILE_BYTES >> 20} MiB")
-        text = path.read_text()
-    except OSError as e:
-        raise BadInput(f"cannot read {what} {path}: {e.strerror}")
-    except UnicodeDecodeError:
-        raise BadInput(f"{what} {path} is not UTF-8 text")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{what} {path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})")
-    except RecursionError:
-        raise BadInput(f"{what} {path} nests too deeply to be a {what}")
 
 
 def _version(cmd: list[str]) -> str | None:

@@ -42,9 +42,13 @@ class Progress:
 
 
 def network_key(spec) -> str:
-    """The network's key in environment.topologies: topology@rate, and xK for K bonded channels."""
+    """The network's key in environment.topologies: topology@rate, xK for K bonded channels,
+    +profile on a hardware profile, +contention with the contention model."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
-    return key + (f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else "")
+    key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
+    if spec.params.get("hardware", "none") != "none":
+        key += f"+{spec.params['hardware']}"
+    return key + ("+contention" if spec.params.get("contention") else "")
 
 
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
@@ -70,6 +74,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                     result = workload.run_point(tb, context, pt, settings)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
+                         "hardware": spec.params.get("hardware", "none"),
+                         "contention": "on" if spec.params.get("contention") else "off",
                          "workload": sweep.workload, **pt, **result,
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
@@ -84,8 +90,10 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 doc["points"].append(point)
                 write_atomic(doc, out)
                 write_csv(doc, csv_path)
-                bar.step(f"{spec.topology} {pt['placement']} {workload.label(pt)}: "
+                bar.step(f"{network_key(spec)} {pt['placement']} {workload.label(pt)}: "
                          f"{point['throughput_mbyte_s']:.2f} MB/s")
+            if tb.contention is not None:
+                doc["environment"]["topologies"][network_key(spec)]["contention"] = tb.contention.record()
     doc["complete"] = True
     write_atomic(doc, out)
     return doc

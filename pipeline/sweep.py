@@ -16,6 +16,7 @@ from typing import Any
 
 from core.errors import BadInput
 from core.values import Axis
+from topologies.hardware import ERA, NONE, profile_names
 from topologies.presets import PRESETS, build_spec, check_topology
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
                              MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MIN_RATE_MBIT, NetworkSpec)
@@ -32,6 +33,11 @@ NETWORK_AXES = (
          minimum=MIN_RATE_MBIT, maximum=MAX_RATE_MBIT, unit="Mbit/s", aliases=("--rate",)),
     Axis("channels", "int", [DEFAULT_CHANNELS], "bonded-dual-net: wires per node (1 = single-net)",
          minimum=1, maximum=MAX_CHANNELS),
+    Axis("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (hardware/*.json: disk "
+         "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
+         choices=(*profile_names(), ERA)),
+    Axis("contention", "choice", ["off"], "charge CSMA/CD's average contention per frame on every "
+         "wire (Metcalfe-Boggs model, netlab/contention.py)", choices=("off", "on")),
     Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes)", many=False,
          minimum=2, maximum=MAX_NODES),
     Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
@@ -98,10 +104,12 @@ class Sweep:
         return {k: v for k, v in self.values.items() if not (k in IMPAIRMENT_AXES and not v)}
 
     def networks(self):
-        """(topology, rate, channels) combinations; channels only for bonded-dual-net."""
-        for topo, rate in itertools.product(self["topology"], self["rate_mbit"]):
+        """(topology, rate, channels, hardware, contention) combinations; channels
+        only for bonded-dual-net."""
+        for topo, rate, hw, cont in itertools.product(self["topology"], self["rate_mbit"],
+                                                      self["hardware"], self["contention"]):
             for ch in (self["channels"] if topo == "bonded-dual-net" else [None]):
-                yield topo, rate, ch
+                yield topo, rate, ch, hw, cont
 
     def placements_for(self, spec: NetworkSpec) -> list[str]:
         """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both)."""
@@ -123,8 +131,9 @@ class Sweep:
 
     def specs(self):
         impair = {k: self[k] for k in IMPAIRMENT_AXES}
-        for topo, rate, ch in self.networks():
-            yield build_spec(topo, nodes=self["nodes"], rate_mbit=rate, channels=ch, **impair)
+        for topo, rate, ch, hw, cont in self.networks():
+            yield build_spec(topo, nodes=self["nodes"], rate_mbit=rate, channels=ch, hardware=hw,
+                             contention=cont, **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
         """[(spec, points)] this run measures. Every point carries its index in

@@ -6,10 +6,12 @@ This module owns the registry; `topologies.mesh` supplies the grid wirings.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
 from topologies import mesh
+from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
                              NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, node_name)
@@ -63,6 +65,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
 )}
 
 IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
+MACHINE = ("hardware", "contention")
 
 
 def check_topology(name: str) -> str:
@@ -74,9 +77,11 @@ def check_topology(name: str) -> str:
 
 def build_spec(name: str, **options) -> NetworkSpec:
     """Build a preset by name. Options it does not take must be unset (None);
-    delay_ms/jitter_ms/loss_pct and relay_delay_ms apply to any preset."""
+    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware and contention apply to any preset."""
     preset = PRESETS[check_topology(name)]
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
+    hardware = options.pop("hardware", None) or NONE
+    contention = options.pop("contention", None) in (True, "on")
     kwargs = {}
     for key, value in options.items():
         if value is None:
@@ -85,8 +90,22 @@ def build_spec(name: str, **options) -> NetworkSpec:
             raise SpecError(f"topology {name} does not take --{key.replace('_', '-')}")
         kwargs[key] = value
     spec = preset.build(**kwargs)
-    if not any(impair.values()):
-        return spec
-    wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
-                      impair.get("loss_pct", 0.0))
-    return apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
+    if any(impair.values()):
+        wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
+                          impair.get("loss_pct", 0.0))
+        spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
+    return machine(spec, hardware, contention)
+
+
+def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool = False) -> NetworkSpec:
+    """The same network on a hardware profile's nodes (each gets the profile's
+    host cost) and, with contention, wires that charge CSMA/CD's average cost.
+    Recorded in spec.params (hardware: the profile's name, `era` resolved)."""
+    profile = resolve(hardware, spec.params["rate_mbit"])
+    params = {**spec.params, "hardware": profile.name}
+    if contention:
+        params["contention"] = True
+    return dataclasses.replace(
+        spec, params=params,
+        wires=tuple(dataclasses.replace(w, contention=contention) for w in spec.wires),
+        nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost) for n in spec.nodes))

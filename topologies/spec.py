@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.errors import BadInput
+
+if TYPE_CHECKING:
+    from topologies.hardware import HostCost
 
 SUBNET = ipaddress.ip_network("10.0.0.0/16")
 # The network's defaults and bounds live here and nowhere else.
@@ -64,6 +68,7 @@ class Wire:
     rate_mbit: float
     queue_packets: int = QUEUE_PACKETS
     impairment: Impairment = Impairment()
+    contention: bool = False        # charge CSMA/CD's average contention per frame (netlab.contention)
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class Node:
     routes: tuple[Route, ...] = ()
     grid: tuple[int, int] | None = None
     forward_delay_ms: float = 0.0   # a relay holds each forwarded packet this long
+    host_cost: "HostCost | None" = None   # the node's CPU budget (topologies.hardware)
 
     @property
     def ip(self) -> str:

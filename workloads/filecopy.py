@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from core.errors import DataCorrupted
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import parse_disk
+from netlab.disk_profiles import for_hardware, parse_disk
+from topologies.hardware import load as load_profile
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import Workload
@@ -35,8 +36,9 @@ AXES = (
          minimum=0, maximum=MAX_COPIES),
     Axis("file_size", "size", [2 << 20], "file bytes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M",
          minimum=4096, maximum=256 << 20, unit="bytes"),
-    Axis("disk", "text", "ide-1995", "disk profile: ide-1995 (1.67 MB/s each way, from the papers' "
-         "all-local copies), none (unthrottled), or MB/s as R or R/W", many=False,
+    Axis("disk", "text", "hardware", "node disks: hardware (the --hardware profile's disk; ide-1995 "
+         "with none), ide-1995 (1.67 MB/s each way, from the papers' all-local copies), "
+         "none (unthrottled), or MB/s as R or R/W", many=False,
          validator=parse_disk),
 )
 
@@ -188,7 +190,8 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     nodes = {n for pt in points
              for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"]))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
-    return DiskSet(tb.manifest, parse_disk(settings["disk"]), order,
+    disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")))
+    return DiskSet(tb.manifest, disk, order,
                    max(pt["file_size"] for pt in points)).create()
 
 

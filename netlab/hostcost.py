@@ -1,0 +1,64 @@
+"""A node's CPU budget, enforced by the kernel: the host cost of a hardware profile.
+
+Every packet a node sends, receives or forwards passes one IFB device inside
+the node's namespace (`cpu0`): a u32 match-all filter on each NIC's clsact
+hook redirects both directions there. The IFB's HTB class runs at the
+budget's byte rate (1 / per_byte_ns) and a size table adds the per-packet
+cost as bytes (per_packet_us / per_byte_ns), so a packet of L bytes occupies
+the CPU for per_packet_us + L x per_byte_ns, and packets wait their turn:
+- a sender is slowed by its own sends and by the ACKs it receives;
+- a relay pays for a forwarded packet twice (received, then sent) from the
+  same budget as its own traffic, so routing competes with its own work;
+- on kernels with netem, a netem leaf also delays every packet by
+  per_packet_us (the latency a lone packet saw); without netem a lone packet
+  after idle time passes at once (HTB charges after sending), which is what
+  `latency_modelled` records.
+Not charged: loopback traffic, and disk work (the disk has its own rate, see
+netlab.disk). The clsact hook runs before the NIC's root qdisc, so a relay's
+netem tree (netlab.relay) still applies after the CPU.
+"""
+from __future__ import annotations
+
+from netlab.shaping import netem_args, rate_arg
+from topologies.spec import Impairment
+from topologies.hardware import HostCost
+
+IFB = "cpu0"
+MATCH_ALL = ["u32", "match", "u32", "0", "0"]
+
+
+def burst_bytes(cost: HostCost) -> int:
+    """About one full packet's charge: no banked idle time beyond one packet."""
+    return cost.packet_bytes + 1600
+
+
+def cpu_cmds(nics: list[str], cost: HostCost, netem: bool) -> list[list[str]]:
+    """tc/ip argv, run inside the node's namespace, in order (see module doc)."""
+    burst = str(burst_bytes(cost))
+    rate = rate_arg(cost.budget_mbit)
+    r2q = str(max(1, int(cost.budget_mbit * 1e6 / 8 / (cost.packet_bytes + 1600))))
+    leaf = netem_args(Impairment(delay_ms=cost.per_packet_us / 1000), cost.queue_packets) if netem \
+        else ["pfifo", "limit", str(cost.queue_packets)]
+    cmds = [
+        ["ip", "link", "add", IFB, "type", "ifb"],
+        ["ip", "link", "set", IFB, "up"],
+        ["tc", "qdisc", "add", "dev", IFB, "root", "handle", "1:", "stab", "overhead",
+         str(cost.packet_bytes), "htb", "default", "1", "r2q", r2q],
+        ["tc", "class", "add", "dev", IFB, "parent", "1:", "classid", "1:1", "htb", "rate", rate,
+         "ceil", rate, "burst", burst, "cburst", burst],
+        ["tc", "qdisc", "add", "dev", IFB, "parent", "1:1", "handle", "10:", *leaf],
+    ]
+    for nic in nics:
+        cmds.append(["tc", "qdisc", "add", "dev", nic, "clsact"])
+        for hook in ("ingress", "egress"):
+            cmds.append(["tc", "filter", "add", "dev", nic, hook, "protocol", "all", "prio", "1",
+                         *MATCH_ALL, "action", "mirred", "egress", "redirect", "dev", IFB])
+    return cmds
+
+
+def busy_fraction(sent_bytes: int, seconds: float, cost: HostCost) -> float:
+    """How much of the budget the charged packets used over `seconds`: from the
+    IFB's counters (bytes as the size table counts them, overhead included)."""
+    if seconds <= 0:
+        return 0.0
+    return sent_bytes * cost.per_byte_ns / 1e9 / seconds

@@ -1,0 +1,179 @@
+"""Hardware profiles: the 1996 machines as data (hardware/*.json).
+
+The wires are 1996's; without a profile the hosts are today's, which pay
+almost nothing per packet. A profile states what a node of one of the papers'
+machines cost, every number with its source:
+- disk: the sequential rate of the node's disk (read and write, MB/s);
+- host_cost: one CPU budget per node, charged for every packet the node sends,
+  receives or forwards: `per_packet_us` + `per_byte_ns` x bytes. netlab.hostcost
+  makes the kernel enforce it.
+`none` is today's behaviour: no host cost, the disk from --disk.
+The schema is SCHEMA below (written to hardware/schema.json, a test keeps them
+equal); the file's stem is the profile's name, the `--hardware` value.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from core.errors import BadInput
+from core.jsonfile import read_json
+
+HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
+SCHEMA_FILE = HARDWARE_DIR / "schema.json"
+NONE = "none"
+ERA = "era"        # the profile whose network rate is the wire's rate
+
+_TEXT = {"type": "string", "minLength": 1}
+SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "https://beowulf-netlab.invalid/hardware/schema.json",
+    "title": "Beowulf Netlab hardware profile",
+    "description": "What one node of a machine cost: its disk and its per-packet and per-byte "
+                   "host cost, every number with its source (topologies/hardware.py).",
+    "type": "object", "additionalProperties": False,
+    "required": ["name", "description", "machine", "disk", "host_cost"],
+    "properties": {
+        "$schema": {"type": "string", "description": "path of this schema, for editors"},
+        "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$",
+                 "description": "the profile's name: the file's stem, the --hardware value"},
+        "description": {**_TEXT, "description": "one line for 'emulate.py doctor' and reports"},
+        "machine": {"type": "object", "additionalProperties": False, "required": ["cpu", "os"],
+                    "description": "the machine as the papers describe it",
+                    "properties": {"cpu": _TEXT, "bus": _TEXT, "memory_mb": {"type": "number"},
+                                   "disk": _TEXT, "network": _TEXT, "os": _TEXT,
+                                   "rate_mbit": {"type": "number", "exclusiveMinimum": 0,
+                                                 "description": "the wire rate it was built for "
+                                                                "(--hardware era picks by it)"}}},
+        "disk": {"description": "null: the --disk setting",
+                 "oneOf": [{"type": "null"}, {
+                     "type": "object", "additionalProperties": False,
+                     "required": ["read_mbyte_s", "write_mbyte_s", "derivation", "sources"],
+                     "properties": {
+                         "read_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
+                         "write_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
+                         "derivation": {**_TEXT, "description": "how the rate follows from the sources"},
+                         "sources": {"type": "array", "items": _TEXT, "minItems": 1},
+                         "calibration": {"type": ["string", "null"],
+                                         "description": "the figure the rate was set from, if any"}}}]},
+        "host_cost": {"description": "null: the host's own speed (nothing charged)",
+                      "oneOf": [{"type": "null"}, {
+                          "type": "object", "additionalProperties": False,
+                          "required": ["per_packet_us", "per_byte_ns", "per_packet_source",
+                                       "per_byte_source", "calibration", "influences"],
+                          "properties": {
+                              "per_packet_us": {"type": "number", "minimum": 0, "maximum": 100000,
+                                                "description": "CPU time per packet sent, received or forwarded"},
+                              "per_byte_ns": {"type": "number", "exclusiveMinimum": 0, "maximum": 100000,
+                                              "description": "CPU time per byte of such a packet"},
+                              "queue_packets": {"type": "integer", "minimum": 2, "maximum": 10000,
+                                                "description": "packets waiting for the CPU before drops"},
+                              "per_packet_source": _TEXT, "per_byte_source": _TEXT,
+                              "checks": {"type": "array", "items": _TEXT,
+                                         "description": "era figures the model is compared with, not set from"},
+                              "calibration": {"type": ["string", "null"],
+                                              "description": "a figure the numbers were tuned to (a "
+                                                             "claim named here is never judged)"},
+                              "influences": {"type": "array", "items": {"type": "integer"},
+                                             "description": "claims (docs/papers.md) these numbers can move"},
+                              "not_modelled": _TEXT}}]},
+    },
+}
+
+
+@dataclass(frozen=True)
+class HostCost:
+    """One CPU budget per node: per_packet_us + per_byte_ns x bytes per packet."""
+    per_packet_us: float
+    per_byte_ns: float
+    queue_packets: int = 100
+
+    @property
+    def budget_mbit(self) -> float:
+        """The budget as a byte rate (1 / per-byte cost), in Mbit/s for tc."""
+        return 8e3 / self.per_byte_ns
+
+    @property
+    def packet_bytes(self) -> int:
+        """The per-packet cost in byte-equivalents at that rate."""
+        return round(self.per_packet_us * 1e3 / self.per_byte_ns)
+
+    def packet_time_us(self, nbytes: int) -> float:
+        return self.per_packet_us + nbytes * self.per_byte_ns / 1e3
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    machine: dict
+    disk: dict | None
+    host_cost: HostCost | None
+    data: dict
+
+    @property
+    def rate_mbit(self) -> float | None:
+        return self.machine.get("rate_mbit")
+
+    def record(self) -> dict:
+        """What a results document keeps: the whole profile as it ran."""
+        return dict(self.data)
+
+
+def profile_names() -> list[str]:
+    """Every profile in hardware/ (file stems), `none` first."""
+    names = sorted(p.stem for p in HARDWARE_DIR.glob("*.json") if p.name != "schema.json")
+    return sorted(names, key=lambda n: n != NONE)
+
+
+def _validate(data, path: Path) -> None:
+    import jsonschema
+    try:
+        jsonschema.validate(data, SCHEMA)
+    except jsonschema.ValidationError as e:
+        where = ".".join(str(p) for p in e.absolute_path) or "the top level"
+        raise BadInput(f"hardware profile {path}: at {where}: {e.message[:160]}")
+    if data["name"] != path.stem:
+        raise BadInput(f"hardware profile {path}: its name {data['name']!r} must be the file's stem")
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Profile:
+    """A profile by name; BadInput naming the choices otherwise."""
+    names = profile_names()
+    if name not in names:
+        raise BadInput(f"unknown hardware profile {name!r}; choose one of: {', '.join(names)} "
+                       f"(or {ERA}), files in {HARDWARE_DIR}")
+    path = HARDWARE_DIR / f"{name}.json"
+    data = read_json(path, "hardware profile")
+    _validate(data, path)
+    hc = data["host_cost"]
+    cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]),
+                    int(hc.get("queue_packets", 100))) if hc else None
+    return Profile(name, data["description"], data["machine"], data["disk"], cost, data)
+
+
+def resolve(name: str, rate_mbit: float) -> Profile:
+    """`era` -> the profile built for this wire rate; any other name -> that profile."""
+    if name != ERA:
+        return load(name)
+    for candidate in profile_names():
+        prof = load(candidate)
+        if prof.rate_mbit is not None and float(prof.rate_mbit) == float(rate_mbit):
+            return prof
+    built = ", ".join(f"{n} ({load(n).rate_mbit:g})" for n in profile_names() if load(n).rate_mbit)
+    raise BadInput(f"--hardware {ERA}: no profile was built for {rate_mbit:g} Mbit/s; profiles and "
+                   f"their rates: {built}; name one instead")
+
+
+def check_name(text: str) -> str:
+    """The --hardware validator: a profile name or `era`."""
+    if text != ERA:
+        load(text)
+    return text
+
+
+def write_schema() -> None:
+    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
