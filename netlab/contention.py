@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 
-from core.command import CommandLog, run
+from core.command import run
 from netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, rate_arg
 
 SLOT_BYTES = 64          # 512 bit times
@@ -68,7 +68,8 @@ def parse_leaves(text: str) -> tuple[dict[str, int], tuple[int, int]]:
 
 
 class WireState:
-    def __init__(self, wire):
+    def __init__(self, name: str, wire):
+        self.name = name
         self.wire = wire
         self.samples: list[int] = []
         self.last = (0, 0)
@@ -82,9 +83,9 @@ class WireState:
 class ContentionControl:
     """The controller thread for every wire with contention (see module doc)."""
 
-    def __init__(self, wires: list, log: CommandLog | None = None):
-        self.states = [WireState(w) for w in wires]
-        self.log = log
+    def __init__(self, wires: dict):
+        """wires: logical name -> SharedWire."""
+        self.states = [WireState(name, w) for name, w in wires.items()]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="contention", daemon=True)
         self.first_change: dict[str, list[str]] = {}
@@ -130,14 +131,14 @@ class ContentionControl:
         run(argv, check=False)
         st.rate_mbit = want
         st.updates += 1
-        self.first_change.setdefault(st.wire.name, argv)
+        self.first_change.setdefault(st.name, argv)
 
     def record(self) -> dict:
         """For the results: the model, and per wire what the controller did."""
         return {"model": "Metcalfe-Boggs average contention per frame (netlab/contention.py)",
                 "sample_s": SAMPLE_S, "update_s": UPDATE_S,
-                "wires": {st.wire.name: {"updates": st.updates,
+                "wires": {st.name: {"updates": st.updates,
                                          "mean_backlogged": round(st.q_sum / st.q_n, 2) if st.q_n else None,
                                          "min_efficiency": round(st.min_efficiency, 3),
-                                         "example_argv": self.first_change.get(st.wire.name)}
+                                         "example_argv": self.first_change.get(st.name)}
                           for st in self.states}}

@@ -87,7 +87,7 @@ class Testbed:
         finally:  # record shells even if configuration failed half-way
             self.manifest.record_nodes(self.net.hosts + self.net.switches)
         self.net.start()
-        contended = [self.wire(w.name) for w in self.spec.wires if w.contention]
+        contended = {w.name: self.wire(w.name) for w in self.spec.wires if w.contention}
         if contended:
             self.contention = ContentionControl(contended).start()
         self.build_s = time.monotonic() - t0

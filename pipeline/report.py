@@ -36,7 +36,10 @@ def curve_key(p: dict, extra: list[str] = ()) -> str:
         if k in p:
             shown = human_size(p[k]) if k == "file_size" else p[k]
             key += f" {dict(pairs='P', tokens_in_flight='T', file_size='', copies='C')[k]}={shown}"
-    return f"{key} @{p['rate_mbit']:g}Mb"
+    key = f"{key} @{p['rate_mbit']:g}Mb"
+    if p.get("hardware", "none") != "none":
+        key += f" [{p['hardware']}]"
+    return key + (" +CSMA/CD" if p.get("contention") == "on" else "")
 
 
 def title(doc: dict, what: str) -> str:

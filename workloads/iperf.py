@@ -34,9 +34,10 @@ class FlowResult:
 
 
 def run_pairs(pairs, seconds: float = 5.0, omit: float = OMIT_S,
-              base_port: int = BASE_PORT) -> list[FlowResult]:
+              base_port: int = BASE_PORT, mss: int | None = None) -> list[FlowResult]:
     """One TCP flow per (src_host, dst_host) pair, all at once; `omit` seconds
-    of slow start are left out of the figures (iperf3 -O)."""
+    of slow start are left out of the figures (iperf3 -O); `mss` sets the
+    segment size (iperf3 -M) for tests that need small frames."""
     with Agents() as agents:
         for i, (_src, dst) in enumerate(pairs):
             agents.start(dst, ["iperf3", "-s", "-1", "-p", str(base_port + i)],
@@ -44,7 +45,8 @@ def run_pairs(pairs, seconds: float = 5.0, omit: float = OMIT_S,
         for i, (_src, dst) in enumerate(pairs):
             wait_listening(dst, base_port + i, "iperf3 server")
         clients = [agents.start(src, ["iperf3", "-c", dst.address, "-p", str(base_port + i),
-                                      "-t", f"{seconds:g}", "-O", f"{omit:g}", "-J"],
+                                      "-t", f"{seconds:g}", "-O", f"{omit:g}", "-J",
+                                      *(["-M", str(mss)] if mss else [])],
                                 f"iperf3 {src.name}->{dst.name}")
                    for i, (src, dst) in enumerate(pairs)]
         results = []

@@ -1,0 +1,97 @@
+"""Hardware profiles on real networks: node CPU budgets, relays, disks, contention.
+
+Each bound comes from the profile's own numbers (topologies.hardware), never
+from a paper's claim: a wrong implementation (no budget, a budget per NIC, a
+relay charged once, no contention) misses it by far more than the margin.
+"""
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
+import time  # noqa: E402
+
+from netlab.contention import efficiency  # noqa: E402
+from netlab.disk import DiskSet  # noqa: E402
+from netlab.disk_profiles import for_hardware  # noqa: E402
+from topologies.hardware import load  # noqa: E402
+from topologies.mesh import relay_for  # noqa: E402
+from workloads.iperf import run_pairs  # noqa: E402
+
+SECONDS, OMIT = 6, 1
+DATA, ACK = 1514, 66          # bytes of a full TCP frame and of an ACK as the qdiscs see them
+
+
+def per_segment_us(cost, acks_per_segment: float, times: int = 1) -> float:
+    """CPU time one full segment costs a node that sends (or receives) it and
+    the ACKs that go with it; `times` = 2 for a relay (received, then sent)."""
+    return times * (cost.packet_time_us(DATA) + acks_per_segment * cost.packet_time_us(ACK))
+
+
+def mbyte_s(flow) -> float:
+    return flow.goodput_mbit / 8
+
+
+def test_a_node_sends_no_faster_than_its_cpu_budget(testbed):
+    """At 100 Mbit/s a Pentium-100's budget, not the wire, bounds one TCP flow."""
+    cost = load("demonstration-1996").host_cost
+    tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996")
+    [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], SECONDS, OMIT)
+    fastest = 1448 / per_segment_us(cost, 0.5)       # delayed ACKs: one per two segments at best
+    slowest = 1448 / per_segment_us(cost, 1.0)
+    assert 0.85 * slowest <= mbyte_s(flow) <= 1.05 * fastest, (flow, slowest, fastest)
+    busy = tb.host("b0").cpu_counters()
+    assert busy and busy[1] > 1000, busy               # every packet passed the budget
+
+
+def test_a_relay_forwards_within_its_budget_and_its_own_traffic_pays(testbed):
+    """A prototype relay pays twice per forwarded packet from the budget its own flow uses."""
+    cost = load("prototype-1995").host_cost
+    tb = testbed("routed-mesh", nodes=4, rate_mbit=100, hardware="prototype-1995")
+    relay = f"b{relay_for(0, 3, 2):x}"
+    own_peer = next(n for n in ("b0", "b1", "b2", "b3") if n not in (relay, "b0", "b3"))
+    h = tb.host
+    [forwarded] = run_pairs([(h("b0"), h("b3"))], SECONDS, OMIT)
+    assert mbyte_s(forwarded) <= 1.05 * 1448 / per_segment_us(cost, 0.5, times=2), forwarded
+    [alone] = run_pairs([(h(relay), h(own_peer))], SECONDS, OMIT, base_port=5301)
+    own, fwd = run_pairs([(h(relay), h(own_peer)), (h("b0"), h("b3"))], SECONDS, OMIT, base_port=5311)
+    assert mbyte_s(own) <= 0.85 * mbyte_s(alone), (alone, own, fwd)
+    # One budget: the relay's own flow and what it forwarded (charged twice) fit in it.
+    used_us = (mbyte_s(own) / 1448) * per_segment_us(cost, 0.5) + \
+              (mbyte_s(fwd) / 1448) * per_segment_us(cost, 0.5, times=2)
+    assert used_us <= 1.1, (own, fwd, used_us)
+
+
+def test_each_profiles_disk_rate_holds(testbed):
+    """A local copy on each profile's disk moves at the profile's rate, within 10 %."""
+    from tests.integration.test_filecopy import agent_rate
+    for name in ("prototype-1995", "demonstration-1996"):
+        tb = testbed("single-net", nodes=2, rate_mbit=10, hardware=name)
+        disk = for_hardware("hardware", load(name))
+        disks = DiskSet(tb.manifest, disk, ["b0"], 2 << 20).create()
+        path = disks.disk("b0").path("probe")
+        write = agent_rate(tb, disks, "b0", "write", "--dst", path, "--size", str(2 << 20))
+        read = agent_rate(tb, disks, "b0", "read", "--src", path)
+        for rate in (write, read):
+            assert abs(rate - disk.read_mbyte_s) <= 0.10 * disk.read_mbyte_s, (name, write, read, disk)
+
+
+def test_contention_charges_the_metcalfe_boggs_cost(testbed):
+    """8 backlogged senders on one 10 Mbit/s wire with small frames carry what the
+    model leaves them: about 0.65 of the same wire without contention."""
+    mss = 88                       # frames of 154 B: contention costs them a third of the wire
+    pairs = [(f"b{2 * i:x}", f"b{2 * i + 1:x}") for i in range(8)]
+
+    def total(contention: str):
+        tb = testbed("single-net", nodes=16, rate_mbit=10, contention=contention)
+        flows = run_pairs([(tb.host(a), tb.host(b)) for a, b in pairs], SECONDS, OMIT, mss=mss)
+        record = tb.contention.record()["wires"]["w0"] if tb.contention else None
+        return sum(f.goodput_mbit for f in flows), record
+
+    off, _ = total("off")
+    time.sleep(1)
+    on, record = total("on")
+    q = record["mean_backlogged"]
+    assert q and 4 <= q <= 16, record
+    expected = efficiency(q, 154 + 24)
+    assert abs(on / off - expected) <= 0.08, (on, off, expected, record)
+    assert on / off <= 0.85, (on, off, record)     # clearly less than a perfect arbiter
