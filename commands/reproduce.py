@@ -11,6 +11,8 @@ from core.errors import BadInput, NetlabError
 from pipeline.claims import load_claims
 from pipeline.experiment import experiment_files, load
 from pipeline.reproduction import build
+from pipeline.sweep import Sweep
+from topologies.hardware import NONE
 from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 
 
@@ -20,12 +22,19 @@ def add_parser(sub) -> None:
                                    "network at a time, then write a report directory: report.md, a "
                                    "self-contained report.html, figures/ and the results documents. "
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
-                                   "Full run about 15 minutes on this 2-core host; --quick about 3.")
+                                   "Every experiment runs on the hardware profile its figure ran on and on "
+                                   "today's hosts (--hardware). Full run about 30 minutes on this "
+                                   "2-core host; --quick about 6.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="report directory (default results/reproduction-<time>[-quick])")
     p.add_argument("--only", metavar="NAME[,...]", default=None,
                    help="run only these experiments (the report judges what it has)")
+    p.add_argument("--hardware", choices=("both", "paper", "none"), default="both",
+                   help="which machines: both (default: each experiment on the hardware profile its "
+                        "figure ran on, and on today's hosts), paper, or none (today's hosts only)")
+    p.add_argument("--contention", action="store_true",
+                   help="charge CSMA/CD contention on every wire too (with --hardware paper)")
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -46,12 +55,25 @@ def planned(only: str | None) -> list[str]:
     return names
 
 
+def with_hardware(sweep, which: str, contention: bool):
+    """The experiment's sweep on the machines asked for (see --hardware)."""
+    paper = [h for h in sweep["hardware"] if h != NONE] or [NONE]
+    hardware = {"both": [NONE, *paper], "paper": paper, "none": [NONE]}[which]
+    values = {**sweep.values, "hardware": list(dict.fromkeys(hardware))}
+    if contention:
+        if which != "paper":
+            raise BadInput("--contention judges the paper's hardware only: add --hardware paper")
+        values["contention"] = ["on"]
+    return Sweep(sweep.workload, values, sweep.shard)
+
+
 def run(args) -> int:
     from pipeline.runner import run_sweep   # Mininet only once a run is certain
     names = planned(args.only)
     sweeps = {}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
+        sweep = with_hardware(sweep, args.hardware, args.contention)
         sweep.shard = args.shard
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)

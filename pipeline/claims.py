@@ -329,8 +329,35 @@ def _result(claim: dict, verdict: str, measured: Any, reason: str, ev: Evidence)
             "experiments": claim["experiments"]}
 
 
-def judge_all(claims: list[dict], docs: dict[str, dict]) -> list[dict]:
-    return [judge(c, docs) for c in claims]
+TODAY = "none"          # view: today's hosts (hardware none, no contention model)
+PAPER = "paper"         # view: the paper's hardware (any profile but none)
+VIEWS = {TODAY: "today's hosts (--hardware none)", PAPER: "the paper's hardware (its profile)"}
+
+
+def view(docs: dict[str, dict], which: str) -> dict[str, dict]:
+    """The documents with only the points of one view (results v3 name every
+    point's hardware; older documents read as none)."""
+    def keep(p: dict) -> bool:
+        hw = p.get("hardware", "none")
+        if which == TODAY:
+            return hw == "none" and p.get("contention", "off") == "off"
+        return hw != "none"
+    return {name: {**doc, "points": [p for p in doc["points"] if keep(p)]} for name, doc in docs.items()}
+
+
+def views_present(docs: dict[str, dict]) -> list[str]:
+    """Which views have any point, today's first."""
+    return [w for w in VIEWS if any(view(docs, w)[n]["points"] for n in docs)]
+
+
+def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None) -> list[dict]:
+    """Every claim's verdict, on one view of the documents (None: all points)."""
+    chosen = view(docs, which) if which else docs
+    out = [judge(c, chosen) for c in claims]
+    if which:
+        for r in out:
+            r["hardware"] = which
+    return out
 
 
 def write_schema() -> None:

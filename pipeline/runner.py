@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import platform
 import sys
+import time
 from pathlib import Path
 
+from netlab.hostcost import busy_fraction
 from netlab.testbed import BuildOptions, Testbed
 from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
@@ -51,6 +53,17 @@ def network_key(spec) -> str:
     return key + ("+contention" if spec.params.get("contention") else "")
 
 
+def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
+    """node -> share of its CPU budget its packets used over the point (the
+    point's whole time, setup included: a lower bound on the busiest phase)."""
+    out = {}
+    for h in hosts:
+        after, start = h.cpu_counters(), before.get(h.name)
+        if after and start:
+            out[h.name] = round(busy_fraction(after[0] - start[0], seconds, h.host_cost), 3)
+    return out
+
+
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
               caps=None) -> dict:
     schedule = sweep.schedule()
@@ -69,9 +82,13 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             wires = {w.name: tb.wire(w.name) for w in spec.wires}
             rates = {w.name: w.rate_mbit for w in spec.wires}
             shown = None
+            costed = [tb.host(n.name) for n in spec.nodes if n.host_cost is not None]
             for pt in points:
+                cpu_before = {h.name: h.cpu_counters() for h in costed}
+                t_point = time.monotonic()
                 with Monitor(wires) as mon:
                     result = workload.run_point(tb, context, pt, settings)
+                cpu = cpu_busy(costed, cpu_before, time.monotonic() - t_point)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
                          "hardware": spec.params.get("hardware", "none"),
@@ -80,6 +97,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "host": host}
+                if cpu:
+                    point["cpu_busy"] = cpu
                 point["gates"] = evaluate(point, point["fidelity"], rates)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if progress and plan and plan != shown:

@@ -177,3 +177,8 @@ def check_name(text: str) -> str:
 
 def write_schema() -> None:
     SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    write_schema()
+    print(f"wrote {SCHEMA_FILE}")

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Benchmark the hardware profiles: ratios measured in one run (not a test).
+
+  sudo python3 bench/hardware.py [--quick]
+
+Per profile: one TCP flow at 10 and 100 Mbit/s against the era's figures the
+profile cites (ttcp), and the model's own prediction; the small-token round
+trip against lmbench's loopback latencies; then what the model costs: build
+time of a 16-node network and host CPU during a 100 Mbit/s flow, with and
+without a profile.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core.interpreter import reexec_with_mininet  # noqa: E402
+
+reexec_with_mininet(__file__)
+
+from netlab.contention import efficiency  # noqa: E402
+from netlab.testbed import Testbed  # noqa: E402
+from pipeline.monitor import Monitor  # noqa: E402
+from topologies.hardware import load, profile_names  # noqa: E402
+from topologies.presets import build_spec  # noqa: E402
+from workloads import iperf, token  # noqa: E402
+
+ERA = {  # figures the profiles cite as checks (hardware/*.json)
+    "prototype-1995": "ttcp 10 Mbit/s 486DX2-66 Linux 1.3: send 1.063, receive 0.998 MB/s; "
+                      "lmbench lat_tcp loopback 1465-1592 us, lat_udp 351-368 us",
+    "demonstration-1996": "no Fast Ethernet ttcp found; lmbench lat_tcp loopback 467-1291 us, "
+                          "lat_udp 187-281 us",
+}
+
+
+def predicted_mbyte_s(cost, acks_per_segment: float = 0.5) -> float:
+    return 1448 / (cost.packet_time_us(1514) + acks_per_segment * cost.packet_time_us(66))
+
+
+def single_flow(quick: bool) -> None:
+    print("one TCP flow b0->b1 on single-net, MB/s (model: 1448 B / (c(1514) + c(66)/2))")
+    for name in profile_names():
+        prof = load(name)
+        for rate in (10, 100):
+            with Testbed(build_spec("single-net", nodes=2, rate_mbit=rate, hardware=name)) as tb:
+                with Monitor({"w0": tb.wire("w0")}) as mon:
+                    [f] = iperf.run_pairs([(tb.host("b0"), tb.host("b1"))], seconds=3 if quick else 6, omit=1)
+                rep = mon.report()
+            model = f"model {predicted_mbyte_s(prof.host_cost):.2f}" if prof.host_cost else "model -"
+            print(f"  {name:20s} {rate:4d} Mbit/s  {f.goodput_mbit / 8:6.3f} MB/s  {model}  "
+                  f"host CPU {rep['host_cpu_mean']:.0%}{'  SUSPECT' if rep['suspect'] else ''}")
+        if name in ERA:
+            print(f"  {'':20s} era: {ERA[name]}")
+
+
+def small_token() -> None:
+    print("64 B token round trip, 1 pair, 1 in flight, single-net 10 Mbit/s (model: 4 x per-packet + frames)")
+    for name in profile_names():
+        prof = load(name)
+        with Testbed(build_spec("single-net", nodes=2, rate_mbit=10, hardware=name)) as tb:
+            r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=1000)
+            lone = tb.impls.get("host_cost")
+        note = f"charged {4 * prof.host_cost.packet_time_us(130):.0f} us per round trip, " \
+               f"latency {'modelled (netem)' if lone and 'netem' in lone else 'not modelled (no netem)'}" \
+            if prof.host_cost else ""
+        print(f"  {name:20s} median RTT {r['rtt_ms_median'] * 1e3:7.0f} us  {note}")
+
+
+def model_cost(quick: bool) -> None:
+    print("cost of the model: build+teardown of 16-node single-net, host CPU of one 100 Mbit/s flow")
+    for name in ("none", "demonstration-1996"):
+        t0 = time.monotonic()
+        with Testbed(build_spec("single-net", nodes=16, rate_mbit=100, hardware=name)) as tb:
+            built = time.monotonic() - t0
+            with Monitor({"w0": tb.wire("w0")}) as mon:
+                [f] = iperf.run_pairs([(tb.host("b0"), tb.host("b1"))], seconds=3 if quick else 6, omit=1)
+            rep = mon.report()
+        cpu_per_mbit = rep["host_cpu_mean"] / max(f.goodput_mbit, 1e-9)
+        print(f"  {name:20s} build {built:5.2f} s  flow {f.goodput_mbit:6.1f} Mbit/s  host CPU "
+              f"{rep['host_cpu_mean']:.0%} ({cpu_per_mbit * 100:.2f} %-points per 100 Mbit/s)")
+
+
+def contention_table() -> None:
+    print("Metcalfe-Boggs efficiency F / (F + 64 W(Q)) the contention model charges")
+    for frame in (84, 578, 1538):
+        print(f"  {frame:5d} B frames: " + "  ".join(f"Q={q}: {efficiency(q, frame):.2f}" for q in (1, 2, 4, 8, 16)))
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="shorter flows")
+    a = p.parse_args()
+    if os.geteuid() != 0:
+        print("hardware.py: needs root: sudo python3 bench/hardware.py", file=sys.stderr)
+        return 2
+    single_flow(a.quick)
+    small_token()
+    model_cost(a.quick)
+    contention_table()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Hardware profiles, the host-cost argv and the contention model: pure logic, no root."""
+import json
+
+import pytest
+
+from core.errors import BadInput
+from netlab.contention import acquisition, efficiency, parse_leaves, wait_slots
+from netlab.disk_profiles import PROFILES, for_hardware
+from netlab.hostcost import IFB, cpu_cmds
+from topologies import hardware
+from topologies.presets import build_spec
+
+jsonschema = pytest.importorskip("jsonschema")
+
+
+def test_schema_file_is_current():
+    assert json.loads(hardware.SCHEMA_FILE.read_text()) == hardware.SCHEMA, \
+        "hardware/schema.json is stale: run python3 -m topologies.hardware"
+
+
+def test_every_profile_loads_and_states_its_sources():
+    names = hardware.profile_names()
+    assert names[0] == "none" and {"prototype-1995", "demonstration-1996"} <= set(names)
+    for name in names:
+        prof = hardware.load(name)
+        if prof.host_cost:
+            data = prof.data["host_cost"]
+            assert data["per_packet_source"] and data["per_byte_source"] and data["influences"]
+        if prof.disk:
+            assert prof.disk["derivation"] and prof.disk["sources"]
+
+
+def test_prototype_disk_is_the_demonstration_disk_over_1_62():
+    proto = for_hardware("hardware", hardware.load("prototype-1995"))
+    demo = for_hardware("hardware", hardware.load("demonstration-1996"))
+    assert demo.read_mbyte_s == pytest.approx(11.7 / 7, abs=0.01)
+    assert proto.read_mbyte_s == pytest.approx(11.7 / 1.62 / 7, abs=0.01)
+    # none keeps today's default disk, so every earlier file-copy result is unchanged
+    assert for_hardware("hardware", hardware.load("none")) == PROFILES["ide-1995"]
+    assert for_hardware("2/3", hardware.load("prototype-1995")).write_mbyte_s == 3
+
+
+def test_host_cost_arithmetic():
+    cost = hardware.HostCost(per_packet_us=90, per_byte_ns=59)
+    assert cost.budget_mbit == pytest.approx(8e3 / 59)
+    assert cost.packet_bytes == round(90e3 / 59)
+    # what the kernel charges (packet_bytes + L at budget_mbit) is the profile's time
+    charged_us = (cost.packet_bytes + 1514) * 8 / cost.budget_mbit
+    assert charged_us == pytest.approx(cost.packet_time_us(1514), rel=1e-3)
+
+
+def test_cpu_cmds_redirect_both_directions_of_every_nic_to_one_budget():
+    cost = hardware.load("prototype-1995").host_cost
+    cmds = cpu_cmds(["b0-eth0", "b0-eth1"], cost, netem=False)
+    redirects = [c for c in cmds if "mirred" in c]
+    assert sorted((c[4], c[5]) for c in redirects) == [("b0-eth0", "egress"), ("b0-eth0", "ingress"),
+                                                      ("b0-eth1", "egress"), ("b0-eth1", "ingress")]
+    assert all(c[-1] == IFB for c in redirects)
+    assert sum(1 for c in cmds if c[:3] == ["ip", "link", "add"]) == 1
+    root = next(c for c in cmds if "root" in c)
+    assert root[root.index("overhead") + 1] == str(cost.packet_bytes)
+    assert not any("netem" in c for c in cmds)
+    assert any("netem" in c for c in cpu_cmds(["b0-eth0"], cost, netem=True))
+
+
+def test_build_spec_gives_every_node_the_profiles_cost():
+    spec = build_spec("routed-mesh", nodes=16, rate_mbit=10, hardware="prototype-1995")
+    assert spec.params["hardware"] == "prototype-1995"
+    assert all(n.host_cost == hardware.load("prototype-1995").host_cost for n in spec.nodes)
+    plain = build_spec("routed-mesh", nodes=16, rate_mbit=10)
+    assert plain.params["hardware"] == "none" and all(n.host_cost is None for n in plain.nodes)
+    assert not any(w.contention for w in plain.wires)
+    assert all(w.contention for w in build_spec("single-net", contention="on").wires)
+
+
+def test_era_picks_the_profile_built_for_the_rate():
+    assert build_spec("single-net", rate_mbit=10, hardware="era").params["hardware"] == "prototype-1995"
+    assert build_spec("single-net", rate_mbit=100, hardware="era").params["hardware"] == "demonstration-1996"
+    with pytest.raises(BadInput, match="no profile was built for 1000"):
+        build_spec("single-net", rate_mbit=1000, hardware="era")
+    with pytest.raises(BadInput, match="unknown hardware profile"):
+        hardware.load("pentium-pro")
+
+
+def test_a_profile_file_is_checked(tmp_path, monkeypatch):
+    bad = {"name": "x", "description": "d", "machine": {"cpu": "c", "os": "o"}, "disk": None,
+           "host_cost": {"per_packet_us": -1, "per_byte_ns": 1, "per_packet_source": "s",
+                         "per_byte_source": "s", "calibration": None, "influences": []}}
+    (tmp_path / "x.json").write_text(json.dumps(bad))
+    (tmp_path / "y.json").write_text("{")
+    monkeypatch.setattr(hardware, "HARDWARE_DIR", tmp_path)
+    hardware.load.cache_clear()
+    try:
+        with pytest.raises(BadInput, match="host_cost"):
+            hardware.load("x")
+        with pytest.raises(BadInput, match="not valid JSON"):
+            hardware.load("y")
+    finally:
+        hardware.load.cache_clear()
+
+
+def test_metcalfe_boggs_numbers():
+    assert acquisition(1) == 1 and wait_slots(1) == 0 and efficiency(1) == 1
+    assert acquisition(16) == pytest.approx((15 / 16) ** 15)
+    assert acquisition(1000) == pytest.approx(1 / 2.718281828, rel=0.01)   # tends to 1/e
+    assert efficiency(16, 1538) == pytest.approx(0.94, abs=0.005)
+    assert efficiency(16, 84) == pytest.approx(0.45, abs=0.02)
+    assert efficiency(16, 84) < efficiency(4, 84) < efficiency(2, 84) < 1
+
+
+def test_parse_leaves_counts_backlogged_stations():
+    text = """class htb 1:1 root rate 10Mbit ceil 10Mbit burst 1600b cburst 1600b
+ Sent 5000 bytes 40 pkt (dropped 0, overlimits 0 requeues 0)
+ backlog 0b 3p requeues 0
+class htb 1:100 parent 1:1 leaf 100: prio 0 rate 3333Kbit ceil 10Mbit
+ Sent 3000 bytes 20 pkt (dropped 0, overlimits 0 requeues 0)
+ backlog 3000b 2p requeues 0
+class htb 1:101 parent 1:1 leaf 101: prio 0 rate 3333Kbit ceil 10Mbit
+ Sent 2000 bytes 20 pkt (dropped 0, overlimits 0 requeues 0)
+ backlog 0b 0p requeues 0
+"""
+    backlog, wire = parse_leaves(text)
+    assert backlog == {"1:100": 2, "1:101": 0} and wire == (5000, 40)
