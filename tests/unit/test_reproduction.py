@@ -54,3 +54,22 @@ def test_report_refuses_a_document_of_no_experiment(tmp_path, capsys):
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "v1-token.json"
     assert commands.main(["report", str(fixture), "--out", str(tmp_path)]) == 2
     assert "not made from an experiment file" in capsys.readouterr().err
+
+
+def test_report_judges_both_hardware_views(docs, tmp_path):
+    """Points on a profile and on today's hosts are judged apart, side by side."""
+    both = {}
+    for name, doc in docs.items():
+        paper = [{**p, "hardware": "prototype-1995", "throughput_mbyte_s": p["throughput_mbyte_s"] / 2}
+                 for p in doc["points"]]
+        both[name] = {**doc, "points": doc["points"] + paper}
+    build(both, tmp_path, quick=True)
+    md = (tmp_path / "report.md").read_text()
+    verdicts = json.loads((tmp_path / "claims.json").read_text())
+    assert "today's hosts" in md and "the paper's hardware" in md
+    assert sorted({v["hardware"] for v in verdicts}) == ["none", "paper"]
+    today = {v["id"]: v for v in verdicts if v["hardware"] == "none"}
+    paper = {v["id"]: v for v in verdicts if v["hardware"] == "paper"}
+    assert len(today) == len(paper) == 23
+    # claim 7 reads one value: halved on the profile's points, so the views really differ
+    assert paper[7]["measured"] == pytest.approx(today[7]["measured"] / 2, rel=0.01)

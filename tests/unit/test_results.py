@@ -106,3 +106,13 @@ def test_new_document_validates_and_csv_tells_filecopy_points_apart(tmp_path):
     assert {(r["remote"], r["file_size"], r["copies"]) for r in rows} == \
         {(str(p["remote"]), str(p["file_size"]), str(p["copies"])) for p in doc["points"]}
     assert len({(r["remote"], r["file_size"]) for r in rows}) == len(rows)
+
+
+def test_v2_documents_read_as_hardware_none_without_contention():
+    """Stored v2 documents (tests/fixtures/reproduction) gain hardware/contention on read."""
+    stored = sorted((FIXTURES / "reproduction").glob("*.json"))
+    raw = json.loads(stored[0].read_text())
+    assert raw["schema_version"] == 2 and "hardware" not in raw["points"][0]
+    doc = load(stored[0])
+    assert doc["schema_version"] == results.SCHEMA_VERSION == 3
+    assert all(p["hardware"] == "none" and p["contention"] == "off" for p in doc["points"])
