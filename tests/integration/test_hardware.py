@@ -95,3 +95,11 @@ def test_contention_charges_the_metcalfe_boggs_cost(testbed):
     expected = efficiency(q, 154 + 24)
     assert abs(on / off - expected) <= 0.08, (on, off, expected, record)
     assert on / off <= 0.85, (on, off, record)     # clearly less than a perfect arbiter
+
+
+def test_hardware_none_applies_nothing_new(testbed):
+    """With --hardware none (the default) no node gets a CPU budget: earlier results are unchanged."""
+    tb = testbed("bonded-dual-net", nodes=2, rate_mbit=10)
+    applied = " ".join(" ".join(c["argv"]) for cmds in tb.log.as_record().values() for c in cmds)
+    assert "cpu0" not in applied and "clsact" not in applied
+    assert tb.environment()["hardware"] == "none" and tb.environment()["host_cost_impl"] is None
