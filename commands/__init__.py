@@ -13,12 +13,12 @@ import os
 import sys
 import traceback
 
-from commands import clean, cli, doctor, experiment, merge, plot, quick, report, reproduce, run, topo
+from commands import clean, cli, doctor, exercise, experiment, merge, plot, quick, report, reproduce, run, topo
 from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
-         "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "clean": clean}
+         "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "clean": clean}
 
 
 def make_parser() -> Parser:

@@ -19,6 +19,7 @@ from netlab.manifest import STATE_DIR  # noqa: E402
 from pipeline.results import RESULTS_DIR  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+EXERCISES = Path(__file__).resolve().parent.parent.parent / "exercises"
 NOT_A_DIR = "/etc/hostname/sub/out.json"   # a path whose parent is a file: unwritable even for root
 
 
@@ -233,6 +234,19 @@ OTHERS = [
      "--hardware"),
     ("reproduce contention on both", ["reproduce", "--contention"], "--hardware paper"),
     ("reproduce hardware unknown", ["reproduce", "--hardware", "486"], "invalid choice"),
+    ("exercise unknown", ["exercise", "show", "ethernet-101"], "exercise list"),
+    ("exercise no action", ["exercise"], "ACTION"),
+    ("exercise start unknown", ["exercise", "start", "ethernet-101"], "exercise list"),
+    ("exercise check missing answers", ["exercise", "check", "shared-hub", "{tmp}/none.json"], "cannot read"),
+    ("exercise check answers not json", ["exercise", "check", "shared-hub", "{fixtures}/README.md"],
+     "not valid JSON"),
+    ("exercise check answers of another", ["exercise", "check", "channel-bonding",
+                                           "{exercises}/shared-hub/solutions/answers.json"], "is for exercise"),
+    ("exercise check out under a file", ["exercise", "check", "shared-hub",
+                                         "{exercises}/shared-hub/solutions/answers.json", "--out", NOT_A_DIR],
+     "cannot write"),
+    ("exercise grade not a folder", ["exercise", "grade", "shared-hub", "{fixtures}/README.md"], "not a folder"),
+    ("exercise grade missing folder", ["exercise", "grade", "shared-hub", "{tmp}/class"], "not a folder"),
     ("doctor extra argument", ["doctor", "now"], "unrecognized"),
     ("clean unknown flag", ["clean", "--all"], "unrecognized"),
     ("unknown command", ["frobnicate"], "invalid choice"),
@@ -302,7 +316,8 @@ def test_bad_input(name, argv, word, content, tmp_path, monkeypatch, capsys):
             target.write_bytes(content)
         else:
             target.write_text(content if isinstance(content, str) else json.dumps(content))
-    argv = [a.replace("{tmp}", str(tmp_path)).replace("{fixtures}", str(FIXTURES)) for a in argv]
+    argv = [a.replace("{tmp}", str(tmp_path)).replace("{fixtures}", str(FIXTURES))
+            .replace("{exercises}", str(EXERCISES)) for a in argv]
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     before = listing(tmp_path, RESULTS_DIR, STATE_DIR)
     try:

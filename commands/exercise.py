@@ -1,0 +1,128 @@
+"""emulate.py exercise list | show | start | check | grade: classroom exercises (exercises/*/)."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from commands.args import add_build_args, build_options, require_root
+from core.errors import BadInput
+from pipeline import exercise as ex_mod
+from pipeline.exercise import PASS
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("exercise", help="classroom exercises: sheets, live checks, grading",
+                       description="Exercises live in exercises/<name>/: README.md (the sheet), check.json "
+                                   "(questions and how each is checked), solutions/ (the teacher's). "
+                                   "'check' measures on this machine what the answers depend on "
+                                   "(at most about 2 minutes), so a student's numbers are judged "
+                                   "against the same machine's.")
+    verbs = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    verbs.add_parser("list", help="the exercises, with minutes and what each teaches")
+    show = verbs.add_parser("show", help="print an exercise's sheet")
+    show.add_argument("name")
+    show.add_argument("--answers-template", action="store_true",
+                      help="print an answers file to fill in instead (JSON)")
+    show.add_argument("--solutions", action="store_true", help="print the teacher's answers too")
+    start = verbs.add_parser("start", help="build the exercise's network and open the CLI with its tasks")
+    start.add_argument("name")
+    check = verbs.add_parser("check", help="measure, then judge an answers file (exit 0: all pass, 1: not)")
+    check.add_argument("name")
+    check.add_argument("answers", help="answers file (JSON; see show NAME --answers-template)")
+    check.add_argument("--out", default=None, metavar="FILE",
+                       help="verdicts as JSON (default: ANSWERS with .check.json)")
+    grade = verbs.add_parser("grade", help="measure once, judge every *.json in a folder, write a CSV")
+    grade.add_argument("name")
+    grade.add_argument("folder", help="folder of answers files, one per student")
+    grade.add_argument("--out", default=None, metavar="FILE", help="CSV (default: FOLDER/grades.csv)")
+    for q in (start, check, grade):
+        add_build_args(q)
+
+
+def sheet(ex: dict) -> str:
+    return (Path(ex["_dir"]) / "README.md").read_text()
+
+
+def tasks(ex: dict) -> str:
+    """The sheet's Tasks section, printed when the CLI opens."""
+    text = sheet(ex)
+    m = re.search(r"^## Tasks\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    return f"*** {ex['title']}: tasks (the whole sheet: emulate.py exercise show {ex['name']})\n" + \
+        (m.group(1).strip() if m else text)
+
+
+def measure(ex: dict, opts) -> dict[str, float]:
+    """Run the exercise's measure sweeps here; the quantities its questions read."""
+    from pipeline.results import new_document
+    from pipeline.runner import run_sweep
+    sweeps = ex_mod.sweeps(ex)
+    points = {}
+    with tempfile.TemporaryDirectory(prefix="bnl-exercise-") as tmp:
+        for rid, sweep in sweeps.items():
+            print(f"measuring {rid} ({sweep.workload}) on this machine ...", file=sys.stderr, flush=True)
+            doc = new_document(sweep.workload, sweep.parameters(), {}, f"exercise-{ex['name']}-{rid}")
+            run_sweep(sweep, doc, Path(tmp) / f"{rid}.json", opts, progress=True)
+            points[rid] = doc["points"]
+    return ex_mod.quantities(ex, points)
+
+
+def run(args) -> int:
+    if args.action == "list":
+        for name in ex_mod.exercise_dirs():
+            ex = ex_mod.load(name)
+            print(f"{name:18s} {ex['minutes']:3d} min  {ex['title']}: {ex.get('teaches', '')}")
+        return 0
+    ex = ex_mod.load(args.name)
+    if args.action == "show":
+        if args.answers_template:
+            print(json.dumps(ex_mod.template(ex), indent=2))
+            return 0
+        print(sheet(ex))
+        if args.solutions:
+            sol = Path(ex["_dir"]) / "solutions"
+            for f in sorted(sol.iterdir()):
+                print(f"\n--- solutions/{f.name} ---\n{f.read_text()}")
+        return 0
+    opts = build_options(args)
+    if args.action == "start":
+        spec = ex_mod.start_spec(ex)
+        require_root(f"exercise start {args.name}")
+        from commands.cli import open_cli
+        return open_cli(spec, opts, before=tasks(ex))
+    if args.action == "check":
+        path = Path(args.answers)
+        answers = ex_mod.read_answers(path, ex)
+        out = Path(args.out) if args.out else path.with_suffix(".check.json")
+        _writable(out)
+        require_root(f"exercise check {args.name}")
+        measured = measure(ex, opts)
+        verdicts = ex_mod.judge(ex, answers, measured)
+        for v in verdicts:
+            line = f"{v['id']}: {v['verdict']:5s} your answer {v['answer']}, reference {v['reference']}"
+            print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
+        passed = sum(v["verdict"] == PASS for v in verdicts)
+        print(f"{passed}/{len(verdicts)} correct; verdicts in {out}")
+        out.write_text(json.dumps({"exercise": ex["name"], "student": answers.get("student"),
+                                   "measured": measured, "verdicts": verdicts}, indent=1) + "\n")
+        return 0 if passed == len(verdicts) else 1
+    if args.action == "grade":
+        folder = Path(args.folder)
+        if not folder.is_dir():
+            raise BadInput(f"grade: {folder} is not a folder of answers files")
+        if not list(folder.glob("*.json")):
+            raise BadInput(f"grade: {folder} holds no *.json answers files")
+        out = Path(args.out) if args.out else folder / "grades.csv"
+        _writable(out)
+        require_root(f"exercise grade {args.name}")
+        rows = ex_mod.grade(ex, folder, measure(ex, opts), out)
+        print(f"{len(rows)} submissions graded: {out}")
+        return 0
+    raise AssertionError(args.action)
+
+
+def _writable(path: Path) -> None:
+    from pipeline.results import check_writable
+    check_writable(path)

@@ -1,0 +1,289 @@
+"""Classroom exercises as data (exercises/<name>/): sheets, live checks, grading.
+
+An exercise folder holds README.md (the sheet a student follows), check.json
+(the network it starts from, what the checker measures, and every question
+with its expected answer and tolerance) and solutions/answers.json (the
+teacher's answers, an answers file the checker must accept). check.json
+follows exercises/schema.json (SCHEMA below; a test keeps them equal).
+
+An expected answer is one of:
+- formula: arithmetic over numbers (+ - * / ** and parentheses), e.g. 10*1448/1538;
+- measured: arithmetic over quantities measured live on the student's machine
+  (`name` = the `value` of the points a `measure` entry selects), never
+  hard-coded, so a slower or faster machine checks against its own numbers;
+- choice: one of the listed options (compared case-insensitively).
+Answers files: {"exercise": NAME, "student": WHO, "answers": {QUESTION_ID: value}}.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import operator
+import statistics
+from pathlib import Path
+
+from core.errors import BadInput
+from core.jsonfile import read_json
+from pipeline.sweep import Sweep, axes_for
+from workloads import WORKLOADS
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES_DIR = ROOT / "exercises"
+SCHEMA_FILE = EXERCISES_DIR / "schema.json"
+PASS, FAIL, MISSING = "pass", "wrong", "missing"
+
+_TEXT = {"type": "string", "minLength": 1}
+_QUANTITY = {
+    "type": "object", "additionalProperties": False, "required": ["run", "value"],
+    "description": "one number from the measured points",
+    "properties": {"run": {**_TEXT, "description": "a measure entry's id"},
+                   "where": {"type": "object", "description": "point key -> value: which points"},
+                   "value": {**_TEXT, "description": "the point key to read, e.g. throughput_mbyte_s"},
+                   "reduce": {"enum": ["max", "min", "mean", "sum"], "description": "default mean"}}}
+SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "https://beowulf-netlab.invalid/exercises/schema.json",
+    "title": "Beowulf Netlab exercise check file",
+    "description": "What an exercise starts from, what its checker measures, and its questions "
+                   "(pipeline/exercise.py).",
+    "type": "object", "additionalProperties": False,
+    "required": ["name", "title", "minutes", "start", "questions"],
+    "properties": {
+        "$schema": {"type": "string"},
+        "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "description": "the folder's name"},
+        "title": _TEXT,
+        "minutes": {"type": "integer", "minimum": 1, "maximum": 120,
+                    "description": "how long a student needs"},
+        "teaches": {**_TEXT, "description": "one line: what the exercise teaches"},
+        "start": {"type": "object", "additionalProperties": False, "required": ["topology"],
+                  "description": "the network `exercise start` builds (emulate.py cli flags, underscores)",
+                  "properties": {"topology": _TEXT, "nodes": {"type": "integer"},
+                                 "rate_mbit": {"type": "number"}, "channels": {"type": "integer"},
+                                 "hardware": _TEXT, "contention": {"enum": ["on", "off"]}}},
+        "measure": {"type": "array", "description": "what `check` runs, one sweep each",
+                    "items": {"type": "object", "additionalProperties": False,
+                              "required": ["id", "workload", "sweep"],
+                              "properties": {"id": _TEXT, "workload": {"enum": list(WORKLOADS)},
+                                             "sweep": {"type": "object",
+                                                       "description": "axis -> value(s), as in experiment files"}}}},
+        "quantities": {"type": "object", "additionalProperties": _QUANTITY,
+                       "description": "name -> a number measured live"},
+        "questions": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["id", "text", "expected"],
+            "properties": {
+                "id": {"type": "string", "pattern": "^q[0-9]+$"},
+                "text": _TEXT,
+                "unit": {"type": "string"},
+                "choices": {"type": "array", "items": _TEXT, "minItems": 2},
+                "expected": {"type": "object", "additionalProperties": False,
+                             "minProperties": 1, "maxProperties": 1,
+                             "properties": {"formula": _TEXT, "measured": _TEXT, "choice": _TEXT}},
+                "tolerance": {"type": "number", "minimum": 0, "maximum": 1,
+                              "description": "relative tolerance for numbers"},
+                "why_tolerance": _TEXT,
+                "hint": {**_TEXT, "description": "shown with a wrong answer"}}}},
+    },
+}
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.Div: operator.truediv, ast.Pow: operator.pow}
+
+
+def evaluate(expr: str, names: dict[str, float] | None = None) -> float:
+    """Arithmetic only: numbers, names from `names`, + - * / ** and unary minus."""
+    names = names or {}
+
+    def ev(node) -> float:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if isinstance(node, ast.Name):
+            if node.id not in names:
+                raise BadInput(f"formula {expr!r}: unknown quantity {node.id!r}")
+            return float(names[node.id])
+        raise BadInput(f"formula {expr!r}: only numbers, quantities and + - * / ** are allowed")
+    try:
+        return ev(ast.parse(expr, mode="eval"))
+    except SyntaxError:
+        raise BadInput(f"formula {expr!r} is not arithmetic")
+    except ZeroDivisionError:
+        raise BadInput(f"formula {expr!r} divides by zero")
+
+
+def exercise_dirs() -> dict[str, Path]:
+    return {p.name: p for p in sorted(EXERCISES_DIR.iterdir()) if (p / "check.json").is_file()}
+
+
+def load(name: str) -> dict:
+    """An exercise's check.json, validated (schema, measures as sweeps, formulas)."""
+    import jsonschema
+    dirs = exercise_dirs()
+    if name not in dirs:
+        raise BadInput(f"no exercise {name!r}; 'emulate.py exercise list' shows: {', '.join(dirs)}")
+    path = dirs[name] / "check.json"
+    data = read_json(path, "exercise check file")
+    try:
+        jsonschema.validate(data, SCHEMA)
+    except jsonschema.ValidationError as e:
+        where = ".".join(str(p) for p in e.absolute_path) or "the top level"
+        raise BadInput(f"exercise check file {path}: at {where}: {e.message[:160]}")
+    runs = {m["id"] for m in data.get("measure", [])}
+    for qname, q in data.get("quantities", {}).items():
+        if q["run"] not in runs:
+            raise BadInput(f"exercise check file {path}: quantity {qname} reads unknown run {q['run']!r}")
+    dummy = {k: 1.0 for k in data.get("quantities", {})}
+    for q in data["questions"]:
+        exp = q["expected"]
+        if "formula" in exp:
+            evaluate(exp["formula"])
+        if "measured" in exp:
+            evaluate(exp["measured"], dummy)
+        if "choice" in exp and exp["choice"] not in q.get("choices", []):
+            raise BadInput(f"exercise check file {path}: {q['id']}: the expected choice is not one of its choices")
+    data["_dir"] = str(dirs[name])
+    start_spec(data)
+    return data
+
+
+def start_spec(ex: dict):
+    """The network `exercise start` builds."""
+    from topologies.presets import build_spec
+    opts = {k: v for k, v in ex["start"].items() if k != "topology"}
+    return build_spec(ex["start"]["topology"], **opts)
+
+
+def sweeps(ex: dict) -> dict[str, Sweep]:
+    """The measure entries as checked sweeps."""
+    out = {}
+    for m in ex.get("measure", []):
+        axes = {a.name: a for a in axes_for(m["workload"])}
+        given = {}
+        for key, value in m["sweep"].items():
+            if key not in axes:
+                raise BadInput(f"exercise {ex['name']}: measure {m['id']}: no setting {key}")
+            given[key] = axes[key].from_json(value, f"exercise {ex['name']}: measure {m['id']}.{key}")
+        sweep = Sweep.make(m["workload"], given)
+        sweep.check()
+        out[m["id"]] = sweep
+    return out
+
+
+def quantities(ex: dict, points: dict[str, list[dict]]) -> dict[str, float]:
+    """name -> the number each quantity reads from the measured points."""
+    out = {}
+    for name, q in ex.get("quantities", {}).items():
+        chosen = [p for p in points.get(q["run"], [])
+                  if all(p.get(k) == v for k, v in q.get("where", {}).items())]
+        values = [float(p[q["value"]]) for p in chosen if isinstance(p.get(q["value"]), (int, float))]
+        if not values:
+            raise BadInput(f"exercise {ex['name']}: quantity {name} selects no measured point")
+        reduce = q.get("reduce", "mean")
+        out[name] = {"max": max, "min": min, "sum": sum, "mean": statistics.mean}[reduce](values)
+    return out
+
+
+def template(ex: dict) -> dict:
+    """An answers file to fill in."""
+    return {"exercise": ex["name"], "student": "your name",
+            "answers": {q["id"]: (f"one of: {', '.join(q['choices'])}" if "choices" in q else None)
+                        for q in ex["questions"]}}
+
+
+def read_answers(path: Path, ex: dict) -> dict:
+    """An answers file, checked: BadInput (one line) for every way it can be wrong."""
+    data = read_json(path, "answers file")
+    if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
+        raise BadInput(f"answers file {path} must be an object with an 'answers' object "
+                       f"(see 'emulate.py exercise show {ex['name']} --answers-template')")
+    if data.get("exercise") not in (None, ex["name"]):
+        raise BadInput(f"answers file {path} is for exercise {data.get('exercise')!r}, not {ex['name']}")
+    ids = [q["id"] for q in ex["questions"]]
+    unknown = sorted(set(data["answers"]) - set(ids))
+    if unknown:
+        raise BadInput(f"answers file {path}: no question {', '.join(unknown)} in {ex['name']} "
+                       f"(questions: {', '.join(ids)})")
+    missing = [i for i in ids if data["answers"].get(i) is None]
+    if missing:
+        raise BadInput(f"answers file {path}: no answer to {', '.join(missing)}; answer every question "
+                       "(a guess is better than nothing)")
+    for q in ex["questions"]:
+        a = data["answers"][q["id"]]
+        if "choices" in q:
+            if not isinstance(a, str):
+                raise BadInput(f"answers file {path}: {q['id']} takes one of {', '.join(q['choices'])}, got {a!r}")
+        elif isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or a in (float("inf"), float("-inf")):
+            raise BadInput(f"answers file {path}: {q['id']} takes a number{' in ' + q['unit'] if q.get('unit') else ''}, "
+                           f"got {a!r}")
+    return data
+
+
+def expected(q: dict, measured: dict[str, float]) -> float | str:
+    exp = q["expected"]
+    if "choice" in exp:
+        return exp["choice"]
+    if "formula" in exp:
+        return evaluate(exp["formula"])
+    return evaluate(exp["measured"], measured)
+
+
+def judge(ex: dict, answers: dict, measured: dict[str, float]) -> list[dict]:
+    """One verdict per question: pass or wrong, with the reference and a hint when wrong."""
+    out = []
+    for q in ex["questions"]:
+        want = expected(q, measured)
+        got = answers["answers"].get(q["id"])
+        if isinstance(want, str):
+            ok = isinstance(got, str) and got.strip().lower() == want.lower()
+        else:
+            tol = q.get("tolerance", 0.05)
+            ok = isinstance(got, (int, float)) and abs(got - want) <= tol * abs(want) + 1e-12
+        row = {"id": q["id"], "answer": got, "reference": round(want, 4) if isinstance(want, float) else want,
+               "verdict": PASS if ok else FAIL, "source": next(iter(q["expected"]))}
+        if not ok and q.get("hint"):
+            row["hint"] = q["hint"]
+        out.append(row)
+    return out
+
+
+def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path) -> list[dict]:
+    """Every *.json in folder, judged against one measurement, into a CSV for the teacher.
+    A file that cannot be read is a row saying why (the others are still graded)."""
+    ids = [q["id"] for q in ex["questions"]]
+    rows = []
+    for path in sorted(folder.glob("*.json")):
+        row = {"file": path.name, "student": ""}
+        try:
+            answers = read_answers(path, ex)
+            row["student"] = str(answers.get("student", ""))
+            verdicts = judge(ex, answers, measured)
+            row.update({v["id"]: v["verdict"] for v in verdicts})
+            row["score"] = sum(v["verdict"] == PASS for v in verdicts)
+            row["problem"] = ""
+        except BadInput as e:
+            row.update({i: MISSING for i in ids})
+            row["score"] = 0
+            row["problem"] = str(e)
+        rows.append(row)
+    with out.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["file", "student", *ids, "score", "problem"])
+        w.writeheader()
+        for row in rows:
+            w.writerow(row)
+    return rows
+
+
+def write_schema() -> None:
+    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    write_schema()
+    print(f"wrote {SCHEMA_FILE}")

@@ -1,0 +1,73 @@
+"""Every exercise on a real network: the sheet's commands run on its topology, and
+`exercise check` accepts the teacher's solution and rejects a plausible wrong
+answer on this machine's own measurements (at most about 2 minutes each)."""
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
+import json  # noqa: E402
+import shlex  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from pipeline import exercise  # noqa: E402
+from tests.integration.hostsnap import diff, snapshot  # noqa: E402
+from tests.unit.test_exercises import sheet_commands  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+EMULATE = [sys.executable, str(ROOT / "emulate.py")]
+NAMES = list(exercise.exercise_dirs())
+BAD_OUTPUT = ("Unknown command", "command not found", "No such file", "Traceback", "error:")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_command_of_the_sheet_runs(name, tmp_path):
+    cmds = sheet_commands(name)
+    before = snapshot()
+    r = subprocess.run([*EMULATE, "exercise", "start", name], input="\n".join(cmds["cli"]) + "\n",
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr
+    assert "## Tasks" not in r.stdout and "1." in r.stdout          # the tasks were printed
+    for bad in BAD_OUTPUT:
+        assert bad not in r.stdout, (bad, r.stdout[-3000:])
+    for line in cmds["sh"]:
+        argv = shlex.split(line)
+        assert argv[:3] == ["sudo", "python3", "emulate.py"], line
+        out = tmp_path / "sheet.json"
+        s = subprocess.run([*EMULATE, *argv[3:], "--out", str(out)], capture_output=True, text=True,
+                           timeout=300, cwd=ROOT)
+        assert s.returncode == 0, s.stderr[-2000:]
+        assert json.loads(out.read_text())["complete"]
+    assert diff(before, snapshot()) == {}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_check_accepts_the_solution_and_rejects_a_wrong_answer(name, tmp_path):
+    sol = exercise.EXERCISES_DIR / name / "solutions"
+    sub = tmp_path / "class"
+    sub.mkdir()
+    (sub / "solution.json").write_text((sol / "answers.json").read_text())
+    (sub / "wrong.json").write_text((sol / "wrong.json").read_text())
+    r = subprocess.run([*EMULATE, "exercise", "grade", name, str(sub)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {row.split(",")[0]: row for row in (sub / "grades.csv").read_text().splitlines()[1:]}
+    n = len(exercise.load(name)["questions"])
+    right = rows["solution.json"].split(",")
+    assert right[-2] == str(n), (rows, r.stderr[-1500:])
+    assert int(rows["wrong.json"].split(",")[-2]) < n, rows
+
+
+def test_check_exits_0_on_the_solution_and_1_on_a_wrong_answer(tmp_path):
+    sol = exercise.EXERCISES_DIR / "channel-bonding" / "solutions"
+    for answers, rc in (("answers.json", 0), ("wrong.json", 1)):
+        out = tmp_path / f"{answers}.verdicts.json"
+        r = subprocess.run([*EMULATE, "exercise", "check", "channel-bonding", str(sol / answers),
+                            "--out", str(out)], capture_output=True, text=True, timeout=200)
+        assert r.returncode == rc, r.stdout + r.stderr[-1500:]
+        verdicts = json.loads(out.read_text())["verdicts"]
+        assert all(v["verdict"] == "pass" for v in verdicts) == (rc == 0)
+        assert rc == 0 or "hint:" in r.stdout
