@@ -7,6 +7,7 @@ bound, and `--help` states both.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 
 from core.errors import BadInput
@@ -36,8 +37,9 @@ def axis_type(axis: Axis, single: bool = False):
 def add_axis(p, axis: Axis, single: bool = False) -> None:
     """--name-with-dashes (and its aliases), default None: the sweep fills defaults."""
     metavar = axis.name.upper() + ("" if single or not axis.many else "[,...]")
+    shown = dataclasses.replace(axis, many=False) if single else axis   # no "comma list" for one value
     p.add_argument(axis.flag, *axis.aliases, dest=axis.name, type=axis_type(axis, single),
-                   default=None, metavar=metavar, help=axis.help_text().replace("%", "%%"))
+                   default=None, metavar=metavar, help=shown.help_text().replace("%", "%%"))
 
 
 def add_network_args(p, required_topology: bool = True) -> None:
@@ -62,7 +64,9 @@ def add_machine_args(p, single: bool = False) -> None:
     add_axis(g, NETWORK["hardware"], single)
     axis = NETWORK["contention"]
     g.add_argument(axis.flag, dest=axis.name, type=axis_type(axis, single), nargs="?", const="on",
-                   default=None, metavar="on|off", help=axis.help_text() + " (--contention alone: on)")
+                   default=None, metavar="on|off",
+                   help=(dataclasses.replace(axis, many=False) if single else axis).help_text()
+                   + " (--contention alone: on)")
 
 
 def machine_values(args) -> dict:

@@ -95,7 +95,7 @@ def run(args) -> int:
     if args.action == "check":
         path = Path(args.answers)
         answers = ex_mod.read_answers(path, ex)
-        out = Path(args.out) if args.out else path.with_suffix(".check.json")
+        out = Path(args.out) if args.out else path.with_name(path.stem + ex_mod.VERDICTS_SUFFIX)
         _writable(out)
         require_root(f"exercise check {args.name}")
         measured = measure(ex, opts)
@@ -105,6 +105,7 @@ def run(args) -> int:
             print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
         passed = sum(v["verdict"] == PASS for v in verdicts)
         print(f"{passed}/{len(verdicts)} correct; verdicts in {out}")
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps({"exercise": ex["name"], "student": answers.get("student"),
                                    "measured": measured, "verdicts": verdicts}, indent=1) + "\n")
         return 0 if passed == len(verdicts) else 1
@@ -112,7 +113,7 @@ def run(args) -> int:
         folder = Path(args.folder)
         if not folder.is_dir():
             raise BadInput(f"grade: {folder} is not a folder of answers files")
-        if not list(folder.glob("*.json")):
+        if not ex_mod.submissions(folder):
             raise BadInput(f"grade: {folder} holds no *.json answers files")
         out = Path(args.out) if args.out else folder / "grades.csv"
         _writable(out)

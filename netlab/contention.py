@@ -7,14 +7,15 @@ A = (1 - 1/Q)^(Q-1), and a frame waits on average W = (1 - A) / A slots of
 512 bit times (64 bytes on the wire: 51.2 us at 10 Mbit/s, 5.12 us at 100).
 So a frame of F on-wire bytes costs F + 64 W, and the wire carries
 F / (F + 64 W) of its rate: 1 at Q = 1, 0.94 for 1538-byte frames and Q = 16,
-0.43 for minimum frames and Q = 16.
+0.45 for minimum frames (84 bytes on the wire) and Q = 16.
 
 How it is charged. A kernel cannot count backlogged stations per frame, and
 this kernel refuses size tables below the root, so a controller thread samples
 each wire's per-station HTB leaves every SAMPLE_S (a leaf holding a frame is
 a backlogged station), and every UPDATE_S sets the wire class's rate to
 rate x F / (F + 64 W) with Q the mean count and F the mean on-wire frame
-size just carried. The kernel then enforces it frame by frame.
+size just carried, and each station's assured share to 1/n of that. The
+kernel then enforces it frame by frame.
 Not modelled: frames dropped after 16 attempts (at Q = 16 the model gives
 (1 - A)^16 = 5e-4), the capture effect, and per-collision timing. Boggs,
 Mogul and Kent measured real Ethernets doing better than this model under
@@ -67,6 +68,22 @@ def parse_leaves(text: str) -> tuple[dict[str, int], tuple[int, int]]:
     return backlog, wire
 
 
+def change_cmds(ifb: str, want_mbit: float, rate_mbit: float, leaves: list[str]) -> list[list[str]]:
+    """tc argv setting the wire class to `want_mbit`, and every station leaf's assured
+    share to want/n with `want` as its ceiling: an HTB leaf under its own rate sends
+    without asking its parent, so lowering the parent alone would not bind while many
+    stations are busy."""
+    burst = str(burst_bytes(rate_mbit))
+    cmds = [["tc", "class", "change", "dev", ifb, "parent", "1:", "classid", "1:1", "htb",
+             "rate", rate_arg(want_mbit), "ceil", rate_arg(want_mbit), "burst", burst, "cburst", burst]]
+    share = rate_arg(want_mbit / max(len(leaves), 1))
+    for leaf in leaves:
+        cmds.append(["tc", "class", "change", "dev", ifb, "parent", "1:1", "classid", leaf, "htb",
+                     "rate", share, "ceil", rate_arg(want_mbit), "burst", burst, "cburst", burst,
+                     "quantum", str(MAX_FRAME_ON_WIRE)])
+    return cmds
+
+
 class WireState:
     def __init__(self, name: str, wire):
         self.name = name
@@ -110,7 +127,8 @@ class ContentionControl:
                     self._update(st)
 
     def _update(self, st: WireState) -> None:
-        _, (nbytes, npkts) = parse_leaves(run(["tc", "-s", "class", "show", "dev", st.wire.ifb], check=False))
+        leaves, (nbytes, npkts) = parse_leaves(run(["tc", "-s", "class", "show", "dev", st.wire.ifb],
+                                                   check=False))
         dbytes, dpkts = nbytes - st.last[0], npkts - st.last[1]
         st.last = (nbytes, npkts)
         busy = [s for s in st.samples if s > 0]
@@ -125,13 +143,11 @@ class ContentionControl:
         want = st.wire.rate_mbit * eff
         if abs(want - st.rate_mbit) / st.wire.rate_mbit < MIN_CHANGE:
             return
-        burst = str(burst_bytes(st.wire.rate_mbit))
-        argv = ["tc", "class", "change", "dev", st.wire.ifb, "parent", "1:", "classid", "1:1", "htb",
-                "rate", rate_arg(want), "ceil", rate_arg(want), "burst", burst, "cburst", burst]
-        run(argv, check=False)
+        argv = change_cmds(st.wire.ifb, want, st.wire.rate_mbit, sorted(leaves))
+        run(["tc", "-batch", "-"], stdin="\n".join(" ".join(a[1:]) for a in argv) + "\n", check=False)
         st.rate_mbit = want
         st.updates += 1
-        self.first_change.setdefault(st.name, argv)
+        self.first_change.setdefault(st.name, argv[0])
 
     def record(self) -> dict:
         """For the results: the model, and per wire what the controller did."""

@@ -130,7 +130,8 @@ class Testbed:
                 "collisions_modelled": self.contention is not None,
                 "contention": self.contention.record() if self.contention else None,
                 "build_s": round(self.build_s, 3),
-                "netem": "kernel sch_netem" if needs_netem(self.spec) else None,
+                "netem": "kernel sch_netem" if needs_netem(self.spec)
+                or self.impls.get("host_cost") == "ifb-htb+netem-latency" else None,
                 "require_kernel": self.opts.require_kernel,
                 "applied_commands": self.log.as_record(),
                 "capabilities": self.caps.as_record()}

@@ -330,18 +330,20 @@ def _result(claim: dict, verdict: str, measured: Any, reason: str, ev: Evidence)
 
 
 TODAY = "none"          # view: today's hosts (hardware none, no contention model)
-PAPER = "paper"         # view: the paper's hardware (any profile but none)
-VIEWS = {TODAY: "today's hosts (--hardware none)", PAPER: "the paper's hardware (its profile)"}
+PAPER = "paper"         # view: the paper's hardware (a profile, no contention model)
+CONTENDED = "paper+contention"   # view: a profile with the contention model
+VIEWS = {TODAY: "today's hosts (--hardware none)", PAPER: "the paper's hardware (its profile)",
+         CONTENDED: "the paper's hardware with CSMA/CD contention"}
 
 
 def view(docs: dict[str, dict], which: str) -> dict[str, dict]:
     """The documents with only the points of one view (results v3 name every
     point's hardware; older documents read as none)."""
     def keep(p: dict) -> bool:
-        hw = p.get("hardware", "none")
+        hw, on = p.get("hardware", "none"), p.get("contention", "off") == "on"
         if which == TODAY:
-            return hw == "none" and p.get("contention", "off") == "off"
-        return hw != "none"
+            return hw == "none" and not on
+        return hw != "none" and on == (which == CONTENDED)
     return {name: {**doc, "points": [p for p in doc["points"] if keep(p)]} for name, doc in docs.items()}
 
 

@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = ROOT / "exercises"
 SCHEMA_FILE = EXERCISES_DIR / "schema.json"
 PASS, FAIL, MISSING = "pass", "wrong", "missing"
+MAX_ANSWER = 1e12          # larger numbers are typos (and would overflow the comparison)
+VERDICTS_SUFFIX = ".check.json"   # what `check` writes beside an answers file: not a submission
 
 _TEXT = {"type": "string", "minLength": 1}
 _QUANTITY = {
@@ -112,6 +114,8 @@ def evaluate(expr: str, names: dict[str, float] | None = None) -> float:
         raise BadInput(f"formula {expr!r}: only numbers, quantities and + - * / ** are allowed")
     try:
         return ev(ast.parse(expr, mode="eval"))
+    except OverflowError:
+        raise BadInput(f"formula {expr!r} overflows")
     except SyntaxError:
         raise BadInput(f"formula {expr!r} is not arithmetic")
     except ZeroDivisionError:
@@ -217,9 +221,10 @@ def read_answers(path: Path, ex: dict) -> dict:
     for q in ex["questions"]:
         a = data["answers"][q["id"]]
         if "choices" in q:
-            if not isinstance(a, str):
-                raise BadInput(f"answers file {path}: {q['id']} takes one of {', '.join(q['choices'])}, got {a!r}")
-        elif isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or a in (float("inf"), float("-inf")):
+            if not isinstance(a, str) or a.strip().lower() not in [c.lower() for c in q["choices"]]:
+                raise BadInput(f"answers file {path}: {q['id']} takes one of: "
+                               f"{' | '.join(q['choices'])} (the exact text), got {a!r}")
+        elif isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or abs(a) > MAX_ANSWER:
             raise BadInput(f"answers file {path}: {q['id']} takes a number{' in ' + q['unit'] if q.get('unit') else ''}, "
                            f"got {a!r}")
     return data
@@ -253,12 +258,17 @@ def judge(ex: dict, answers: dict, measured: dict[str, float]) -> list[dict]:
     return out
 
 
+def submissions(folder: Path) -> list[Path]:
+    """The answers files in a folder (check's own verdict files left out)."""
+    return [p for p in sorted(folder.glob("*.json")) if not p.name.endswith(VERDICTS_SUFFIX)]
+
+
 def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path) -> list[dict]:
     """Every *.json in folder, judged against one measurement, into a CSV for the teacher.
     A file that cannot be read is a row saying why (the others are still graded)."""
     ids = [q["id"] for q in ex["questions"]]
     rows = []
-    for path in sorted(folder.glob("*.json")):
+    for path in submissions(folder):
         row = {"file": path.name, "student": ""}
         try:
             answers = read_answers(path, ex)
@@ -272,6 +282,7 @@ def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path) -> list
             row["score"] = 0
             row["problem"] = str(e)
         rows.append(row)
+    out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["file", "student", *ids, "score", "problem"])
         w.writeheader()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from core.errors import BadInput
 from pipeline.claims import (CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED,
-                             REPRODUCED, TODAY, VIEWS, judge_all, load_claims, views_present)
+                             REPRODUCED, TODAY, PAPER, CONTENDED, VIEWS, judge_all, load_claims, views_present)
 from pipeline.report import plot, table, trusted
 
 NOT_MODELLED = [
@@ -37,6 +37,7 @@ NOT_MODELLED = [
     ("an IDE head serving reads and writes in turn (the kernel throttle keeps separate budgets)",
      "remote copies slightly too SLOW relative to local ones"),
 ]
+SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "with contention"}
 ORDER = [REPRODUCED, IN_SHAPE, CALIBRATION, NOT_REPRODUCED, NOT_CHECKABLE]
 
 
@@ -145,7 +146,7 @@ def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | No
         for x in rows:
             spread = f" (spread {x['spread']:.0%})" if x["spread"] else ""
             cells.append(f"{_fmt(x['measured'])}{spread} | **{x['verdict']}**")
-        whys = [f"{'today' if x['hardware'] == TODAY else 'paper hardware'}: {x['reason']}" for x in rows] \
+        whys = [f"{SHORT[x['hardware']]}: {x['reason']}" for x in rows] \
             if len(rows) > 1 else [r["reason"]]
         why = " ".join(whys) + (f" Gap: {r['gap']}" if r["gap"] else "")
         md.append(f"| {r['id']} | {r['source']} | {r['statement']} | {_paper(r['paper'])} | "

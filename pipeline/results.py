@@ -191,8 +191,11 @@ SCHEMA = {
             bridge_nf_call_iptables=_t(["string", "null"], "br_netfilter state of the host"),
             tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
             capabilities=_t("object", "what `emulate.py doctor` found"),
-            topologies={**_t("object", "per network built (topology@rate, and xK for K bonded "
-                             "channels): bonding_impl, switch_impl, netem, build_s, and applied_commands "
+            topologies={**_t("object", "per network built (topology@rate, xK for K bonded channels, "
+                             "+profile on a hardware profile, +contention): bonding_impl, switch_impl, "
+                             "netem, hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | null), "
+                             "hardware_profile (the profile as it ran), contention (the controller's "
+                             "record, or null), collisions_modelled, build_s, and applied_commands "
                              "(owner -> [{argv, rc, stdin?}], every tc/ip/nft/ethtool/sysctl argv applied)"),
                         "additionalProperties": {"type": "object", "properties": {
                             "applied_commands": {"type": "object", "additionalProperties": {
@@ -233,6 +236,8 @@ def upgrade(doc: Any, where: str) -> dict:
         version = 2
     if version == 2:   # v3: every point names its hardware profile and contention model
         doc = dict(doc)
+        if isinstance(doc.get("parameters"), dict):
+            doc["parameters"] = {"hardware": ["none"], "contention": ["off"], **doc["parameters"]}
         if isinstance(doc.get("points"), list):
             doc["points"] = [{"hardware": "none", "contention": "off", **p} if isinstance(p, dict) else p
                              for p in doc["points"]]
@@ -335,7 +340,8 @@ def write_atomic(doc: dict, path: Path) -> None:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
 
 
-COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "placement", "repeat")
+COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
+              "placement", "repeat")
 
 
 def csv_columns(workload: str) -> list[str]:

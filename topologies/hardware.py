@@ -39,7 +39,7 @@ SCHEMA = {
         "$schema": {"type": "string", "description": "path of this schema, for editors"},
         "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$",
                  "description": "the profile's name: the file's stem, the --hardware value"},
-        "description": {**_TEXT, "description": "one line for 'emulate.py doctor' and reports"},
+        "description": {**_TEXT, "description": "one line: the machine and the figures it ran"},
         "machine": {"type": "object", "additionalProperties": False, "required": ["cpu", "os"],
                     "description": "the machine as the papers describe it",
                     "properties": {"cpu": _TEXT, "bus": _TEXT, "memory_mb": {"type": "number"},

@@ -55,7 +55,7 @@ def test_solution_passes_and_a_plausible_wrong_answer_fails(name):
 def test_formulas_are_arithmetic_only():
     assert exercise.evaluate("10 * 1448 / 1538") == pytest.approx(9.4148, abs=1e-3)
     assert exercise.evaluate("a / b", {"a": 6, "b": 3}) == 2
-    for bad in ("__import__('os')", "open('x')", "a.b", "[1]", "1 if 2 else 3", "1/0", "2 +"):
+    for bad in ("__import__('os')", "open('x')", "a.b", "[1]", "1 if 2 else 3", "1/0", "2 +", "10.0 ** 400"):
         with pytest.raises(BadInput):
             exercise.evaluate(bad, {"a": 1})
 
@@ -70,6 +70,10 @@ def test_formulas_are_arithmetic_only():
     ('{"answers": {"q1": "nine", "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03}}', "q1 takes a number"),
     ('{"answers": {"q1": true, "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03}}', "q1 takes a number"),
     ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03, "q9": 1}}', "no question q9"),
+    ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "one of: the hub drops frames", "q5": 18, "q6": 0.03}}',
+     "q4 takes one of"),
+    ('{"answers": {"q1": 1' + '0' * 400 + ', "q2": 9, "q3": 9, "q4": "the hub drops frames", "q5": 18, "q6": 0.03}}',
+     "q1 takes a number"),
 ])
 def test_bad_answers_files_are_one_bad_input(tmp_path, content, word):
     path = tmp_path / "a.json"
@@ -85,6 +89,7 @@ def test_grade_writes_one_row_per_submission(tmp_path):
     (tmp_path / "bob.json").write_text((sol / "wrong.json").read_text())
     (tmp_path / "carol.json").write_text('{"answers": {"q1": 9.41}}')
     (tmp_path / "dave.json").write_text("not json")
+    (tmp_path / "alice.check.json").write_text("{}")      # check's own verdicts: not a submission
     out = tmp_path / "grades.csv"
     exercise.grade(ex, tmp_path, fake_measured(ex), out)
     rows = {r["file"]: r for r in csv.DictReader(out.open())}
