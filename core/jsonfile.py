@@ -26,3 +26,18 @@ def read_json(path: Path, what: str) -> Any:
         raise BadInput(f"{what} {path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})")
     except RecursionError:
         raise BadInput(f"{what} {path} nests too deeply to be a {what}")
+
+
+def check_schema(data: Any, schema: dict, what: str) -> None:
+    """BadInput naming where `data` breaks `schema` (what: e.g. 'hardware profile FILE')."""
+    import jsonschema
+    try:
+        jsonschema.validate(data, schema)
+    except jsonschema.ValidationError as e:
+        where = ".".join(str(p) for p in e.absolute_path) or "the top level"
+        raise BadInput(f"{what}: at {where}: {e.message[:160]}")
+
+
+def write_schema(path: Path, schema: dict) -> None:
+    """Publish a schema kept in code as the JSON file users' editors read."""
+    path.write_text(json.dumps(schema, indent=2) + "\n")

@@ -29,7 +29,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from core.errors import BadInput
+from core.jsonfile import check_schema, write_schema
 from pipeline.results import read_json
 from topologies.mesh import shares_wire
 from topologies.presets import build_spec
@@ -95,13 +95,8 @@ SCHEMA = {
 
 
 def load_claims(path: Path = CLAIMS_FILE) -> list[dict]:
-    import jsonschema
     data = read_json(path, "claims file")
-    try:
-        jsonschema.validate(data, SCHEMA)
-    except jsonschema.ValidationError as e:
-        where = ".".join(str(p) for p in e.absolute_path) or "the top level"
-        raise BadInput(f"claims file {path}: at {where}: {e.message[:160]}")
+    check_schema(data, SCHEMA, f"claims file {path}")
     return data["claims"]
 
 
@@ -362,10 +357,6 @@ def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = Non
     return out
 
 
-def write_schema() -> None:
-    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
-
-
 if __name__ == "__main__":
-    write_schema()
+    write_schema(SCHEMA_FILE, SCHEMA)
     print(f"wrote {SCHEMA_FILE}")

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import ast
 import csv
-import json
 import operator
 import statistics
 from pathlib import Path
 
 from core.errors import BadInput
-from core.jsonfile import read_json
+from core.jsonfile import check_schema, read_json, write_schema
 from pipeline.sweep import Sweep, axes_for
 from workloads import WORKLOADS
 
@@ -128,17 +127,12 @@ def exercise_dirs() -> dict[str, Path]:
 
 def load(name: str) -> dict:
     """An exercise's check.json, validated (schema, measures as sweeps, formulas)."""
-    import jsonschema
     dirs = exercise_dirs()
     if name not in dirs:
         raise BadInput(f"no exercise {name!r}; 'emulate.py exercise list' shows: {', '.join(dirs)}")
     path = dirs[name] / "check.json"
     data = read_json(path, "exercise check file")
-    try:
-        jsonschema.validate(data, SCHEMA)
-    except jsonschema.ValidationError as e:
-        where = ".".join(str(p) for p in e.absolute_path) or "the top level"
-        raise BadInput(f"exercise check file {path}: at {where}: {e.message[:160]}")
+    check_schema(data, SCHEMA, f"exercise check file {path}")
     runs = {m["id"] for m in data.get("measure", [])}
     for qname, q in data.get("quantities", {}).items():
         if q["run"] not in runs:
@@ -291,10 +285,6 @@ def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path) -> list
     return rows
 
 
-def write_schema() -> None:
-    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
-
-
 if __name__ == "__main__":
-    write_schema()
+    write_schema(SCHEMA_FILE, SCHEMA)
     print(f"wrote {SCHEMA_FILE}")

@@ -13,13 +13,12 @@ equal); the file's stem is the profile's name, the `--hardware` value.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from core.errors import BadInput
-from core.jsonfile import read_json
+from core.jsonfile import check_schema, read_json, write_schema
 
 HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
 SCHEMA_FILE = HARDWARE_DIR / "schema.json"
@@ -129,12 +128,7 @@ def profile_names() -> list[str]:
 
 
 def _validate(data, path: Path) -> None:
-    import jsonschema
-    try:
-        jsonschema.validate(data, SCHEMA)
-    except jsonschema.ValidationError as e:
-        where = ".".join(str(p) for p in e.absolute_path) or "the top level"
-        raise BadInput(f"hardware profile {path}: at {where}: {e.message[:160]}")
+    check_schema(data, SCHEMA, f"hardware profile {path}")
     if data["name"] != path.stem:
         raise BadInput(f"hardware profile {path}: its name {data['name']!r} must be the file's stem")
 
@@ -168,17 +162,6 @@ def resolve(name: str, rate_mbit: float) -> Profile:
                    f"their rates: {built}; name one instead")
 
 
-def check_name(text: str) -> str:
-    """The --hardware validator: a profile name or `era`."""
-    if text != ERA:
-        load(text)
-    return text
-
-
-def write_schema() -> None:
-    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
-
-
 if __name__ == "__main__":
-    write_schema()
+    write_schema(SCHEMA_FILE, SCHEMA)
     print(f"wrote {SCHEMA_FILE}")
