@@ -34,12 +34,14 @@ def axis_type(axis: Axis, single: bool = False):
     return parse
 
 
-def add_axis(p, axis: Axis, single: bool = False) -> None:
-    """--name-with-dashes (and its aliases), default None: the sweep fills defaults."""
+def add_axis(p, axis: Axis, single: bool = False, note: str = "", **extra) -> None:
+    """--name-with-dashes (and its aliases), default None: the sweep fills defaults.
+    `extra` goes to argparse (e.g. nargs/const for a flag that may stand alone)."""
     metavar = axis.name.upper() + ("" if single or not axis.many else "[,...]")
     shown = dataclasses.replace(axis, many=False) if single else axis   # no "comma list" for one value
     p.add_argument(axis.flag, *axis.aliases, dest=axis.name, type=axis_type(axis, single),
-                   default=None, metavar=metavar, help=shown.help_text().replace("%", "%%"))
+                   default=None, **{"metavar": metavar, **extra},
+                   help=(shown.help_text() + note).replace("%", "%%"))
 
 
 def add_network_args(p, required_topology: bool = True) -> None:
@@ -62,11 +64,8 @@ def add_machine_args(p, single: bool = False) -> None:
     """--hardware and --contention: the 1996 machines beyond their wires."""
     g = p.add_argument_group("1996 machines (hardware profiles: hardware/*.json)")
     add_axis(g, NETWORK["hardware"], single)
-    axis = NETWORK["contention"]
-    g.add_argument(axis.flag, dest=axis.name, type=axis_type(axis, single), nargs="?", const="on",
-                   default=None, metavar="on|off",
-                   help=(dataclasses.replace(axis, many=False) if single else axis).help_text()
-                   + " (--contention alone: on)")
+    add_axis(g, NETWORK["contention"], single, note=" (--contention alone: on)",
+             nargs="?", const="on", metavar="on|off")
 
 
 def machine_values(args) -> dict:

@@ -27,7 +27,7 @@ import threading
 import time
 
 from core.command import run
-from netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, rate_arg
+from netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, class_stats, rate_arg
 
 SLOT_BYTES = 64          # 512 bit times
 SAMPLE_S = 0.05
@@ -56,16 +56,10 @@ def efficiency(q: float, frame_wire_bytes: float = MAX_FRAME_ON_WIRE) -> float:
 def parse_leaves(text: str) -> tuple[dict[str, int], tuple[int, int]]:
     """From `tc -s class show`: backlog packets per leaf class, and the wire
     class's (bytes, packets) sent."""
-    backlog, wire, current, leaf = {}, (0, 0), None, False
-    for line in text.splitlines():
-        words = line.split()
-        if words[:2] == ["class", "htb"]:
-            current, leaf = words[2], "leaf" in words
-        elif words[:1] == ["Sent"] and current == "1:1":
-            wire = (int(words[1]), int(words[3]))
-        elif words[:1] == ["backlog"] and current and leaf:
-            backlog[current] = int(words[2].rstrip("p"))
-    return backlog, wire
+    stats = class_stats(text)
+    wire = stats.get("1:1", {"bytes": 0, "packets": 0})
+    return ({c: v["backlog"] for c, v in stats.items() if v["leaf"]},
+            (wire["bytes"], wire["packets"]))
 
 
 def change_cmds(ifb: str, want_mbit: float, rate_mbit: float, leaves: list[str]) -> list[list[str]]:
@@ -89,6 +83,8 @@ class WireState:
         self.name = name
         self.wire = wire
         self.samples: list[int] = []
+        self.leaves: dict[str, int] = {}       # the last sample: leaf -> backlog
+        self.sent = (0, 0)                     # the last sample: the wire class's (bytes, packets)
         self.last = (0, 0)
         self.rate_mbit = wire.rate_mbit
         self.updates = 0
@@ -119,16 +115,16 @@ class ContentionControl:
         next_update = time.monotonic() + UPDATE_S
         while not self._stop.wait(SAMPLE_S):
             for st in self.states:
-                backlog, _ = parse_leaves(run(["tc", "-s", "class", "show", "dev", st.wire.ifb], check=False))
-                st.samples.append(sum(1 for n in backlog.values() if n > 0))
+                st.leaves, st.sent = parse_leaves(run(["tc", "-s", "class", "show", "dev", st.wire.ifb],
+                                                      check=False))
+                st.samples.append(sum(1 for n in st.leaves.values() if n > 0))
             if time.monotonic() >= next_update:
                 next_update += UPDATE_S
                 for st in self.states:
                     self._update(st)
 
     def _update(self, st: WireState) -> None:
-        leaves, (nbytes, npkts) = parse_leaves(run(["tc", "-s", "class", "show", "dev", st.wire.ifb],
-                                                   check=False))
+        nbytes, npkts = st.sent
         dbytes, dpkts = nbytes - st.last[0], npkts - st.last[1]
         st.last = (nbytes, npkts)
         busy = [s for s in st.samples if s > 0]
@@ -143,7 +139,7 @@ class ContentionControl:
         want = st.wire.rate_mbit * eff
         if abs(want - st.rate_mbit) / st.wire.rate_mbit < MIN_CHANGE:
             return
-        argv = change_cmds(st.wire.ifb, want, st.wire.rate_mbit, sorted(leaves))
+        argv = change_cmds(st.wire.ifb, want, st.wire.rate_mbit, sorted(st.leaves))
         run(["tc", "-batch", "-"], stdin="\n".join(" ".join(a[1:]) for a in argv) + "\n", check=False)
         st.rate_mbit = want
         st.updates += 1

@@ -18,7 +18,7 @@ from core.errors import RuntimeFailure
 from netlab.bond import kernel_bond_cmds, nft_bond_cmds
 from netlab.hostcost import IFB as CPU_IFB, cpu_cmds
 from netlab.relay import relay_egress_cmds
-from netlab.shaping import offload_off_cmd, one_frame_per_skb_cmd
+from netlab.shaping import class_stats, offload_off_cmd, one_frame_per_skb_cmd
 from topologies.spec import SUBNET
 
 NS_SYSCTLS = {
@@ -159,12 +159,8 @@ class BeowulfHost(Host):
         Bytes include the per-packet cost (the size table applies before HTB counts)."""
         if self.host_cost is None:
             return None
-        out = self.run(["tc", "-s", "class", "show", "dev", CPU_IFB], check=False)
-        for line in out.splitlines():
-            words = line.split()
-            if words[:1] == ["Sent"]:
-                return int(words[1]), int(words[3])
-        return None
+        budget = class_stats(self.run(["tc", "-s", "class", "show", "dev", CPU_IFB], check=False)).get("1:1")
+        return (budget["bytes"], budget["packets"]) if budget else None
 
     def channel_tx_packets(self) -> dict[str, int]:
         """Packets each NIC has sent: how evenly bonding stripes."""

@@ -161,3 +161,22 @@ def one_frame_per_skb_cmd(dev: str) -> list[str]:
     fallback's round-robin mark, would then stripe whole bursts, not frames.
     One segment per packet makes every packet a frame."""
     return ["ip", "link", "set", "dev", dev, "gso_max_segs", "1"]
+
+
+def class_stats(text: str) -> dict[str, dict]:
+    """`tc -s class show` output -> classid -> {bytes, packets, backlog (packets), leaf}.
+    The one reader of HTB counters: wires, node CPU budgets and the contention
+    controller all read their classes through it. Bytes are as the root's size
+    table counted them (framing or per-packet cost included)."""
+    stats: dict[str, dict] = {}
+    current = None
+    for line in text.splitlines():
+        words = line.split()
+        if words[:2] == ["class", "htb"]:
+            current = words[2]
+            stats[current] = {"bytes": 0, "packets": 0, "backlog": 0, "leaf": "leaf" in words}
+        elif current and words[:1] == ["Sent"]:
+            stats[current].update(bytes=int(words[1]), packets=int(words[3]))
+        elif current and words[:1] == ["backlog"]:
+            stats[current]["backlog"] = int(words[2].rstrip("p"))
+    return stats

@@ -22,7 +22,7 @@ from __future__ import annotations
 from mininet.node import OVSBridge, Switch
 
 from core.command import CommandLog, run
-from netlab.shaping import offload_off_cmd, redirect_ingress_cmds, shared_wire_cmds
+from netlab.shaping import class_stats, offload_off_cmd, redirect_ingress_cmds, shared_wire_cmds
 from topologies.spec import QUEUE_PACKETS, Impairment
 
 
@@ -108,16 +108,8 @@ class SharedWire(Bridge):
     def class_counters(self) -> dict[str, tuple[int, int]]:
         """Per-station (HTB leaf) counters: classid -> (on-wire bytes, frames).
         Bytes include framing overhead (the size table applies before HTB counts)."""
-        out = run(["tc", "-s", "class", "show", "dev", self.ifb], check=False)
-        counters, current = {}, None
-        for line in out.splitlines():
-            words = line.split()
-            if words[:2] == ["class", "htb"]:
-                current = words[2] if "leaf" in words else None
-            elif current and words[:1] == ["Sent"]:
-                counters[current] = (int(words[1]), int(words[3]))
-                current = None
-        return counters
+        stats = class_stats(run(["tc", "-s", "class", "show", "dev", self.ifb], check=False))
+        return {c: (v["bytes"], v["packets"]) for c, v in stats.items() if v["leaf"]}
 
     def carried_bytes(self) -> int:
         """On-wire bytes (framing included) the wire has carried, for utilisation."""

@@ -65,7 +65,6 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
 )}
 
 IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
-MACHINE = ("hardware", "contention")
 
 
 def check_topology(name: str) -> str:

@@ -131,3 +131,20 @@ def test_grade_refuses_an_empty_folder_before_measuring(tmp_path, capsys, monkey
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert commands.main(["exercise", "grade", "shared-hub", str(tmp_path)]) == 2
     assert "no *.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change,word", [
+    (lambda d: d["questions"][0].update(expected={"formula": "__import__('os')"}), "only numbers"),
+    (lambda d: d["questions"][3].update(expected={"choice": "a token ring"}), "not one of its choices"),
+    (lambda d: d["quantities"]["one_flow"].update(run="nope"), "unknown run"),
+    (lambda d: d.update(minutes=0), "minutes"),
+    (lambda d: d["start"].update(topology="token-ring"), "token-ring"),
+])
+def test_a_bad_check_file_is_one_bad_input(tmp_path, monkeypatch, change, word):
+    data = json.loads((exercise.EXERCISES_DIR / "shared-hub" / "check.json").read_text())
+    change(data)
+    (tmp_path / "shared-hub").mkdir()
+    (tmp_path / "shared-hub" / "check.json").write_text(json.dumps(data))
+    monkeypatch.setattr(exercise, "EXERCISES_DIR", tmp_path)
+    with pytest.raises(BadInput, match=re.escape(word)):
+        exercise.load("shared-hub")
