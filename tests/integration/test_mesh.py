@@ -49,9 +49,12 @@ def test_four_flows_on_four_wires_each_get_a_wire(testbed):
     pairs = place(tb.spec, 4, "local-wire")
     assert len({p.wire for p in pairs}) == 4
     flows = run_pairs([(tb.host(p.src), tb.host(p.dst)) for p in pairs], SECONDS, OMIT)
-    for f in flows:  # each wire carries its own flow (data and ACKs share it)
-        assert 0.87 * 10 <= f.goodput_mbit <= tcp_goodput_limit_mbit(10) * 1.01, flows
-    assert sum(f.goodput_mbit for f in flows) >= 4 * 0.87 * 10, flows
+    # Each wire carries its own flow (data and ACKs share it). Two flows on one wire would get
+    # at most half of it each, so 0.8 of the wire separates the two with margin for a saturated
+    # guest under software emulation (8.68 of 10 measured there; 9.4 on the host).
+    for f in flows:
+        assert 0.8 * 10 <= f.goodput_mbit <= tcp_goodput_limit_mbit(10) * 1.01, flows
+    assert sum(f.goodput_mbit for f in flows) >= 4 * 0.8 * 10, flows
 
 
 def test_two_flows_forced_onto_one_wire_share_it(testbed):
