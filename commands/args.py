@@ -61,16 +61,20 @@ def add_impairment_args(p) -> None:
 
 
 def add_machine_args(p, single: bool = False) -> None:
-    """--hardware and --contention: the 1996 machines beyond their wires."""
-    g = p.add_argument_group("1996 machines (hardware profiles: hardware/*.json)")
+    """--hardware, --contention and --time-scale: the machines beyond their wires, and their speed."""
+    g = p.add_argument_group("the papers' machines (hardware profiles: hardware/*.json) and time scale")
     add_axis(g, NETWORK["hardware"], single)
     add_axis(g, NETWORK["contention"], single, note=" (--contention alone: on)",
              nargs="?", const="on", metavar="on|off")
+    add_axis(g, NETWORK["time_scale"], single)
+
+
+MACHINE_AXES = ("hardware", "contention", "time_scale")
 
 
 def machine_values(args) -> dict:
     """The machine flags as given (None when unset), for Sweep.make or an experiment override."""
-    return {"hardware": getattr(args, "hardware", None), "contention": getattr(args, "contention", None)}
+    return {k: getattr(args, k, None) for k in MACHINE_AXES}
 
 
 def add_build_args(p) -> None:
@@ -94,7 +98,7 @@ def spec_from(args):
     """The one network the cli/topo flags describe (BadInput if it cannot be built)."""
     opts = {k: getattr(args, k, None) for k in ("nodes", "rate_mbit", "channels", "delay_ms",
                                                  "jitter_ms", "loss_pct", "relay_delay_ms",
-                                                 "hardware", "contention")}
+                                                 *MACHINE_AXES)}
     return build_spec(args.topology, **opts)
 
 

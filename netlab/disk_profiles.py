@@ -75,14 +75,20 @@ def parse_disk(text: str) -> DiskProfile | None:
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
 
 
-def for_hardware(setting: str, profile: Profile) -> DiskProfile:
+def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0) -> DiskProfile:
     """The disk a node gets: --disk if it names one, else the hardware
-    profile's disk (ide-1995 for a profile without one, such as none)."""
-    given = parse_disk(setting)
-    if given is not None:
-        return given
-    if profile.disk is None:
-        return PROFILES["ide-1995"]
-    d = profile.disk
-    return DiskProfile(f"{profile.name}", float(d["read_mbyte_s"]), float(d["write_mbyte_s"]),
-                       f"hardware profile {profile.name}: {d['derivation']}")
+    profile's disk (ide-1995 for a profile without one, such as none);
+    on a time-scaled network (topologies.timescale) D times slower."""
+    disk = parse_disk(setting)
+    if disk is None and profile.disk is None:
+        disk = PROFILES["ide-1995"]
+    elif disk is None:
+        d = profile.disk
+        disk = DiskProfile(f"{profile.name}", float(d["read_mbyte_s"]), float(d["write_mbyte_s"]),
+                           f"hardware profile {profile.name}: {d['derivation']}")
+    if time_scale == 1 or not disk.throttled:
+        return disk
+    def slow(rate: float | None) -> float | None:
+        return None if rate is None else rate / time_scale
+    return DiskProfile(f"{disk.name}/D{time_scale:g}", slow(disk.read_mbyte_s), slow(disk.write_mbyte_s),
+                       f"{disk.source}; time-scaled: / {time_scale:g}")

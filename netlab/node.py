@@ -43,13 +43,14 @@ class BeowulfHost(Host):
     [(dst, nic, via)], bonding_impl ('kernel-balance-rr' | 'nft-numgen-rr'),
     forward_delay_ms (a relay holds packets it forwards this long), host_cost
     (a hardware profile's CPU budget, netlab.hostcost; cpu_netem adds its
-    per-packet latency), log."""
+    per-packet latency), rto_min_ms (TCP's minimum RTO on every route), log."""
 
     def __init__(self, name: str, bonded: bool = False, forwarding: bool = False,
                  routes=(), bonding_impl: str | None = None, forward_delay_ms: float = 0.0,
-                 host_cost=None, cpu_netem: bool = False,
+                 host_cost=None, cpu_netem: bool = False, rto_min_ms: float | None = None,
                  log: CommandLog | None = None, **params):
         self.host_cost = host_cost
+        self.rto_min_ms = rto_min_ms
         self.cpu_netem = cpu_netem
         self.bonded = bonded
         self.forwarding = forwarding
@@ -124,7 +125,15 @@ class BeowulfHost(Host):
         if self.host_cost is not None:
             for cmd in cpu_cmds(nics, self.host_cost, self.cpu_netem):
                 self.apply(cmd)
+        if self.rto_min_ms:
+            self._rto_min(self.rto_min_ms)
         return r
+
+    def _rto_min(self, ms: float) -> None:
+        """A time-scaled network's TCP waits D times longer before retransmitting:
+        rto_min on every IPv4 route of the node (topologies.timescale)."""
+        routes = [ln.split() for ln in self.run(["ip", "-4", "route", "show"]).splitlines() if ln.strip()]
+        self.ip_batch([["ip", "route", "change", *r, "rto_min", f"{ms:.0f}ms"] for r in routes])
 
     def _address(self, nics: list[str]) -> None:
         cmds = [["ip", "addr", "add", f"{self.address}/32", "dev", nic] for nic in nics[1:]]

@@ -105,7 +105,8 @@ DEFAULT_STATION = 0xfff
 
 def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
                      queue_packets: int = QUEUE_PACKETS,
-                     impairment: Impairment | None = None) -> list[list[str]]:
+                     impairment: Impairment | None = None,
+                     full_duplex: bool = False) -> list[list[str]]:
     """One HTB tree on the wire's IFB: the wire (1:1) caps everything at the
     rate; under it one leaf per station, found by source MAC, with its own
     FIFO (its NIC's transmit queue) and a 1/n assured share. Backlogged stations
@@ -115,12 +116,15 @@ def shared_wire_cmds(ifb: str, rate_mbit: float, station_macs: list[str],
     which acts as the switch port's station. An impaired wire has netem leaves:
     every frame entering the wire passes exactly one leaf, so it is delayed
     (and may be lost) once per crossing.
+    A full-duplex wire (a switched port: one station and the switch) gives
+    each direction the whole rate: the wire class allows twice the rate and
+    each leaf (the station's sending, the switch's sending) is capped at it.
     """
     burst = str(burst_bytes(rate_mbit))
     n = len(station_macs) + 1
-    share = rate_arg(rate_mbit / n)
+    share = rate_arg(rate_mbit if full_duplex else rate_mbit / n)
     quantum = str(MAX_FRAME_ON_WIRE)
-    cmds = htb_root_cmds(ifb, rate_mbit, f"{DEFAULT_STATION:x}")
+    cmds = htb_root_cmds(ifb, rate_mbit * (2 if full_duplex else 1), f"{DEFAULT_STATION:x}")
     leaves = [(0x100 + i, mac) for i, mac in enumerate(station_macs)] + [(DEFAULT_STATION, None)]
     for minor, mac in leaves:
         cls = f"1:{minor:x}"

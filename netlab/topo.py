@@ -43,7 +43,7 @@ class SpecTopo(Topo):
         for i, wire in enumerate(spec.wires):
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
                            queue_packets=wire.queue_packets, impairment=wire.impairment,
-                           contention=wire.contention, log=log,
+                           contention=wire.contention, full_duplex=wire.full_duplex, log=log,
                            dpid=f"{0xbe1000 + i:016x}")
         for i, sw in enumerate(spec.switches):
             params = {"cls": JoinBridge}
@@ -56,7 +56,8 @@ class SpecTopo(Topo):
                          bonded=node.bonded, forwarding=node.forwarding,
                          routes=[(r.dst, r.nic, r.via) for r in node.routes],
                          bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms,
-                         host_cost=node.host_cost, cpu_netem=cpu_netem, log=log)
+                         host_cost=node.host_cost, cpu_netem=cpu_netem,
+                         rto_min_ms=node.rto_min_ms, log=log)
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:

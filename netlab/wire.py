@@ -65,9 +65,11 @@ class SharedWire(Bridge):
     """One shared Ethernet segment (see module doc)."""
 
     def __init__(self, name: str, rate_mbit: float, queue_packets: int = QUEUE_PACKETS,
-                 impairment: Impairment | None = None, contention: bool = False, **params):
+                 impairment: Impairment | None = None, contention: bool = False,
+                 full_duplex: bool = False, **params):
         self.rate_mbit = float(rate_mbit)
         self.contention = contention
+        self.full_duplex = full_duplex
         self.queue_packets = int(queue_packets)
         self.impairment = impairment
         Bridge.__init__(self, name, **params)
@@ -82,7 +84,7 @@ class SharedWire(Bridge):
         apply(self.name, ["ip", "link", "add", self.ifb, "type", "ifb"])
         apply(self.name, ["ip", "link", "set", self.ifb, "up"])
         for cmd in shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(),
-                                    self.queue_packets, self.impairment):
+                                    self.queue_packets, self.impairment, self.full_duplex):
             apply(self.name, cmd)
         for port in self.port_names():
             for cmd in redirect_ingress_cmds(port, self.ifb):
@@ -119,7 +121,8 @@ class SharedWire(Bridge):
         """One line for the CLI's `wires` command."""
         stats = run(["tc", "-s", "qdisc", "show", "dev", self.ifb], check=False)
         sent = next((ln.strip() for ln in stats.splitlines() if ln.strip().startswith("Sent")), "")
-        return f"{self.name}: {self.rate_mbit:g} Mbit/s shared, {len(self.port_names())} ports; {sent}"
+        kind = "each way (full-duplex port)" if self.full_duplex else "shared"
+        return f"{self.name}: {self.rate_mbit:g} Mbit/s {kind}, {len(self.port_names())} ports; {sent}"
 
 
 class JoinBridge(Bridge):

@@ -94,6 +94,10 @@ COMMON_POINT = {
     "contention": _t("string", "on: the wires charged CSMA/CD's average contention per frame "
                      "(netlab/contention.py); off: perfect arbiters (v1/v2 documents read as off)",
                      enum=["off", "on"]),
+    "time_scale": _t("number", "D: the network ran D times slower than real (topologies/timescale.py); "
+                     "absent = 1. Every MB/s in the point is as measured, in scaled time", minimum=1),
+    "scaled": _t("object", "on a time-scaled point: the workload's MB/s results x D, the real "
+                 "network's figures (claims judge these)"),
     "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets used "
                    "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",

@@ -18,6 +18,7 @@ from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep
+from topologies.timescale import time_scale_of
 
 
 class Progress:
@@ -45,12 +46,13 @@ class Progress:
 
 def network_key(spec) -> str:
     """The network's key in environment.topologies: topology@rate, xK for K bonded channels,
-    +profile on a hardware profile, +contention with the contention model."""
+    +profile on a hardware profile, +contention with the contention model, /D<d> time-scaled."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
     key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
     if spec.params.get("hardware", "none") != "none":
         key += f"+{spec.params['hardware']}"
-    return key + ("+contention" if spec.params.get("contention") else "")
+    key += "+contention" if spec.params.get("contention") else ""
+    return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
@@ -99,6 +101,11 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                          "host": host}
                 if cpu:
                     point["cpu_busy"] = cpu
+                d = time_scale_of(spec)
+                if d != 1:   # measured in scaled time; x D is the real network's figure
+                    point["time_scale"] = d
+                    point["scaled"] = {k: point[k] * d for k in workload.rate_keys
+                                       if isinstance(point.get(k), (int, float))}
                 point["gates"] = evaluate(point, point["fidelity"], rates)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if progress and plan and plan != shown:

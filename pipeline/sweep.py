@@ -18,6 +18,7 @@ from core.errors import BadInput
 from core.values import Axis
 from topologies.hardware import ERA, NONE, profile_names
 from topologies.presets import PRESETS, build_spec, check_topology
+from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
                              MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MIN_RATE_MBIT, NetworkSpec)
 from workloads import WORKLOADS
@@ -38,6 +39,9 @@ NETWORK_AXES = (
          choices=(*profile_names(), ERA)),
     Axis("contention", "choice", ["off"], "charge CSMA/CD's average contention per frame on every "
          "wire (Metcalfe-Boggs model, netlab/contention.py)", choices=("off", "on")),
+    Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
+         "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
+         "(topologies/timescale.py)", minimum=1, maximum=MAX_TIME_SCALE),
     Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes)", many=False,
          minimum=2, maximum=MAX_NODES),
     Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
@@ -104,12 +108,13 @@ class Sweep:
         return {k: v for k, v in self.values.items() if not (k in IMPAIRMENT_AXES and not v)}
 
     def networks(self):
-        """(topology, rate, channels, hardware, contention) combinations; channels
-        only for bonded-dual-net."""
-        for topo, rate, hw, cont in itertools.product(self["topology"], self["rate_mbit"],
-                                                      self["hardware"], self["contention"]):
+        """(topology, rate, channels, hardware, contention, time scale) combinations;
+        channels only for bonded-dual-net."""
+        for topo, rate, hw, cont, d in itertools.product(self["topology"], self["rate_mbit"],
+                                                         self["hardware"], self["contention"],
+                                                         self["time_scale"]):
             for ch in (self["channels"] if topo == "bonded-dual-net" else [None]):
-                yield topo, rate, ch, hw, cont
+                yield topo, rate, ch, hw, cont, d
 
     def placements_for(self, spec: NetworkSpec) -> list[str]:
         """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both)."""
@@ -123,17 +128,24 @@ class Sweep:
         wl = self.spec_workload
         many = [a.name for a in wl.axes if a.many]
         settings = self.settings()
-        pts = []
+        pts, seen = [], set()
         for placement, *combo, rep in itertools.product(
                 self.placements_for(spec), *(self[name] for name in many), range(self["repeats"])):
-            pts.append({"placement": placement, **dict(zip(many, combo)), **settings, "repeat": rep})
+            pt = {"placement": placement, **dict(zip(many, combo)), **settings, "repeat": rep}
+            if wl.normalize:   # axes a point does not use are set to None: one point, not many
+                pt = wl.normalize(pt)
+                key = repr(sorted(pt.items()))
+                if key in seen:
+                    continue
+                seen.add(key)
+            pts.append(pt)
         return pts
 
     def specs(self):
         impair = {k: self[k] for k in IMPAIRMENT_AXES}
-        for topo, rate, ch, hw, cont in self.networks():
+        for topo, rate, ch, hw, cont, d in self.networks():
             yield build_spec(topo, nodes=self["nodes"], rate_mbit=rate, channels=ch, hardware=hw,
-                             contention=cont, **impair)
+                             contention=cont, time_scale=d, **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
         """[(spec, points)] this run measures. Every point carries its index in

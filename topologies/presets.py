@@ -10,9 +10,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
-from topologies import mesh
+from topologies import cluster, mesh
 from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
+from topologies.timescale import scale
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
                              NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, node_name)
 
@@ -62,6 +63,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            mesh.routed_mesh, ("nodes", "rate_mbit")),
     Preset("bonded-switched-mesh", "switched mesh, every node bonded across its row and column NICs",
            mesh.bonded_switched_mesh, ("nodes", "rate_mbit")),
+    Preset("switched-cluster", "N nodes (default 32) each on its own full-duplex port of one switch "
+           "(default 1000 Mbit/s: MACHE01's Gigabit cluster)", cluster.switched_cluster,
+           ("nodes", "rate_mbit")),
 )}
 
 IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
@@ -76,11 +80,14 @@ def check_topology(name: str) -> str:
 
 def build_spec(name: str, **options) -> NetworkSpec:
     """Build a preset by name. Options it does not take must be unset (None);
-    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware and contention apply to any preset."""
+    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention and time_scale apply to
+    any preset."""
     preset = PRESETS[check_topology(name)]
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None) in (True, "on")
+    time_scale = options.pop("time_scale", None)
+    time_scale = 1.0 if time_scale is None else time_scale
     kwargs = {}
     for key, value in options.items():
         if value is None:
@@ -93,7 +100,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
         wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
                           impair.get("loss_pct", 0.0))
         spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
-    return machine(spec, hardware, contention)
+    return scale(machine(spec, hardware, contention), time_scale)
 
 
 def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool = False) -> NetworkSpec:
@@ -106,5 +113,6 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool = False) -
         params["contention"] = True
     return dataclasses.replace(
         spec, params=params,
-        wires=tuple(dataclasses.replace(w, contention=contention) for w in spec.wires),
+        wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex)
+                    for w in spec.wires),
         nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost) for n in spec.nodes))

@@ -18,7 +18,8 @@ def wiring_text(spec: NetworkSpec) -> str:
         members = spec.members(w.name)
         joined = [s.name for s in spec.switches if w.name in s.wires]
         extra = f", joined to switch {joined[0]}" if joined else ""
-        lines.append(f"  {w.name:4s} shared {w.rate_mbit:g} Mbit/s{extra}: "
+        kind = "full-duplex" if w.full_duplex else "shared"
+        lines.append(f"  {w.name:4s} {kind} {w.rate_mbit:g} Mbit/s{extra}: "
                      + " ".join(n.name for n in members))
     if spec.switches:
         lines.append("")
@@ -52,10 +53,22 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
     routed = spec.topology == "routed-mesh"
     fig, axes = plt.subplots(1, 2 if routed else 1, figsize=(15 if routed else 8, 7))
     ax = axes[0] if routed else axes
-    ax.set_title(f"{spec.topology}: {len(spec.nodes)} nodes, {len(spec.wires)} shared wires "
-                 f"at {spec.params['rate_mbit']:g} Mbit/s")
+    duplex = all(w.full_duplex for w in spec.wires)
+    ax.set_title(f"{spec.topology}: {len(spec.nodes)} nodes, {len(spec.wires)} "
+                 f"{'full-duplex ports' if duplex else 'shared wires'} at {spec.params['rate_mbit']:g} Mbit/s")
     colours = plt.get_cmap("tab10")
-    if grid:
+    if duplex and spec.switches:   # a star: every node's port runs to the one switch
+        import math
+        n = len(spec.nodes)
+        radius = max(3.0, n * 0.35)
+        pos = {node.name: (radius * math.cos(2 * math.pi * i / n), radius * math.sin(2 * math.pi * i / n))
+               for i, node in enumerate(spec.nodes)}
+        for i, node in enumerate(spec.nodes):
+            x, y = pos[node.name]
+            ax.plot([0, x], [0, y], lw=3, color=colours(i % 10), alpha=0.7, zorder=1)
+        ax.text(0, 0, f"switch\n{spec.switches[0].name}", ha="center", va="center", fontsize=11,
+                bbox=dict(boxstyle="round", fc="lightyellow", ec="black"), zorder=5)
+    elif grid:
         pos = {n.name: (n.grid[1] * 2.0, -n.grid[0] * 2.0) for n in spec.nodes}
         for i, w in enumerate(spec.wires):
             members = spec.members(w.name)

@@ -69,6 +69,7 @@ class Wire:
     queue_packets: int = QUEUE_PACKETS
     impairment: Impairment = Impairment()
     contention: bool = False        # charge CSMA/CD's average contention per frame (netlab.contention)
+    full_duplex: bool = False       # a switched port: each direction has the whole rate, no contention
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Node:
     grid: tuple[int, int] | None = None
     forward_delay_ms: float = 0.0   # a relay holds each forwarded packet this long
     host_cost: "HostCost | None" = None   # the node's CPU budget (topologies.hardware)
+    rto_min_ms: float | None = None       # TCP's minimum retransmission timeout on every route
 
     @property
     def ip(self) -> str:

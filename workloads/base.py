@@ -27,6 +27,8 @@ class Workload:
     run_point: Callable[[Any, Any, dict, dict], dict]   # (testbed, context, point, settings)
     prepare: Callable[[Any, list[dict], dict], Any] | None = None  # per network: e.g. disks
     label: Callable[[dict], str] = lambda pt: ""        # progress-bar text for a point
+    normalize: Callable[[dict], dict] | None = None     # unused axes of a point -> None (deduplicated)
+    rate_keys: tuple[str, ...] = ("throughput_mbyte_s",)  # MB/s results a time-scaled run also gives x D
 
     def axis(self, name: str) -> Axis:
         return next(a for a in self.axes if a.name == name)

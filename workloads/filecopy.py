@@ -20,6 +20,7 @@ from netlab.disk import DiskSet
 from netlab.disk_profiles import for_hardware, parse_disk
 from topologies.hardware import load as load_profile
 from topologies.spec import NetworkSpec, SpecError
+from topologies.timescale import time_scale_of
 from workloads.agent import PYTHON, Agents
 from workloads.base import Workload
 from workloads.placement import place, wire_load
@@ -190,7 +191,8 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     nodes = {n for pt in points
              for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"]))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
-    disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")))
+    disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")),
+                        time_scale_of(tb.spec))
     return DiskSet(tb.manifest, disk, order,
                    max(pt["file_size"] for pt in points)).create()
 

@@ -58,6 +58,8 @@ def path(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
     if na.bonded:                     # the same K wires at both ends
         return (na.wires,)
     k = spec.params.get("grid")
+    if not k and spec.switches:       # a switched cluster: up a's port, down b's
+        return (na.wires, nb.wires)
     if not k:
         shared = [w for w in na.wires if w in nb.wires]
         return (tuple(shared),)

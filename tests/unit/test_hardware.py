@@ -76,8 +76,9 @@ def test_build_spec_gives_every_node_the_profiles_cost():
 def test_era_picks_the_profile_built_for_the_rate():
     assert build_spec("single-net", rate_mbit=10, hardware="era").params["hardware"] == "prototype-1995"
     assert build_spec("single-net", rate_mbit=100, hardware="era").params["hardware"] == "demonstration-1996"
-    with pytest.raises(BadInput, match="no profile was built for 1000"):
-        build_spec("single-net", rate_mbit=1000, hardware="era")
+    assert build_spec("switched-cluster", nodes=4, hardware="era").params["hardware"] == "pc-2001"
+    with pytest.raises(BadInput, match="no profile was built for 50"):
+        build_spec("single-net", rate_mbit=50, hardware="era")
     with pytest.raises(BadInput, match="unknown hardware profile"):
         hardware.load("pentium-pro")
 
