@@ -42,8 +42,10 @@ def cpu_cmds(nics: list[str], cost: HostCost, netem: bool) -> list[list[str]]:
     cmds = [
         ["ip", "link", "add", IFB, "type", "ifb"],
         ["ip", "link", "set", IFB, "up"],
-        ["tc", "qdisc", "add", "dev", IFB, "root", "handle", "1:", "stab", "overhead",
-         str(cost.packet_bytes), "htb", "default", "1", "r2q", r2q],
+        # tc refuses an all-zero size table: a profile with no per-packet cost gets none
+        ["tc", "qdisc", "add", "dev", IFB, "root", "handle", "1:",
+         *(["stab", "overhead", str(cost.packet_bytes)] if cost.packet_bytes else []),
+         "htb", "default", "1", "r2q", r2q],
         ["tc", "class", "add", "dev", IFB, "parent", "1:", "classid", "1:1", "htb", "rate", rate,
          "ceil", rate, "burst", burst, "cburst", burst],
         ["tc", "qdisc", "add", "dev", IFB, "parent", "1:1", "handle", "10:", *leaf],
