@@ -55,6 +55,7 @@ class Testbed:
         self._signals = TerminateAsExit()
         self._old_label: str | None = None
         self.contention: ContentionControl | None = None
+        self._on_teardown: list = []
 
     # -- lifecycle --
     def __enter__(self) -> "Testbed":
@@ -92,7 +93,19 @@ class Testbed:
             self.contention = ContentionControl(contended).start()
         self.build_s = time.monotonic() - t0
 
+    def on_teardown(self, fn) -> None:
+        """Call fn first when the network goes down (a workload's services: file-system
+        daemons unmount before their namespaces die). The manifest's release still
+        removes whatever fn misses."""
+        self._on_teardown.append(fn)
+
     def _teardown(self) -> None:
+        for fn in reversed(self._on_teardown):
+            try:
+                fn()
+            except Exception:  # release() below removes what a failed stop left
+                pass
+        self._on_teardown = []
         if self.contention is not None:
             self.contention.stop()
         try:

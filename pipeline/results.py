@@ -155,11 +155,33 @@ WORKLOAD_POINT = {
         "per_copy": _t("array", "each copy's kind, nodes, start/end (s from the first start), MB/s"),
         "copies_placed": _t("array", "each copy: node, or src->dst with its wire or relay"),
     },
+    "pfs": {
+        "test": _t("string", "ttcp | bonnie | pfs (workloads/pfs.py)", enum=["ttcp", "bonnie", "pfs"]),
+        "local_fraction": _t(["number", "null"], "pfs: the file view's share of each rank's blocks in "
+                             "its own node's stripe; null for the baselines"),
+        "stripe_size": _t(["integer", "null"], "pfs: stripe unit (block) bytes; null for the baselines"),
+        "volume": _t("integer", "bytes each node wrote and read (setting)"),
+        "duration": _t("integer", "ttcp: seconds each stream was measured (setting)"),
+        "disk": _t(["object", "string"], "the node disks: profile, rates, throttle, I/O mode"),
+        "write_mbyte_s": _t("number", "pfs: aggregate write, total bytes / slowest rank's time; "
+                            "bonnie: mean per node, MB/s"),
+        "read_mbyte_s": _t("number", "pfs: aggregate read; bonnie: mean per node, MB/s"),
+        "per_node_mbyte_s": _t("array", "ttcp: each pair's stream, MB/s"),
+        "per_rank": _t("array", "each MPI rank's phase times (pfs) or rates (bonnie)"),
+        "total_bytes": _t("integer", "bytes all nodes wrote (and read again)"),
+        "elapsed_s": _t("number", "slowest write plus slowest read time (pfs), s"),
+        "local_fraction_measured": _t(["number", "null"], "pfs: share of the bytes moved that stayed on "
+                                      "the mover's own node, from where GlusterFS put each stripe"),
+        "stripes_misplaced": _t("array", "pfs: stripes GlusterFS did not put on their creator's brick"),
+        "pairs_placed": _t("array", "ttcp: src->dst of each stream"),
+        "pfs": _t("object", "pfs: the file system as it ran (netlab/pfs.py)"),
+    },
 }
 REQUIRED_POINT = ["topology", "rate_mbit", "workload", "placement", "repeat", "throughput_mbyte_s",
                   "fidelity", "hardware", "contention"]
 REQUIRED_BY_WORKLOAD = {"token": ["pairs", "token_size", "tokens_in_flight"], "iperf": ["pairs"],
-                        "filecopy": ["copies", "remote", "file_size", "disk"]}
+                        "filecopy": ["copies", "remote", "file_size", "disk"],
+                        "pfs": ["test", "volume", "disk"]}
 
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",

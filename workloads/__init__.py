@@ -2,15 +2,15 @@
 
 Division of labor: `placement` decides which nodes talk (pure); `agent` owns
 the lifecycle of every helper process in a node (start, ready, result, kill);
-`token`, `iperf` and `filecopy` are the workloads, each the same small
+`token`, `iperf`, `filecopy` and `pfs` are the workloads, each the same small
 surface (`base.Workload`), with `token_agent.py` and `copy_agent.py` running
 inside the nodes; `ping` measures round trips. `WORKLOADS` is the table the
 pipeline looks them up in. Imports `core`, `topologies` and `netlab` only.
 """
 from __future__ import annotations
 
-from workloads import filecopy, iperf, token
+from workloads import filecopy, iperf, pfs, token
 from workloads.base import Workload
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (token.WORKLOAD, iperf.WORKLOAD,
-                                                      filecopy.WORKLOAD)}
+                                                      filecopy.WORKLOAD, pfs.WORKLOAD)}

@@ -94,11 +94,13 @@ class Agents:
         self.agents: list[Agent] = []
 
     def start(self, host, argv: list[str], what: str, *, stdin: bool = False,
-              host_mounts: bool = False) -> Agent:
+              host_mounts: bool = False, env: dict | None = None) -> Agent:
         """Start argv in host's network namespace (with host_mounts, in the
         root mount namespace, where node disks and cgroups are)."""
         kwargs = dict(stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                       stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
+        if env is not None:
+            kwargs["env"] = env
         proc = host.popen_netns(argv, **kwargs) if host_mounts else host.popen(argv, **kwargs)
         agent = Agent(what, proc)
         self.agents.append(agent)

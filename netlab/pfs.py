@@ -1,0 +1,259 @@
+"""A real parallel file system on the emulated cluster: GlusterFS, one brick per node.
+
+MACHE01 ran PVFS with every node both an I/O node and a compute node. PVFS
+(OrangeFS) is packaged neither in Debian nor on PyPI; GlusterFS is, so each
+node runs GlusterFS's own daemons, configured by volfiles we write (no
+glusterd, whose one management daemon per host would not fit 32 nodes on
+one host):
+- the brick, `glusterfsd`: storage/posix on the node's throttled disk ->
+  features/locks -> performance/io-threads -> protocol/server on the node's
+  address;
+- the client, `glusterfs`, a FUSE mount: protocol/client to every brick ->
+  cluster/nufa, whose local volume is the node's own brick. NUFA ("non-uniform
+  file access") creates a new file on the creating node's brick; a file's
+  data then stays there whoever reads or writes it. So the workload decides
+  where each stripe file lives by choosing which node creates it, and reads
+  the placement back from GlusterFS (trusted.glusterfs.pathinfo): placement
+  is measured, not assumed.
+Both daemons run in the node's network namespace (all traffic crosses the
+emulated network, even a node's own, which goes through its loopback) and
+in the host's mount namespace (where the disks are). The brick joins the
+node's block-throttle cgroup, so its disk I/O runs at the node's disk rate;
+clients open files with O_DIRECT, which GlusterFS passes to the brick (a
+write or read reaches the throttled disk, not a page cache). GlusterFS's
+own timeouts (ping 42 s, frame 1800 s) are multiplied by the time scale D.
+
+Cleanup: the daemons live in the node namespaces (the manifest's release
+kills every process there); the mounts and bricks live under the run's disk
+directory (release_disks unmounts and removes them), so a killed run leaves
+nothing that `emulate.py clean` does not remove.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.command import execute, run
+from core.errors import RuntimeFailure
+from netlab.disk import DiskSet
+
+BRICK_PORT = 49152
+PING_TIMEOUT_S = 42          # GlusterFS defaults, scaled by D
+FRAME_TIMEOUT_S = 1800
+READY_TIMEOUT_S = 60
+VERSION_CMD = ["glusterfsd", "--version"]
+
+
+class PfsError(RuntimeFailure):
+    """The parallel file system could not be started; the message says what to do."""
+
+
+def missing_tools() -> list[str]:
+    need = {"glusterfsd": "glusterfs-server", "glusterfs": "glusterfs-client",
+            "fusermount": "fuse3"}
+    out = [f"{t} (apt: {pkg})" for t, pkg in need.items() if not shutil.which(t)
+           and not (t == "fusermount" and shutil.which("fusermount3"))]
+    if not os.path.exists("/dev/fuse"):
+        out.append("/dev/fuse (a kernel with FUSE)")
+    return out
+
+
+def brick_volfile(node: str, brick_dir: str, address: str, port: int = BRICK_PORT) -> str:
+    """The server graph of one node's brick."""
+    return f"""volume {node}-posix
+  type storage/posix
+  option directory {brick_dir}
+end-volume
+
+volume {node}-locks
+  type features/locks
+  subvolumes {node}-posix
+end-volume
+
+volume {node}
+  type performance/io-threads
+  subvolumes {node}-locks
+end-volume
+
+volume {node}-server
+  type protocol/server
+  option transport-type tcp
+  option transport.socket.bind-address {address}
+  option transport.socket.listen-port {port}
+  option auth.addr.{node}.allow *
+  subvolumes {node}
+end-volume
+"""
+
+
+def client_volfile(local: str, bricks: list[tuple[str, str]], time_scale: float = 1.0,
+                   port: int = BRICK_PORT) -> str:
+    """The client graph of one node: every brick, NUFA with `local` as the node's own."""
+    parts = []
+    for node, address in bricks:
+        parts.append(f"""volume {node}-client
+  type protocol/client
+  option transport-type tcp
+  option remote-host {address}
+  option remote-port {port}
+  option remote-subvolume {node}
+  option ping-timeout {int(PING_TIMEOUT_S * time_scale)}
+  option frame-timeout {int(FRAME_TIMEOUT_S * time_scale)}
+end-volume
+""")
+    subs = " ".join(f"{node}-client" for node, _ in bricks)
+    parts.append(f"""volume pfs
+  type cluster/nufa
+  option local-volume-name {local}-client
+  subvolumes {subs}
+end-volume
+""")
+    return "\n".join(parts)
+
+
+@dataclass
+class Member:
+    node: str
+    brick_dir: str
+    mount: str
+    brick: subprocess.Popen | None = None
+    client: subprocess.Popen | None = None
+
+
+class GlusterCluster:
+    """Bricks and mounts on every node of a testbed with disks (see module doc)."""
+
+    impl = "glusterfs"
+
+    def __init__(self, tb, disks: DiskSet, time_scale: float = 1.0):
+        missing = missing_tools()
+        if missing:
+            raise PfsError("the parallel file system needs: " + ", ".join(missing) + "; run ./setup.sh")
+        self.tb, self.disks, self.time_scale = tb, disks, time_scale
+        self.root = disks.root / "pfs"
+        self.members: dict[str, Member] = {}
+        self.commands: list[list[str]] = []
+
+    def _host(self, node: str):
+        return self.tb.host(node)
+
+    def start(self) -> "GlusterCluster":
+        self.root.mkdir(parents=True, exist_ok=True)
+        nodes = list(self.disks.disks)
+        bricks = [(n, self._host(n).address) for n in nodes]
+        for node in nodes:
+            m = Member(node, self.disks.disk(node).path("brick"), str(self.disks.root / f"{node}.pfs"))
+            os.makedirs(m.brick_dir, exist_ok=True)
+            os.makedirs(m.mount, exist_ok=True)
+            vol = self.root / f"{node}-brick.vol"
+            vol.write_text(brick_volfile(node, m.brick_dir, self._host(node).address))
+            m.brick = self._spawn(node, ["glusterfsd", "-N", "-f", str(vol), "-l",
+                                         str(self.root / f"{node}-brick.log"), "--brick-name", node])
+            self.members[node] = m
+        for node in nodes:
+            self._wait_listening(node)
+        self.join_cgroups()
+        for node in nodes:
+            m = self.members[node]
+            vol = self.root / f"{node}-client.vol"
+            vol.write_text(client_volfile(node, bricks, self.time_scale))
+            m.client = self._spawn(node, ["glusterfs", "-N", "-f", str(vol), "-l",
+                                          str(self.root / f"{node}-client.log"),
+                                          "--direct-io-mode=enable", m.mount])
+        for node in nodes:
+            self._wait_mounted(self.members[node])
+        return self
+
+    def _spawn(self, node: str, argv: list[str]) -> subprocess.Popen:
+        self.commands.append(argv)
+        return self._host(node).popen_netns(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.PIPE)
+
+    def _died(self, node: str, proc: subprocess.Popen, what: str) -> PfsError:
+        err = (proc.stderr.read() or b"").decode(errors="replace").strip().splitlines() if proc.stderr else []
+        return PfsError(f"GlusterFS {what} of {node} exited ({proc.returncode})"
+                        + (f": {err[-1]}" if err else "") + f"; its log is in {self.root}")
+
+    def _wait_listening(self, node: str) -> None:
+        m = self.members[node]
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if m.brick.poll() is not None:
+                raise self._died(node, m.brick, "brick")
+            if self._host(node).run(["ss", "-ltnH", f"sport = :{BRICK_PORT}"], check=False).strip():
+                return
+            time.sleep(0.1)
+        raise PfsError(f"the GlusterFS brick of {node} did not listen within {READY_TIMEOUT_S} s; "
+                       f"see {self.root}/{node}-brick.log")
+
+    def _wait_mounted(self, m: Member) -> None:
+        """Mounted and connected: the root answers a stat through GlusterFS."""
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if m.client.poll() is not None:
+                raise self._died(m.node, m.client, "client")
+            if os.path.ismount(m.mount) and execute(["stat", "-f", m.mount])[0] == 0:
+                return
+            time.sleep(0.1)
+        raise PfsError(f"the GlusterFS mount of {m.node} did not come up within {READY_TIMEOUT_S} s; "
+                       f"see {self.root}/{m.node}-client.log")
+
+    def join_cgroups(self) -> None:
+        """Every brick into its node's current throttle cgroup (a new one each point)."""
+        for node, m in self.members.items():
+            cg = self.disks.disk(node).cgroup
+            if cg and m.brick and m.brick.poll() is None:
+                Path(cg, "cgroup.procs").write_text(str(m.brick.pid))
+
+    def mount(self, node: str) -> str:
+        return self.members[node].mount
+
+    def brick_node(self, path: str) -> str | None:
+        """Which node's brick holds a file, as GlusterFS reports it."""
+        out = run(["getfattr", "--only-values", "-n", "trusted.glusterfs.pathinfo", path], check=False)
+        for node, m in self.members.items():
+            if f"{m.brick_dir}/" in out:
+                return node
+        return None
+
+    def remove(self, directory: str) -> None:
+        """A finished point's files, removed through the file system (every brick)."""
+        shutil.rmtree(os.path.join(self.mount(next(iter(self.members))), directory), ignore_errors=True)
+
+    def check_alive(self) -> None:
+        for node, m in self.members.items():
+            for proc, what in ((m.brick, "brick"), (m.client, "client")):
+                if proc is not None and proc.poll() is not None:
+                    raise self._died(node, proc, what)
+
+    def stop(self) -> None:
+        """Unmount, then end the daemons this object started (by PID)."""
+        for m in self.members.values():
+            if os.path.ismount(m.mount):
+                if execute(["umount", m.mount])[0] != 0:
+                    execute(["umount", "-l", m.mount])
+        for m in self.members.values():
+            for proc in (m.client, m.brick):
+                if proc is not None and proc.poll() is None:
+                    proc.terminate()
+        for m in self.members.values():
+            for proc in (m.client, m.brick):
+                if proc is not None:
+                    try:
+                        proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+
+    def record(self) -> dict:
+        version = run(VERSION_CMD, check=False).splitlines()
+        return {"impl": self.impl, "version": version[0] if version else None,
+                "bricks": len(self.members), "placement": "cluster/nufa: a file lives on the brick of "
+                "the node that created it", "client": "FUSE mount, --direct-io-mode=enable; files "
+                "opened O_DIRECT (passed to the brick)", "time_scale": self.time_scale,
+                "ping_timeout_s": int(PING_TIMEOUT_S * self.time_scale),
+                "commands": self.commands[:2] + ([["..."]] if len(self.commands) > 2 else [])}

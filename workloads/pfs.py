@@ -1,0 +1,241 @@
+"""MACHE01's study: a parallel file system on a cluster whose nodes are both I/O and compute nodes.
+
+Three tests, each a point (`--test`):
+- ttcp: the per-node network baseline, one TCP stream per node pair, all
+  pairs at once through the switch (iperf3, as ttcp did); MB/s per node.
+- bonnie: the per-node disk baseline, every node writing then reading a
+  file on its own disk at once (pfs_agent.py --test bonnie); MB/s per node.
+- pfs: the concurrent read/write test over GlusterFS (netlab.pfs), an MPI
+  program with one rank per node (pfs_agent.py): aggregate write and read =
+  total bytes / the slowest rank's time. `local_fraction` is the file view's
+  share of a rank's blocks in its own node's stripe; `stripe_size` is the
+  block (stripe unit) size. The fraction of bytes that really stayed local is
+  measured from where GlusterFS put each stripe.
+MPI runs over TCP between the node namespaces: Open MPI's rsh launcher is a
+script that enters the namespace owning each address, the TCP transport
+only (all ranks share one hostname and would otherwise use shared memory).
+throughput_mbyte_s is the point's headline: MB/s per node for the baselines,
+the aggregate read rate for pfs (write_mbyte_s and read_mbyte_s beside it).
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from core.errors import DataCorrupted, RuntimeFailure
+from core.values import Axis, human_size
+from netlab.disk import DiskSet
+from netlab.disk_profiles import for_hardware
+from netlab.pfs import GlusterCluster
+from topologies.hardware import load as load_profile
+from topologies.spec import SpecError
+from topologies.timescale import time_scale_of
+from workloads.agent import PYTHON, Agents
+from workloads.base import Workload
+from workloads.filecopy import AXES as FILECOPY_AXES
+from workloads.iperf import run_pairs
+
+AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
+TESTS = ("ttcp", "bonnie", "pfs")
+BONNIE_BLOCK = 1 << 20
+OMIT_S = 1.0
+
+AXES = (
+    Axis("test", "choice", list(TESTS), "ttcp (network baseline per node), bonnie (disk baseline per "
+         "node), pfs (the concurrent MPI read/write test over the parallel file system)", choices=TESTS),
+    Axis("local_fraction", "float", [1.0], "pfs: share of each rank's blocks the file view puts in its "
+         "own node's stripe (1 = all local, as MACHE01's file view)", minimum=0, maximum=1),
+    Axis("stripe_size", "size", [256 << 10], "pfs: stripe unit = block each rank writes and reads, "
+         "K/M suffix (binary), a multiple of 4K", minimum=4096, maximum=64 << 20, unit="bytes"),
+    Axis("volume", "size", 16 << 20, "bytes each node writes and reads per test (pfs, bonnie)",
+         many=False, minimum=1 << 20, maximum=4 << 30, unit="bytes"),
+    Axis("duration", "int", 5, "ttcp: whole seconds each stream is measured (after 1 s of slow start)",
+         many=False, minimum=1, maximum=3600, unit="s"),
+    next(a for a in FILECOPY_AXES if a.name == "disk"),   # one disk setting for both
+)
+
+
+@dataclass
+class Context:
+    disks: DiskSet
+    pfs: GlusterCluster | None
+    launcher: str
+    hosts: list
+
+
+def check(spec, point: dict, settings: dict) -> None:
+    if spec.params.get("grid"):
+        raise SpecError("the pfs workload runs on switched-cluster, single-net or bonded-dual-net, "
+                        f"not on {spec.topology}")
+    if len(spec.nodes) < 2:
+        raise SpecError("the pfs workload needs at least 2 nodes")
+    if point.get("stripe_size") is not None:
+        if point["stripe_size"] % 4096:
+            raise SpecError(f"--stripe-size must be a multiple of 4K (O_DIRECT), got {point['stripe_size']}")
+        if settings["volume"] % point["stripe_size"]:
+            raise SpecError(f"--volume ({human_size(settings['volume'])}) must be a whole number of "
+                            f"stripes ({human_size(point['stripe_size'])})")
+    if settings["volume"] % BONNIE_BLOCK:
+        raise SpecError("--volume must be a whole number of MiB")
+
+
+def normalize(point: dict) -> dict:
+    """The baselines use neither the file view nor the stripe size."""
+    if point["test"] != "pfs":
+        return {**point, "local_fraction": None, "stripe_size": None}
+    return point
+
+
+def _launcher(tb, path: str) -> str:
+    """Open MPI's rsh agent: run the command in the namespace owning the address."""
+    cases = "\n".join(f"  {h.address}) pid={h.pid};;" for h in tb.net.hosts)
+    with open(path, "w") as f:
+        f.write(f"""#!/bin/sh
+# Written by Beowulf Netlab (workloads/pfs.py): Open MPI's rsh agent for this run.
+host=$1; shift
+case $host in
+{cases}
+  *) echo "no emulated node has address $host" >&2; exit 1;;
+esac
+exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*"
+""")
+    os.chmod(path, stat.S_IRWXU)
+    return path
+
+
+def mpirun(ctx: Context, argv: list[str]) -> list[str]:
+    """The mpirun command line: one rank per node, TCP only, launched through the namespaces."""
+    return ["mpirun", "--mca", "plm_rsh_agent", ctx.launcher, "--mca", "plm_rsh_no_tree_spawn", "1",
+            "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+            "--mca", "btl_tcp_if_include", "10.0.0.0/16", "--mca", "oob_tcp_if_include", "10.0.0.0/16",
+            "--bind-to", "none", "--map-by", "node", "--host", ",".join(h.address for h in ctx.hosts),
+            "-np", str(len(ctx.hosts)), PYTHON, AGENT, *argv]
+
+
+def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> list[dict]:
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl_base_warn_component_unused="0")
+    with Agents() as agents:
+        proc = agents.start(ctx.hosts[0], mpirun(ctx, argv), what, host_mounts=True, env=env)
+        ranks = proc.result(timeout)["ranks"]
+    for r, h in zip(ranks, ctx.hosts):   # rank i must run in node i's namespace
+        if r["netns"] != os.readlink(f"/proc/{h.pid}/ns/net"):
+            raise RuntimeFailure(f"MPI rank {r['rank']} did not run in {h.name}'s namespace; "
+                                 "check Open MPI's --host mapping")
+    bad = sum(r["corrupt_blocks"] for r in ranks)
+    if bad:
+        raise DataCorrupted(f"{what}: {bad} block(s) read back differ from what was written; "
+                            "the point's results were discarded")
+    return ranks
+
+
+def prepare(tb, points: list[dict], settings: dict) -> Context:
+    """Disks on every node; the file system when some point needs it."""
+    nodes = [n.name for n in tb.spec.nodes]
+    d = time_scale_of(tb.spec)
+    disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")), d)
+    # a node's disk holds its bonnie file or its stripe (all blocks may land on one node's)
+    disks = DiskSet(tb.manifest, disk, nodes, settings["volume"] * max(1, len(nodes) // 2)).create()
+    launcher = _launcher(tb, str(disks.root / "mpi-rsh-agent.sh"))
+    ctx = Context(disks, None, launcher, [tb.host(n) for n in nodes])
+    if any(pt["test"] == "pfs" for pt in points):
+        ctx.pfs = GlusterCluster(tb, disks, d).start()
+        tb.on_teardown(ctx.pfs.stop)
+    return ctx
+
+
+def _aggregate(ranks: list[dict]) -> dict:
+    total = sum(r["bytes"] for r in ranks)
+    slowest_w = max(r["write_s"] for r in ranks)
+    slowest_r = max(r["read_s"] for r in ranks)
+    return {"write_mbyte_s": total / slowest_w / 1e6, "read_mbyte_s": total / slowest_r / 1e6,
+            "total_bytes": total, "elapsed_s": slowest_w + slowest_r,
+            "per_rank": [{"rank": r["rank"], "write_s": round(r["write_s"], 4),
+                          "read_s": round(r["read_s"], 4)} for r in ranks]}
+
+
+def run_ttcp(tb, ctx: Context, settings: dict) -> dict:
+    hosts = ctx.hosts
+    pairs = [(hosts[i], hosts[i + 1]) for i in range(0, len(hosts) - 1, 2)]
+    flows = run_pairs(pairs, settings["duration"], OMIT_S)
+    per_node = [f.goodput_mbit / 8 for f in flows]
+    return {"throughput_mbyte_s": sum(per_node) / len(per_node), "per_node_mbyte_s": per_node,
+            "elapsed_s": float(settings["duration"]),
+            "pairs_placed": [f"{f.src}->{f.dst}" for f in flows],
+            "flows": [{"path": [[tb.spec.node(f.src).wires[0]], [tb.spec.node(f.dst).wires[0]]],
+                       "bytes": f.bytes_received, "start": 0.0, "end": f.seconds} for f in flows]}
+
+
+def run_bonnie(ctx: Context, settings: dict) -> dict:
+    disks = ctx.disks
+    nodes = [h.name for h in ctx.hosts]
+    blocks = settings["volume"] // BONNIE_BLOCK
+    argv = ["--test", "bonnie", "--block", str(BONNIE_BLOCK), "--blocks", str(blocks),
+            "--paths", ",".join(disks.disk(n).path("bonnie.dat") for n in nodes)]
+    if all(disks.disk(n).cgroup for n in nodes):
+        argv += ["--cgroups", ",".join(disks.disk(n).cgroup for n in nodes)]
+    timeout = 120 + 4 * settings["volume"] / max(disks.profile.write_mbyte_s or 1000, 0.01) / 1e6
+    ranks = run_mpi(ctx, argv, timeout, "the bonnie baseline")
+    write = [r["bytes"] / r["write_s"] / 1e6 for r in ranks]
+    read = [r["bytes"] / r["read_s"] / 1e6 for r in ranks]
+    return {"throughput_mbyte_s": sum(read) / len(read), "write_mbyte_s": sum(write) / len(write),
+            "read_mbyte_s": sum(read) / len(read), "elapsed_s": max(r["write_s"] + r["read_s"] for r in ranks),
+            "total_bytes": sum(r["bytes"] for r in ranks),
+            "per_rank": [{"rank": r["rank"], "write_mbyte_s": round(w, 3), "read_mbyte_s": round(x, 3)}
+                         for r, w, x in zip(ranks, write, read)]}
+
+
+def run_pfs(ctx: Context, point: dict) -> dict:
+    pfs = ctx.pfs
+    pfs.check_alive()
+    nodes = [h.name for h in ctx.hosts]
+    block = point["stripe_size"]
+    blocks = point["volume"] // block
+    run_dir = f"p{point['point_index']}r{point['repeat']}"
+    argv = ["--test", "pfs", "--mounts", ",".join(pfs.mount(n) for n in nodes), "--dir", run_dir,
+            "--block", str(block), "--blocks", str(blocks), "--local-fraction", f"{point['local_fraction']:g}"]
+    rate = min(ctx.disks.profile.write_mbyte_s or 1000, ctx.disks.profile.read_mbyte_s or 1000)
+    timeout = 120 + 4 * len(nodes) * point["volume"] / max(rate, 0.01) / 1e6
+    ranks = run_mpi(ctx, argv, timeout, "the MPI read/write test")
+    # Where each stripe really lives, as GlusterFS says: local = bytes a rank moved in its own node's.
+    home = {s: pfs.brick_node(os.path.join(pfs.mount(nodes[0]), run_dir, f"stripe.{s}"))
+            for s in range(len(nodes))}
+    moved = sum(sum(r["per_stripe"]) for r in ranks)
+    local = sum(n for r in ranks for s, n in enumerate(r["per_stripe"]) if home[s] == nodes[r["rank"]])
+    misplaced = [f"stripe.{s} on {home[s]}" for s in home if home[s] != nodes[s]]
+    pfs.remove(run_dir)
+    res = _aggregate(ranks)
+    return {"throughput_mbyte_s": res["read_mbyte_s"], **res,
+            "local_fraction_measured": round(local / moved, 4) if moved else None,
+            "stripes_misplaced": misplaced}
+
+
+def run_point(tb, ctx: Context, point: dict, settings: dict) -> dict:
+    ctx.disks.fresh_throttles()
+    if ctx.pfs:
+        ctx.pfs.join_cgroups()
+    pt = {**settings, **point}
+    if point["test"] == "ttcp":
+        res = run_ttcp(tb, ctx, settings)
+    elif point["test"] == "bonnie":
+        res = run_bonnie(ctx, settings)
+    else:
+        res = run_pfs(ctx, pt)
+    return {**res, "disk": ctx.disks.record(),
+            **({"pfs": ctx.pfs.record()} if ctx.pfs and point["test"] == "pfs" else {})}
+
+
+def label(pt: dict) -> str:
+    if pt["test"] != "pfs":
+        return pt["test"]
+    return f"pfs local={pt['local_fraction']:g} stripe={human_size(pt['stripe_size'])}"
+
+
+WORKLOAD = Workload(
+    name="pfs", summary="MACHE01's parallel I/O study: ttcp and bonnie baselines, the MPI read/write "
+    "test over GlusterFS", axes=AXES, x_axis="local_fraction",
+    csv_columns=("test", "local_fraction", "stripe_size", "volume", "write_mbyte_s", "read_mbyte_s",
+                 "local_fraction_measured"),
+    check=check, run_point=run_point, prepare=prepare, label=label, normalize=normalize,
+    rate_keys=("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s"))
