@@ -53,10 +53,9 @@ class PfsError(RuntimeFailure):
 
 
 def missing_tools() -> list[str]:
-    need = {"glusterfsd": "glusterfs-server", "glusterfs": "glusterfs-client",
-            "fusermount": "fuse3"}
-    out = [f"{t} (apt: {pkg})" for t, pkg in need.items() if not shutil.which(t)
-           and not (t == "fusermount" and shutil.which("fusermount3"))]
+    need = {"glusterfsd": "glusterfs-server", "glusterfs": "glusterfs-client", "getfattr": "attr",
+            "mpirun": "openmpi-bin"}
+    out = [f"{t} (apt: {pkg})" for t, pkg in need.items() if not shutil.which(t)]
     if not os.path.exists("/dev/fuse"):
         out.append("/dev/fuse (a kernel with FUSE)")
     return out

@@ -196,7 +196,7 @@ def run_pfs(ctx: Context, point: dict) -> dict:
     argv = ["--test", "pfs", "--mounts", ",".join(pfs.mount(n) for n in nodes), "--dir", run_dir,
             "--block", str(block), "--blocks", str(blocks), "--local-fraction", f"{point['local_fraction']:g}"]
     rate = min(ctx.disks.profile.write_mbyte_s or 1000, ctx.disks.profile.read_mbyte_s or 1000)
-    timeout = 120 + 4 * len(nodes) * point["volume"] / max(rate, 0.01) / 1e6
+    timeout = 300 + 10 * len(nodes) * point["volume"] / max(rate, 0.01) / 1e6   # all remote, RTOs x D
     ranks = run_mpi(ctx, argv, timeout, "the MPI read/write test")
     # Where each stripe really lives, as GlusterFS says: local = bytes a rank moved in its own node's.
     home = {s: pfs.brick_node(os.path.join(pfs.mount(nodes[0]), run_dir, f"stripe.{s}"))
