@@ -21,7 +21,8 @@ in the host's mount namespace (where the disks are). The brick joins the
 node's block-throttle cgroup, so its disk I/O runs at the node's disk rate;
 clients open files with O_DIRECT, which GlusterFS passes to the brick (a
 write or read reaches the throttled disk, not a page cache). GlusterFS's
-own timeouts (ping 42 s, frame 1800 s) are multiplied by the time scale D.
+own timeouts (ping 42 s, frame 1800 s) are multiplied by the time scale D,
+up to the largest values GlusterFS accepts (1013 s and 86400 s).
 
 Cleanup: the daemons live in the node namespaces (the manifest's release
 kills every process there); the mounts and bricks live under the run's disk
@@ -42,8 +43,16 @@ from core.errors import RuntimeFailure
 from netlab.disk import DiskSet
 
 BRICK_PORT = 49152
-PING_TIMEOUT_S = 42          # GlusterFS defaults, scaled by D
+PING_TIMEOUT_S = 42          # GlusterFS defaults, scaled by D up to GlusterFS's bounds
 FRAME_TIMEOUT_S = 1800
+MAX_PING_TIMEOUT_S = 1013
+MAX_FRAME_TIMEOUT_S = 86400
+
+
+def timeouts(time_scale: float) -> tuple[int, int]:
+    """(ping, frame) timeouts in seconds for a network D times slower."""
+    return (min(int(PING_TIMEOUT_S * time_scale), MAX_PING_TIMEOUT_S),
+            min(int(FRAME_TIMEOUT_S * time_scale), MAX_FRAME_TIMEOUT_S))
 READY_TIMEOUT_S = 60
 VERSION_CMD = ["glusterfsd", "--version"]
 
@@ -93,6 +102,7 @@ def client_volfile(local: str, bricks: list[tuple[str, str]], time_scale: float 
                    port: int = BRICK_PORT) -> str:
     """The client graph of one node: every brick, NUFA with `local` as the node's own."""
     parts = []
+    ping, frame = timeouts(time_scale)
     for node, address in bricks:
         parts.append(f"""volume {node}-client
   type protocol/client
@@ -100,8 +110,8 @@ def client_volfile(local: str, bricks: list[tuple[str, str]], time_scale: float 
   option remote-host {address}
   option remote-port {port}
   option remote-subvolume {node}
-  option ping-timeout {int(PING_TIMEOUT_S * time_scale)}
-  option frame-timeout {int(FRAME_TIMEOUT_S * time_scale)}
+  option ping-timeout {ping}
+  option frame-timeout {frame}
 end-volume
 """)
     subs = " ".join(f"{node}-client" for node, _ in bricks)
@@ -173,9 +183,15 @@ class GlusterCluster:
                                             stderr=subprocess.PIPE)
 
     def _died(self, node: str, proc: subprocess.Popen, what: str) -> PfsError:
+        """The daemon's last error line (its log goes with the run's directory)."""
         err = (proc.stderr.read() or b"").decode(errors="replace").strip().splitlines() if proc.stderr else []
-        return PfsError(f"GlusterFS {what} of {node} exited ({proc.returncode})"
-                        + (f": {err[-1]}" if err else "") + f"; its log is in {self.root}")
+        log = self.root / f"{node}-{'brick' if what == 'brick' else 'client'}.log"
+        try:
+            errors = [ln for ln in log.read_text(errors="replace").splitlines() if "] E [" in ln]
+        except OSError:
+            errors = []
+        why = errors[0].split("] E [", 1)[1] if errors else (err[-1] if err else "no message")
+        return PfsError(f"GlusterFS {what} of {node} exited ({proc.returncode}): {why[:200]}")
 
     def _wait_listening(self, node: str) -> None:
         m = self.members[node]
@@ -254,5 +270,6 @@ class GlusterCluster:
                 "bricks": len(self.members), "placement": "cluster/nufa: a file lives on the brick of "
                 "the node that created it", "client": "FUSE mount, --direct-io-mode=enable; files "
                 "opened O_DIRECT (passed to the brick)", "time_scale": self.time_scale,
-                "ping_timeout_s": int(PING_TIMEOUT_S * self.time_scale),
+                "ping_timeout_s": timeouts(self.time_scale)[0],
+                "frame_timeout_s": timeouts(self.time_scale)[1],
                 "commands": self.commands[:2] + ([["..."]] if len(self.commands) > 2 else [])}

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.jsonfile import check_schema, write_schema
-from pipeline.results import read_json
+from pipeline.results import read_json, real_rate
 from topologies.mesh import shares_wire
 from topologies.presets import build_spec
 
@@ -50,7 +50,9 @@ _SEL = {"type": "object", "additionalProperties": False, "required": ["where"],
         "properties": {"experiment": {"type": "string", "description": "experiment name (default: the claim's first)"},
                        "where": {"type": "object", "description": "point key -> value or list of values"},
                        "reduce": {"enum": ["max", "min", "mean"], "description": "how the points become one number (default max)"},
-                       "scale": {"type": "number", "description": "multiply the number by this (e.g. 1/line rate)"}}}
+                       "scale": {"type": "number", "description": "multiply the number by this (e.g. 1/line rate)"},
+                       "metric": {"type": "string", "description": "the point's MB/s key to read (default "
+                                  "throughput_mbyte_s); a time-scaled point gives it x D"}}}
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "title": "Beowulf Netlab claims file",
@@ -113,7 +115,9 @@ def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
     out: dict[tuple, list[dict]] = {}
     skip = {"repeat", "point_index", "throughput_mbyte_s", "fidelity", "gates", "flows", "per_pair",
             "per_copy", "host", "pairs_placed", "copies_placed", "wire_load", "elapsed_s", "payload_bytes",
-            "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified"}
+            "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified", "scaled",
+            "write_mbyte_s", "read_mbyte_s", "per_rank", "per_node_mbyte_s", "local_fraction_measured",
+            "stripes_misplaced", "pfs", "cpu_busy"}
     for p in points:
         key = tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in p.items() if k not in skip))
         out.setdefault(key, []).append(p)
@@ -143,8 +147,9 @@ class Evidence:
         if not chosen:
             self.problems.append(f"no point of {name} matches {sel['where']}")
         out = []
+        metric = sel.get("metric", "throughput_mbyte_s")
         for group in _groups(chosen).values():
-            vals = [p["throughput_mbyte_s"] for p in group]
+            vals = [real_rate(p, metric) for p in group]
             for p in group:
                 gates = p.get("gates")
                 if gates is not None and not gates.get("ok", True):

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from core.errors import BadInput
 from core.values import human_size
+from pipeline.results import real_rate
 from workloads import WORKLOADS
 
 
@@ -170,10 +171,99 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
     return written
 
 
+def _scale_note(doc: dict) -> str:
+    ds = sorted({p.get("time_scale", 1) for p in doc["points"]})
+    return "" if ds == [1] else (f" (time-scaled by D = {', '.join(f'{d:g}' for d in ds)}: measured x D, "
+                                 "the real network's figures)")
+
+
+def pfs_table(doc: dict) -> str:
+    """The baselines per node, then aggregate read/write per stripe size and local fraction,
+    all as the real network's MB/s (x D); '*' marks suspect points."""
+    lines = [f"pfs: MB/s (10^6 bytes/s){_scale_note(doc)}"]
+    suspect: set = set()
+    nets = list(dict.fromkeys(curve_key(p) + (f" D={p['time_scale']:g}" if p.get("time_scale") else "")
+                              for p in doc["points"]))
+    for net in nets:
+        pts = [p for p in doc["points"]
+               if curve_key(p) + (f" D={p['time_scale']:g}" if p.get("time_scale") else "") == net]
+        lines.append(f"{net}, {pts[0]['nodes']} nodes")
+        for test, what in (("ttcp", "ttcp per node"), ("bonnie", "bonnie per node, read/write")):
+            base = [p for p in pts if p["test"] == test]
+            if base:
+                mark = "*" if not all(trusted(p) for p in base) else ""
+                suspect |= {mark} - {""}
+                vals = (f"{_mean([real_rate(p, 'read_mbyte_s') for p in base]):.1f} / "
+                        f"{_mean([real_rate(p, 'write_mbyte_s') for p in base]):.1f}" if test == "bonnie"
+                        else f"{_mean([real_rate(p) for p in base]):.1f}")
+                lines.append(f"  {what:32s}{vals}{mark}")
+        runs = [p for p in pts if p["test"] == "pfs"]
+        fracs = sorted({p["local_fraction"] for p in runs}, reverse=True)
+        if runs:
+            lines.append("  aggregate read/write, by local fraction (measured local share):")
+            lines.append("  " + "stripe".ljust(10) + "".join(f"{f:g}".rjust(20) for f in fracs))
+            for size in sorted({p["stripe_size"] for p in runs}):
+                row = "  " + human_size(size).ljust(10)
+                for f in fracs:
+                    cell = [p for p in runs if p["stripe_size"] == size and p["local_fraction"] == f]
+                    if not cell:
+                        row += "-".rjust(20)
+                        continue
+                    mark = "" if all(trusted(p) for p in cell) else "*"
+                    suspect |= {mark} - {""}
+                    share = _mean([p.get("local_fraction_measured") or 0.0 for p in cell])
+                    row += (f"{_mean([real_rate(p, 'read_mbyte_s') for p in cell]):.0f}/"
+                            f"{_mean([real_rate(p, 'write_mbyte_s') for p in cell]):.0f} ({share:.2f}){mark}"
+                            ).rjust(20)
+                lines.append(row)
+    return _finish(lines, suspect)
+
+
+def _pfs_plot(doc: dict, path: str) -> list[str]:
+    """Aggregate read and write (x D) against the local fraction, one curve per stripe size,
+    beside what the nodes' disks and the network alone could carry."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    runs = [p for p in doc["points"] if p["test"] == "pfs"]
+    colours = plt.get_cmap("tab10")
+    for i, size in enumerate(sorted({p["stripe_size"] for p in runs})):
+        for metric, style in (("read_mbyte_s", "-"), ("write_mbyte_s", "--")):
+            pts = defaultdict(list)
+            for p in runs:
+                if p["stripe_size"] == size:
+                    pts[p["local_fraction"]].append(real_rate(p, metric))
+            xs = sorted(pts)
+            ax.plot(xs, [_mean(pts[x]) for x in xs], style, marker="o", color=colours(i % 10),
+                    label=f"{metric.split('_')[0]}, stripe {human_size(size)}")
+    nodes = max((p["nodes"] for p in doc["points"]), default=0)
+    for test, label, colour in (("ttcp", "network alone: nodes x ttcp (measured)", "grey"),
+                                ("bonnie", "disks alone: nodes x bonnie (measured)", "brown")):
+        base = [real_rate(p) for p in doc["points"] if p["test"] == test]
+        if base:
+            ax.axhline(nodes * _mean(base), color=colour, ls=":", lw=1.5)
+            ax.annotate(label, (0, nodes * _mean(base)), xytext=(4, 3), textcoords="offset points",
+                        fontsize=7, color=colour)
+    _reference_lines(ax, doc)
+    ax.set_xlabel("local fraction (file view: share of each rank's blocks in its own node's stripe)")
+    ax.set_ylabel(f"aggregate MB/s{' (measured x D)' if _scale_note(doc) else ''}")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title(doc, f"parallel file system, {nodes} nodes{_scale_note(doc)}"), fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    save(fig, path, 110)
+    return [path]
+
+
 def table(doc: dict) -> str:
     """Mean throughput (MB/s) per curve and token size; '*' marks suspect points."""
     if doc["workload"] == "filecopy":
         return filecopy_table(doc)
+    if doc["workload"] == "pfs":
+        return pfs_table(doc)
     cells: dict = defaultdict(list)
     suspect: set = set()
     sizes: set = set()
@@ -216,6 +306,8 @@ def plot(doc: dict, path: str) -> list[str]:
     Returns the files written."""
     if doc["workload"] == "filecopy":
         return _filecopy_plot(doc, path)
+    if doc["workload"] == "pfs":
+        return _pfs_plot(doc, path)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -246,6 +246,12 @@ V1_RENAMES = {"topologies": "topology", "rates": "rate_mbit", "placements": "pla
               "token_sizes": "token_size", "file_sizes": "file_size"}
 
 
+def real_rate(point: dict, metric: str = "throughput_mbyte_s") -> float:
+    """A point's MB/s as the real network's: x D on a time-scaled point (topologies.timescale)."""
+    scaled = point.get("scaled") or {}
+    return float(scaled[metric] if metric in scaled else point[metric])
+
+
 def upgrade(doc: Any, where: str) -> dict:
     """A document of any known version, as the current version."""
     if not isinstance(doc, dict):

@@ -29,7 +29,7 @@ def test_report_from_stored_documents(docs, tmp_path):
     md = (tmp_path / "report.md").read_text()
     html = page.read_text()
     verdicts = json.loads((tmp_path / "claims.json").read_text())
-    assert [v["id"] for v in verdicts] == list(range(1, 24))
+    assert [v["id"] for v in verdicts] == list(range(1, 25))
     judged = [v for v in verdicts if set(v["experiments"]) <= set(docs) and v["experiments"]]
     assert judged and all(v["verdict"] for v in judged)
     assert any(v["verdict"] != NOT_CHECKABLE for v in judged)
@@ -70,6 +70,6 @@ def test_report_judges_both_hardware_views(docs, tmp_path):
     assert sorted({v["hardware"] for v in verdicts}) == ["none", "paper"]
     today = {v["id"]: v for v in verdicts if v["hardware"] == "none"}
     paper = {v["id"]: v for v in verdicts if v["hardware"] == "paper"}
-    assert len(today) == len(paper) == 23
+    assert len(today) == len(paper) == 24
     # claim 7 reads one value: halved on the profile's points, so the views really differ
     assert paper[7]["measured"] == pytest.approx(today[7]["measured"] / 2, rel=0.01)
