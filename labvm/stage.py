@@ -34,7 +34,10 @@ TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_e
                 "tests/integration/test_hardware.py::test_a_relay_forwards_within_its_budget_and_its_own_traffic_pays",
                 "tests/integration/test_hardware.py::test_contention_charges_the_metcalfe_boggs_cost",
                 # exercises judge live measurements against solutions measured on a real host
-                "tests/integration/test_exercises.py")
+                "tests/integration/test_exercises.py",
+                # MACHE01's cluster: rates and the time-scale comparison are timing bounds, and its
+                # GlusterFS and MPI daemons would take the saturated guest minutes to start
+                "tests/integration/test_pfs.py")
 EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
 
 
