@@ -177,6 +177,7 @@ EXPERIMENTS = [
     ("experiment contention bool", "bad.json", exp({"contention": True}), "contention"),
     ("experiment hardware era at 50", "bad.json", exp({"hardware": "era", "rate_mbit": [50]}),
      "no profile was built"),
+    ("experiment time scale negative", "bad.json", exp({"time_scale": [-2]}), "time_scale"),
 ]
 
 RESULTS = [
@@ -230,6 +231,20 @@ OTHERS = [
     ("run hardware twice", ["run", "iperf", "--hardware", "none,none"], "twice"),
     ("run contention yes", ["run", "iperf", "--contention", "yes"], "--contention"),
     ("run hardware era at 50", ["run", "iperf", "--rate", "50", "--hardware", "era"], "no profile was built"),
+    ("run time scale zero", ["run", "iperf", "--time-scale", "0"], "--time-scale"),
+    ("run time scale text", ["run", "iperf", "--time-scale", "fast"], "--time-scale"),
+    ("run time scale too slow for the wire", ["run", "iperf", "--rate", "10", "--time-scale", "500"],
+     "smaller --time-scale"),
+    ("cli time scale list", ["cli", "--topo", "switched-cluster", "--time-scale", "10,20"], "one value"),
+    ("run pfs unknown test", ["run", "pfs", "--test", "iozone"], "--test"),
+    ("run pfs local fraction over 1", ["run", "pfs", "--local-fraction", "1.5"], "--local-fraction"),
+    ("run pfs stripe not 4K", ["run", "pfs", "--topo", "switched-cluster", "--stripe-size", "5000"],
+     "multiple of 4K"),
+    ("run pfs on a mesh", ["run", "pfs", "--topo", "routed-mesh"], "switched-cluster"),
+    ("run pfs volume not whole stripes", ["run", "pfs", "--topo", "switched-cluster", "--stripe-size",
+                                          "3M", "--volume", "16M"], "whole number of stripes"),
+    ("experiment time scale override", ["experiment", "mache01-pvfs", "--time-scale", "0.5"],
+     "--time-scale"),
     ("experiment hardware override unknown", ["experiment", "quick-comparison", "--hardware", "486"],
      "--hardware"),
     ("reproduce contention on both", ["reproduce", "--contention"], "--hardware paper"),
