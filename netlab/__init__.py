@@ -6,6 +6,7 @@ and `relay` build the tc/ip/nft argv of a wire, a bonded node and a relay;
 `wire`, `node` and `topo` are the Mininet classes that apply them;
 `testbed` builds and always tears down one network, with `manifest` recording
 what a run made so `clean` removes exactly that; `disk` gives nodes throttled
-disks (`disk_profiles` says how fast); `console` is Mininet's CLI on a testbed.
+disks (`disk_profiles` says how fast) and `pfs` runs a GlusterFS brick and
+client on each node's disk; `console` is Mininet's CLI on a testbed.
 Imports only `core` and `topologies`; nothing here knows about workloads.
 """

@@ -2,7 +2,9 @@
 
 Division of labor: `spec` defines wires, switches, nodes and the network's
 defaults and bounds; `presets` names the papers' topologies and builds them;
-`mesh` wires the k x k grids and picks relays; `impairments` adds netem
-settings to a spec; `render` draws a spec as text or PNG.
+`mesh` wires the k x k grids and picks relays, `cluster` the 2001 switched
+cluster; `hardware` loads the machines' profiles; `impairments` adds netem
+settings to a spec and `timescale` slows a whole spec by D; `render` draws a
+spec as text or PNG.
 Imports only `core`; `netlab` turns a spec into a running network.
 """
