@@ -114,19 +114,28 @@ class DiskSet:
         self.fresh_throttles()
         return self
 
-    def fresh_throttles(self) -> None:
+    def fresh_throttles(self, residents: dict[str, list[int]] | None = None) -> None:
         """A new cgroup per node and point: blk-throttle carries credit and debt
         from one slice to the next (measured: a reused group ran a 1 MB copy
-        26 % fast), so no point may inherit another's budget."""
+        26 % fast), so no point may inherit another's budget. `residents`
+        (node -> pids) are long-lived processes that do a node's disk I/O
+        (file-system bricks): they move into the new group before the old one
+        is removed (a cgroup with a process in it cannot be)."""
         if self.impl == "none":
             return
         self.generation += 1
         for disk in self.disks.values():
-            if disk.cgroup:
-                _rmdir_cgroup(Path(disk.cgroup))
+            old = disk.cgroup
             disk.cgroup = str(self.cgroup_root() / f"{disk.node}.{self.generation}")
             self._make_cgroup(Path(disk.cgroup))
             self._throttle(disk)
+            for pid in (residents or {}).get(disk.node, []):
+                try:
+                    Path(disk.cgroup, "cgroup.procs").write_text(str(pid))
+                except OSError:   # the process has ended: nothing to move
+                    pass
+            if old:
+                _rmdir_cgroup(Path(old))
 
     def _make_cgroup(self, path: Path) -> None:
         if self.impl == "cgroup2-io.max":

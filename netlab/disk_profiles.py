@@ -86,8 +86,11 @@ def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0) -> Dis
         d = profile.disk
         disk = DiskProfile(f"{profile.name}", float(d["read_mbyte_s"]), float(d["write_mbyte_s"]),
                            f"hardware profile {profile.name}: {d['derivation']}")
-    if time_scale == 1 or not disk.throttled:
+    if time_scale == 1:
         return disk
+    if not disk.throttled:
+        raise BadInput(f"--disk {disk.name} (unthrottled) cannot be time-scaled: the host's own disk "
+                       "would not run D times slower; give a rate (MB/s) or a profile")
     def slow(rate: float | None) -> float | None:
         return None if rate is None else rate / time_scale
     return DiskProfile(f"{disk.name}/D{time_scale:g}", slow(disk.read_mbyte_s), slow(disk.write_mbyte_s),

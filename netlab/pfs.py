@@ -178,19 +178,19 @@ class GlusterCluster:
         return self
 
     def _spawn(self, node: str, argv: list[str]) -> subprocess.Popen:
+        """A daemon in the node's namespace; its messages go to its log file (-l)."""
         self.commands.append(argv)
         return self._host(node).popen_netns(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.PIPE)
+                                            stderr=subprocess.DEVNULL)
 
     def _died(self, node: str, proc: subprocess.Popen, what: str) -> PfsError:
-        """The daemon's last error line (its log goes with the run's directory)."""
-        err = (proc.stderr.read() or b"").decode(errors="replace").strip().splitlines() if proc.stderr else []
+        """The daemon's first error line (its log goes with the run's directory)."""
         log = self.root / f"{node}-{'brick' if what == 'brick' else 'client'}.log"
         try:
             errors = [ln for ln in log.read_text(errors="replace").splitlines() if "] E [" in ln]
         except OSError:
             errors = []
-        why = errors[0].split("] E [", 1)[1] if errors else (err[-1] if err else "no message")
+        why = errors[0].split("] E [", 1)[1] if errors else "no error in its log"
         return PfsError(f"GlusterFS {what} of {node} exited ({proc.returncode}): {why[:200]}")
 
     def _wait_listening(self, node: str) -> None:
@@ -218,16 +218,22 @@ class GlusterCluster:
                        f"see {self.root}/{m.node}-client.log")
 
     def join_cgroups(self) -> None:
-        """Every brick into its node's current throttle cgroup (a new one each point)."""
+        """Every brick into its node's current throttle cgroup."""
         for node, m in self.members.items():
             cg = self.disks.disk(node).cgroup
             if cg and m.brick and m.brick.poll() is None:
                 Path(cg, "cgroup.procs").write_text(str(m.brick.pid))
 
+    def residents(self) -> dict[str, list[int]]:
+        """node -> the brick's pid: what DiskSet.fresh_throttles must carry into a new cgroup."""
+        return {node: [m.brick.pid] for node, m in self.members.items()
+                if m.brick is not None and m.brick.poll() is None}
+
     def mount(self, node: str) -> str:
         return self.members[node].mount
 
     def brick_node(self, path: str) -> str | None:
+        """None when GlusterFS does not say (the caller must not guess)."""
         """Which node's brick holds a file, as GlusterFS reports it."""
         out = run(["getfattr", "--only-values", "-n", "trusted.glusterfs.pathinfo", path], check=False)
         for node, m in self.members.items():

@@ -27,7 +27,8 @@ def varying(doc: dict) -> list[str]:
 
 
 def curve_key(p: dict, extra: list[str] = ()) -> str:
-    """One curve: topology, placement and rate, and any axis in `extra` (those that vary)."""
+    """One curve: topology, placement and rate, and any axis in `extra` (those that vary);
+    a time-scaled point's curve names its D (its rates are shown x D: real_rate)."""
     key = p["topology"]
     if p.get("channels") and p["topology"] == "bonded-dual-net":
         key += f" x{p['channels']}"
@@ -40,6 +41,7 @@ def curve_key(p: dict, extra: list[str] = ()) -> str:
     key = f"{key} @{p['rate_mbit']:g}Mb"
     if p.get("hardware", "none") != "none":
         key += f" [{p['hardware']}]"
+    key += f" D={p['time_scale']:g}" if p.get("time_scale") else ""
     return key + (" +CSMA/CD" if p.get("contention") == "on" else "")
 
 
@@ -87,7 +89,7 @@ def filecopy_table(doc: dict) -> str:
     suspect: set = set()
     for p in doc["points"]:
         key = (f"{curve_key(p)} {human_size(p['file_size'])}", p["remote"])
-        cells[key].append(p["throughput_mbyte_s"])
+        cells[key].append(real_rate(p))
         if not trusted(p):
             suspect.add(key)
     rows = list(dict.fromkeys(k for k, _ in cells))
@@ -124,7 +126,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
 
     data: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for p in doc["points"]:
-        data[curve_key(p)][p["file_size"]][p["remote"]].append(p["throughput_mbyte_s"])
+        data[curve_key(p)][p["file_size"]][p["remote"]].append(real_rate(p))
     nets = list(data)
     cols = min(3, len(nets)) or 1
     rows = (len(nets) + cols - 1) // cols or 1
@@ -182,11 +184,9 @@ def pfs_table(doc: dict) -> str:
     all as the real network's MB/s (x D); '*' marks suspect points."""
     lines = [f"pfs: MB/s (10^6 bytes/s){_scale_note(doc)}"]
     suspect: set = set()
-    nets = list(dict.fromkeys(curve_key(p) + (f" D={p['time_scale']:g}" if p.get("time_scale") else "")
-                              for p in doc["points"]))
+    nets = list(dict.fromkeys(curve_key(p) for p in doc["points"]))
     for net in nets:
-        pts = [p for p in doc["points"]
-               if curve_key(p) + (f" D={p['time_scale']:g}" if p.get("time_scale") else "") == net]
+        pts = [p for p in doc["points"] if curve_key(p) == net]
         lines.append(f"{net}, {pts[0]['nodes']} nodes")
         for test, what in (("ttcp", "ttcp per node"), ("bonnie", "bonnie per node, read/write")):
             base = [p for p in pts if p["test"] == test]
@@ -272,7 +272,7 @@ def table(doc: dict) -> str:
     for p in doc["points"]:
         x = p[x_axis]
         sizes.add(x)
-        cells[(curve_key(p, extra), x)].append(p["throughput_mbyte_s"])
+        cells[(curve_key(p, extra), x)].append(real_rate(p))
         if not trusted(p):
             suspect.add((curve_key(p, extra), x))
     curves = list(dict.fromkeys(curve_key(p, extra) for p in doc["points"]))
@@ -316,7 +316,7 @@ def plot(doc: dict, path: str) -> list[str]:
     x_axis = WORKLOADS[doc["workload"]].x_axis
     extra = varying(doc)
     for p in doc["points"]:
-        series[curve_key(p, extra)][p[x_axis]].append(p["throughput_mbyte_s"])
+        series[curve_key(p, extra)][p[x_axis]].append(real_rate(p))
     fig, ax = plt.subplots(figsize=(10, 5.5))
     for name, pts in series.items():
         xs = sorted(pts)

@@ -174,6 +174,7 @@ WORKLOAD_POINT = {
                                       "the mover's own node, from where GlusterFS put each stripe"),
         "stripes_misplaced": _t("array", "pfs: stripes GlusterFS did not put on their creator's brick"),
         "pairs_placed": _t("array", "ttcp: src->dst of each stream"),
+        "window_s": _t("number", "ttcp: the streams' time including slow start, s (wire utilisation's base)"),
         "pfs": _t("object", "pfs: the file system as it ran (netlab/pfs.py)"),
     },
 }
@@ -373,7 +374,7 @@ def write_atomic(doc: dict, path: Path) -> None:
 
 
 COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
-              "placement", "repeat")
+              "time_scale", "placement", "repeat")
 
 
 def csv_columns(workload: str) -> list[str]:
@@ -388,7 +389,7 @@ def write_csv(doc: dict, path: Path) -> None:
             w.writeheader()
             for p in doc["points"]:
                 disk = p.get("disk")
-                w.writerow({**p, "suspect": p["fidelity"].get("suspect") or "",
+                w.writerow({"time_scale": 1, **p, "suspect": p["fidelity"].get("suspect") or "",
                             "disk": disk.get("profile") if isinstance(disk, dict) else disk})
         os.replace(tmp, path)
     except OSError as e:

@@ -3,7 +3,7 @@
 One 2-core host cannot move the 2 GB/s of disk and 1.3 GB/s of network of a
 32-node 2001 cluster, but it can move 1/D of it. Every rate is divided by D
 (wires here, host costs here as D x the CPU time per packet and per byte,
-disks in netlab.disk_profiles), so every queue fills and drains D times
+disks in netlab.disk_profiles; delays, jitter and a relay's hold time x D), so every queue fills and drains D times
 slower and a rate measured in scaled time, multiplied by D, is the real
 network's. The timers that matter are scaled up where Linux lets us: TCP's
 minimum retransmission timeout per route (200 ms x D); the parallel file
@@ -41,7 +41,9 @@ def scale(spec: NetworkSpec, d: float) -> NetworkSpec:
         if w.rate_mbit / d < 0.1:
             raise SpecError(f"--time-scale {d:g} would run {w.name} at {w.rate_mbit / d:.3g} Mbit/s, "
                             "under the 0.1 Mbit/s the shaper can hold; use a smaller --time-scale")
-        wires.append(dataclasses.replace(w, rate_mbit=check_rate(w.rate_mbit / d)))
+        imp = dataclasses.replace(w.impairment, delay_ms=w.impairment.delay_ms * d,
+                                  jitter_ms=w.impairment.jitter_ms * d)
+        wires.append(dataclasses.replace(w, rate_mbit=check_rate(w.rate_mbit / d), impairment=imp))
     nodes = []
     for n in spec.nodes:
         cost = n.host_cost and dataclasses.replace(n.host_cost, per_packet_us=n.host_cost.per_packet_us * d,

@@ -184,6 +184,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
 
 def check(spec, point: dict, settings: dict) -> None:
     plan(spec, settings["copies"], point["remote"], point["placement"])
+    for_hardware(settings["disk"], load_profile(spec.params.get("hardware", "none")), time_scale_of(spec))
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:

@@ -76,6 +76,7 @@ def check(spec, point: dict, settings: dict) -> None:
         if settings["volume"] % point["stripe_size"]:
             raise SpecError(f"--volume ({human_size(settings['volume'])}) must be a whole number of "
                             f"stripes ({human_size(point['stripe_size'])})")
+    for_hardware(settings["disk"], load_profile(spec.params.get("hardware", "none")), time_scale_of(spec))
     if settings["volume"] % BONNIE_BLOCK:
         raise SpecError("--volume must be a whole number of MiB")
 
@@ -110,7 +111,9 @@ def mpirun(ctx: Context, argv: list[str]) -> list[str]:
             "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", "10.0.0.0/16", "--mca", "oob_tcp_if_include", "10.0.0.0/16",
             "--bind-to", "none", "--map-by", "node", "--host", ",".join(h.address for h in ctx.hosts),
-            "-np", str(len(ctx.hosts)), PYTHON, AGENT, *argv]
+            # -m mpi4py: an exception in one rank aborts all of them instead of leaving the
+            # others waiting at a barrier
+            "-np", str(len(ctx.hosts)), PYTHON, "-m", "mpi4py", AGENT, *argv]
 
 
 def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> list[dict]:
@@ -135,13 +138,14 @@ def prepare(tb, points: list[dict], settings: dict) -> Context:
     nodes = [n.name for n in tb.spec.nodes]
     d = time_scale_of(tb.spec)
     disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")), d)
-    # a node's disk holds its bonnie file or its stripe (all blocks may land on one node's)
-    disks = DiskSet(tb.manifest, disk, nodes, settings["volume"] * max(1, len(nodes) // 2)).create()
+    # a node's disk holds its bonnie file, or its stripe: every rank's blocks there, `volume` in all
+    disks = DiskSet(tb.manifest, disk, nodes, settings["volume"]).create()
     launcher = _launcher(tb, str(disks.root / "mpi-rsh-agent.sh"))
     ctx = Context(disks, None, launcher, [tb.host(n) for n in nodes])
     if any(pt["test"] == "pfs" for pt in points):
-        ctx.pfs = GlusterCluster(tb, disks, d).start()
-        tb.on_teardown(ctx.pfs.stop)
+        ctx.pfs = GlusterCluster(tb, disks, d)
+        tb.on_teardown(ctx.pfs.stop)    # before start: a half-started cluster is stopped too
+        ctx.pfs.start()
     return ctx
 
 
@@ -156,12 +160,14 @@ def _aggregate(ranks: list[dict]) -> dict:
 
 
 def run_ttcp(tb, ctx: Context, settings: dict) -> dict:
+    """Node pairs (b0->b1, b2->b3, ...; an odd last node sits out), all at once."""
     hosts = ctx.hosts
     pairs = [(hosts[i], hosts[i + 1]) for i in range(0, len(hosts) - 1, 2)]
     flows = run_pairs(pairs, settings["duration"], OMIT_S)
     per_node = [f.goodput_mbit / 8 for f in flows]
     return {"throughput_mbyte_s": sum(per_node) / len(per_node), "per_node_mbyte_s": per_node,
             "elapsed_s": float(settings["duration"]),
+            "window_s": max(f.seconds for f in flows) + OMIT_S,   # the wires also carried slow start
             "pairs_placed": [f"{f.src}->{f.dst}" for f in flows],
             "flows": [{"path": [[tb.spec.node(f.src).wires[0]], [tb.spec.node(f.dst).wires[0]]],
                        "bytes": f.bytes_received, "start": 0.0, "end": f.seconds} for f in flows]}
@@ -197,24 +203,32 @@ def run_pfs(ctx: Context, point: dict) -> dict:
             "--block", str(block), "--blocks", str(blocks), "--local-fraction", f"{point['local_fraction']:g}"]
     rate = min(ctx.disks.profile.write_mbyte_s or 1000, ctx.disks.profile.read_mbyte_s or 1000)
     timeout = 300 + 10 * len(nodes) * point["volume"] / max(rate, 0.01) / 1e6   # all remote, RTOs x D
-    ranks = run_mpi(ctx, argv, timeout, "the MPI read/write test")
-    # Where each stripe really lives, as GlusterFS says: local = bytes a rank moved in its own node's.
-    home = {s: pfs.brick_node(os.path.join(pfs.mount(nodes[0]), run_dir, f"stripe.{s}"))
-            for s in range(len(nodes))}
-    moved = sum(sum(r["per_stripe"]) for r in ranks)
-    local = sum(n for r in ranks for s, n in enumerate(r["per_stripe"]) if home[s] == nodes[r["rank"]])
-    misplaced = [f"stripe.{s} on {home[s]}" for s in home if home[s] != nodes[s]]
-    pfs.remove(run_dir)
+    try:
+        ranks = run_mpi(ctx, argv, timeout, "the MPI read/write test")
+        # Where each stripe really lives, as GlusterFS says (never guessed)
+        home = {s: pfs.brick_node(os.path.join(pfs.mount(nodes[0]), run_dir, f"stripe.{s}"))
+                for s in range(len(nodes))}
+    finally:
+        pfs.remove(run_dir)
     res = _aggregate(ranks)
     return {"throughput_mbyte_s": res["read_mbyte_s"], **res,
-            "local_fraction_measured": round(local / moved, 4) if moved else None,
-            "stripes_misplaced": misplaced}
+            "local_fraction_measured": local_share(ranks, home, nodes),
+            "stripes_misplaced": [f"stripe.{s} on {home[s] or 'an unknown brick'}"
+                                  for s in home if home[s] != nodes[s]]}
+
+
+def local_share(ranks: list[dict], home: dict[int, str | None], nodes: list[str]) -> float | None:
+    """Share of the bytes moved that stayed on the mover's own node: rank r's bytes in stripes
+    whose brick is node r's. None when GlusterFS did not say where some stripe a rank used lives."""
+    moved = sum(sum(r["per_stripe"]) for r in ranks)
+    if not moved or any(home[s] is None for r in ranks for s, n in enumerate(r["per_stripe"]) if n):
+        return None
+    local = sum(n for r in ranks for s, n in enumerate(r["per_stripe"]) if home[s] == nodes[r["rank"]])
+    return round(local / moved, 4)
 
 
 def run_point(tb, ctx: Context, point: dict, settings: dict) -> dict:
-    ctx.disks.fresh_throttles()
-    if ctx.pfs:
-        ctx.pfs.join_cgroups()
+    ctx.disks.fresh_throttles(ctx.pfs.residents() if ctx.pfs else None)
     pt = {**settings, **point}
     if point["test"] == "ttcp":
         res = run_ttcp(tb, ctx, settings)

@@ -21,10 +21,11 @@ def agent_module():
     return mod
 
 
+@pytest.mark.parametrize("nodes", [3, 4, 5, 8, 32])
 @pytest.mark.parametrize("fraction", [0.0, 0.25, 0.5, 0.75, 1.0])
-def test_the_file_view_puts_the_asked_share_of_blocks_in_the_ranks_own_stripe(fraction):
+def test_the_file_view_puts_the_asked_share_of_blocks_in_the_ranks_own_stripe(fraction, nodes):
     target = agent_module().target
-    nodes, blocks = 8, 64
+    blocks = 64
     for rank in range(nodes):
         plan = [target(rank, j, nodes, fraction) for j in range(blocks)]
         assert plan.count(rank) == round(fraction * blocks)
@@ -78,3 +79,22 @@ def test_claims_read_the_real_networks_rate_on_a_time_scaled_point():
              "scaled": {"throughput_mbyte_s": 100.0, "read_mbyte_s": 100.0}}
     assert real_rate(point) == 100.0 and real_rate(point, "read_mbyte_s") == 100.0
     assert real_rate({"throughput_mbyte_s": 3.0}) == 3.0
+
+
+def test_the_local_share_counts_bytes_on_the_movers_own_brick_and_never_guesses():
+    from workloads.pfs import _aggregate, local_share
+    nodes = ["b0", "b1"]
+    ranks = [{"rank": 0, "per_stripe": [300, 100], "bytes": 400, "write_s": 2.0, "read_s": 1.0},
+             {"rank": 1, "per_stripe": [0, 400], "bytes": 400, "write_s": 4.0, "read_s": 1.0}]
+    assert local_share(ranks, {0: "b0", 1: "b1"}, nodes) == pytest.approx(700 / 800)
+    assert local_share(ranks, {0: "b1", 1: "b0"}, nodes) == pytest.approx(100 / 800)
+    assert local_share(ranks, {0: "b0", 1: None}, nodes) is None
+    agg = _aggregate(ranks)      # total bytes / the slowest rank's time, per phase
+    assert agg["write_mbyte_s"] == pytest.approx(800 / 4.0 / 1e6)
+    assert agg["read_mbyte_s"] == pytest.approx(800 / 1.0 / 1e6)
+
+
+def test_an_unthrottled_disk_cannot_be_time_scaled():
+    with pytest.raises(BadInput, match="cannot be time-scaled"):
+        Sweep.make("pfs", {"topology": ["switched-cluster"], "nodes": 4, "rate_mbit": [1000.0],
+                           "time_scale": [10.0], "disk": "none"}).check()
