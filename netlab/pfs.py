@@ -257,18 +257,17 @@ class GlusterCluster:
             if os.path.ismount(m.mount):
                 if execute(["umount", m.mount])[0] != 0:
                     execute(["umount", "-l", m.mount])
-        for m in self.members.values():
-            for proc in (m.client, m.brick):
-                if proc is not None and proc.poll() is None:
-                    proc.terminate()
-        for m in self.members.values():
-            for proc in (m.client, m.brick):
-                if proc is not None:
-                    try:
-                        proc.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
-                        proc.wait()
+        procs = [p for m in self.members.values() for p in (m.client, m.brick) if p is not None]
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        deadline = time.monotonic() + 10      # one deadline for all, then SIGKILL the rest
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
     def record(self) -> dict:
         version = run(VERSION_CMD, check=False).splitlines()

@@ -40,6 +40,7 @@ AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
 TESTS = ("ttcp", "bonnie", "pfs")
 BONNIE_BLOCK = 1 << 20
 OMIT_S = 1.0
+LAUNCH_TIMEOUT_S = 180
 
 AXES = (
     Axis("test", "choice", list(TESTS), "ttcp (network baseline per node), bonnie (disk baseline per "
@@ -89,8 +90,11 @@ def normalize(point: dict) -> dict:
 
 
 def _launcher(tb, path: str) -> str:
-    """Open MPI's rsh agent: run the command in the namespace owning the address."""
+    """Open MPI's rsh agent: run the command in the namespace owning the address. The daemon's
+    output goes to a log beside the agent, not to mpirun's pipes: a daemon that outlived mpirun
+    would otherwise hold them open and the wait for mpirun's result would never end."""
     cases = "\n".join(f"  {h.address}) pid={h.pid};;" for h in tb.net.hosts)
+    log = os.path.join(os.path.dirname(path), "orted-$host.log")
     with open(path, "w") as f:
         f.write(f"""#!/bin/sh
 # Written by Beowulf Netlab (workloads/pfs.py): Open MPI's rsh agent for this run.
@@ -99,7 +103,7 @@ case $host in
 {cases}
   *) echo "no emulated node has address $host" >&2; exit 1;;
 esac
-exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*"
+exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*" </dev/null >>"{log}" 2>&1
 """)
     os.chmod(path, stat.S_IRWXU)
     return path
@@ -108,6 +112,9 @@ exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*"
 def mpirun(ctx: Context, argv: list[str]) -> list[str]:
     """The mpirun command line: one rank per node, TCP only, launched through the namespaces."""
     return ["mpirun", "--mca", "plm_rsh_agent", ctx.launcher, "--mca", "plm_rsh_no_tree_spawn", "1",
+            # daemons reach mpirun through the emulated network, whose first node's CPU budget
+            # may drop a SYN when all connect at once: retry on, and fail within a bound, not hang
+            "--mca", "oob_tcp_peer_retries", "60", "--mca", "orte_startup_timeout", str(LAUNCH_TIMEOUT_S),
             "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", "10.0.0.0/16", "--mca", "oob_tcp_if_include", "10.0.0.0/16",
             "--bind-to", "none", "--map-by", "node", "--host", ",".join(h.address for h in ctx.hosts),
