@@ -117,7 +117,7 @@ def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
             "per_copy", "host", "pairs_placed", "copies_placed", "wire_load", "elapsed_s", "payload_bytes",
             "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified", "scaled",
             "write_mbyte_s", "read_mbyte_s", "per_rank", "per_node_mbyte_s", "local_fraction_measured",
-            "stripes_misplaced", "pfs", "cpu_busy"}
+            "stripes_misplaced", "pfs", "cpu_busy", "mpi_attempts", "window_s"}
     for p in points:
         key = tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in p.items() if k not in skip))
         out.setdefault(key, []).append(p)
