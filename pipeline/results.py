@@ -175,8 +175,8 @@ WORKLOAD_POINT = {
         "stripes_misplaced": _t("array", "pfs: stripes GlusterFS did not put on their creator's brick"),
         "pairs_placed": _t("array", "ttcp: src->dst of each stream"),
         "window_s": _t("number", "ttcp: the streams' time including slow start, s (wire utilisation's base)"),
-        "mpi_attempts": _t("integer", "pfs, bonnie: MPI launches it took (a failed or hung one is ended "
-                           "and retried once)", minimum=1),
+        "mpi_attempts": _t("integer", "pfs, bonnie: MPI launches it took (one that does not start "
+                           "every rank within 60 s, or fails, is ended and tried again, 3 in all)", minimum=1),
         "pfs": _t("object", "pfs: the file system as it ran (netlab/pfs.py)"),
     },
 }

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import time
 from dataclasses import dataclass
 
 from core.errors import DataCorrupted, RuntimeFailure
@@ -41,7 +42,8 @@ AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
 TESTS = ("ttcp", "bonnie", "pfs")
 BONNIE_BLOCK = 1 << 20
 OMIT_S = 1.0
-LAUNCH_TIMEOUT_S = 180
+LAUNCH_TIMEOUT_S = 60
+LAUNCH_ATTEMPTS = 3
 
 AXES = (
     Axis("test", "choice", list(TESTS), "ttcp (network baseline per node), bonnie (disk baseline per "
@@ -114,8 +116,8 @@ def mpirun(ctx: Context, argv: list[str]) -> list[str]:
     """The mpirun command line: one rank per node, TCP only, launched through the namespaces."""
     return ["mpirun", "--mca", "plm_rsh_agent", ctx.launcher, "--mca", "plm_rsh_no_tree_spawn", "1",
             # daemons reach mpirun through the emulated network, whose first node's CPU budget
-            # may drop a SYN when all connect at once: retry on, and fail within a bound, not hang
-            "--mca", "oob_tcp_peer_retries", "60", "--mca", "orte_startup_timeout", str(LAUNCH_TIMEOUT_S),
+            # may drop a SYN when all connect at once: retry on
+            "--mca", "oob_tcp_peer_retries", "60",
             "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", "10.0.0.0/16", "--mca", "oob_tcp_if_include", "10.0.0.0/16",
             "--bind-to", "none", "--map-by", "node", "--host", ",".join(h.address for h in ctx.hosts),
@@ -124,27 +126,49 @@ def mpirun(ctx: Context, argv: list[str]) -> list[str]:
             "-np", str(len(ctx.hosts)), PYTHON, "-m", "mpi4py", AGENT, *argv]
 
 
-def _end_strays(ctx: Context) -> int:
-    """SIGKILL what a failed MPI run left in our nodes: Open MPI daemons (they outlive mpirun)
-    and ranks of this program. Only processes in this run's node namespaces are touched."""
+def _ours(ctx: Context) -> list[tuple[int, int, bool]]:
+    """(pid, netns inode, is a rank) of the Open MPI daemons and ranks in this run's nodes."""
     inodes = {os.stat(f"/proc/{h.pid}/ns/net").st_ino for h in ctx.hosts}
-    ended = 0
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
-            if os.stat(f"/proc/{entry}/ns/net").st_ino not in inodes:
-                continue
+            ino = os.stat(f"/proc/{entry}/ns/net").st_ino
         except OSError:
             continue
-        if argv[0].endswith(b"orted") or AGENT.encode() in argv:
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-                ended += 1
-            except ProcessLookupError:
-                pass
+        if ino in inodes and (argv[0].endswith(b"orted") or AGENT.encode() in argv):
+            found.append((int(entry), ino, AGENT.encode() in argv))
+    return found
+
+
+def _end_strays(ctx: Context) -> int:
+    """SIGKILL what a failed MPI run left in our nodes: Open MPI daemons (they outlive mpirun)
+    and ranks of this program. Only processes in this run's node namespaces are touched."""
+    ended = 0
+    for pid, _, _ in _ours(ctx):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            ended += 1
+        except ProcessLookupError:
+            pass
     return ended
+
+
+def _wait_launched(ctx: Context, proc, what: str) -> None:
+    """Every node runs a rank within LAUNCH_TIMEOUT_S, or the launch failed: Open MPI waits
+    forever for a daemon that never reported (seen in about one of five 32-node launches)."""
+    deadline = time.monotonic() + LAUNCH_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if len({ino for _, ino, rank in _ours(ctx) if rank}) == len(ctx.hosts):
+            return
+        if proc.proc.poll() is not None:
+            return       # finished (or failed) already: its result says which
+        time.sleep(0.5)
+    up = len({ino for _, ino, rank in _ours(ctx) if rank})
+    raise WorkloadFailed(f"{what}: only {up} of {len(ctx.hosts)} nodes started their MPI rank "
+                         f"within {LAUNCH_TIMEOUT_S} s")
 
 
 def _daemon_complaints(ctx: Context) -> str:
@@ -157,21 +181,22 @@ def _daemon_complaints(ctx: Context) -> str:
 
 
 def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> tuple[list[dict], int]:
-    """(every rank's report, attempts). An attempt that fails or hangs (a daemon that never
-    reported: seen once in about ten 32-node launches) is ended, its strays killed, and
-    retried once; the point records how many attempts it took."""
+    """(every rank's report, attempts). A launch that does not bring up every rank within
+    LAUNCH_TIMEOUT_S, or a run that fails, is ended with its strays and tried again, up to
+    LAUNCH_ATTEMPTS in all; the point records how many it took."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_base_warn_component_unused="0")
-    for attempt in (1, 2):
+    for attempt in range(1, LAUNCH_ATTEMPTS + 1):
         try:
             with Agents() as agents:
                 proc = agents.start(ctx.hosts[0], mpirun(ctx, argv), what, host_mounts=True, env=env)
+                _wait_launched(ctx, proc, what)
                 ranks = proc.result(timeout)["ranks"]
             break
         except WorkloadFailed as e:
             complaint = _daemon_complaints(ctx)
             _end_strays(ctx)
-            if attempt == 2:
+            if attempt == LAUNCH_ATTEMPTS:
                 raise WorkloadFailed(f"{e}{complaint}") from None
     for r, h in zip(ranks, ctx.hosts):   # rank i must run in node i's namespace
         if r["netns"] != os.readlink(f"/proc/{h.pid}/ns/net"):
