@@ -95,9 +95,13 @@ def normalize(point: dict) -> dict:
 def _launcher(tb, path: str) -> str:
     """Open MPI's rsh agent: run the command in the namespace owning the address. The daemon's
     output goes to a log beside the agent, not to mpirun's pipes: a daemon that outlived mpirun
-    would otherwise hold them open and the wait for mpirun's result would never end."""
+    would otherwise hold them open and the wait for mpirun's result would never end. Each node
+    gets its own TMPDIR: all nodes share one hostname and one /tmp, and Open MPI names its
+    session directories by hostname, so daemons of different nodes would create and remove
+    the same directories (a daemon then never reports, or every later launch fails)."""
     cases = "\n".join(f"  {h.address}) pid={h.pid};;" for h in tb.net.hosts)
     log = os.path.join(os.path.dirname(path), "orted-$host.log")
+    tmp = os.path.join(os.path.dirname(path), "mpi-tmp", "$host")
     with open(path, "w") as f:
         f.write(f"""#!/bin/sh
 # Written by Beowulf Netlab (workloads/pfs.py): Open MPI's rsh agent for this run.
@@ -106,6 +110,8 @@ case $host in
 {cases}
   *) echo "no emulated node has address $host" >&2; exit 1;;
 esac
+export TMPDIR="{tmp}"
+mkdir -p "$TMPDIR"
 exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*" </dev/null >>"{log}" 2>&1
 """)
     os.chmod(path, stat.S_IRWXU)
@@ -184,8 +190,10 @@ def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> tuple[l
     """(every rank's report, attempts). A launch that does not bring up every rank within
     LAUNCH_TIMEOUT_S, or a run that fails, is ended with its strays and tried again, up to
     LAUNCH_ATTEMPTS in all; the point records how many it took."""
+    tmp = os.path.join(os.path.dirname(ctx.launcher), "mpi-tmp", ctx.hosts[0].address)
+    os.makedirs(tmp, exist_ok=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_btl_base_warn_component_unused="0")
+               OMPI_MCA_btl_base_warn_component_unused="0", TMPDIR=tmp)
     for attempt in range(1, LAUNCH_ATTEMPTS + 1):
         try:
             with Agents() as agents:
