@@ -17,7 +17,7 @@ def run(_args) -> int:
           f"{sweep.total_points()} points of {sweep['duration']:g} s. Ctrl-C keeps finished points.")
     rc = execute(sweep, None, None, BuildOptions(), False, True, paper, name="quick-comparison", verb="")
     print("\nthe papers' claims with verdicts, figure by figure: 'sudo python3 emulate.py reproduce --quick'"
-          " (about 8 minutes; the full run about 55; each figure on its paper's hardware and on today's"
+          " (about 7 minutes; the full run about 55; each figure on its paper's hardware and on today's"
           " hosts) writes results/reproduction-<time>-quick/report.html;"
           "\nevery paper figure alone: 'emulate.py experiment list'")
     return rc

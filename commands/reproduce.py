@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
                                    "Every experiment runs on the hardware profile its figure ran on and on "
                                    "today's hosts (--hardware). Full run about 55 minutes on this "
                                    "2-core host (30 for the 1996 figures, about 12 for MACHE01's 32-node "
-                                   "cluster on each machine); --quick about 8.")
+                                   "cluster on each machine); --quick about 7.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="report directory (default results/reproduction-<time>[-quick])")

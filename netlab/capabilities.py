@@ -142,6 +142,17 @@ def probe() -> Capabilities:
     return caps
 
 
+def pfs_status() -> str:
+    """What the pfs workload (MACHE01) would use here, or what it lacks."""
+    from netlab.pfs import missing_tools
+    missing = missing_tools()
+    if importlib.util.find_spec("mpi4py") is None:
+        missing.append("mpi4py (apt: python3-mpi4py)")
+    if missing:
+        return "NOT AVAILABLE (the pfs workload needs " + ", ".join(missing) + ": ./setup.sh)"
+    return "GlusterFS bricks + FUSE clients per node, Open MPI over TCP (mpi4py)"
+
+
 def doctor_lines(caps: Capabilities) -> list[str]:
     """A human report: every piece, present or not, and what its absence costs."""
     def row(ok: bool, name: str, present: str, absent: str) -> str:
@@ -165,7 +176,8 @@ def doctor_lines(caps: Capabilities) -> list[str]:
               f"  switches    : {caps.switch_impl}",
               f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}",
               f"  node disks  : loop device + ext4, throttled by "
-              f"{caps.disk_throttle or 'NOTHING (filecopy needs --disk none)'}"]
+              f"{caps.disk_throttle or 'NOTHING (filecopy needs --disk none)'}",
+              f"  parallel fs : {pfs_status()}"]
     missing = caps.missing_required()
     lines.append("")
     if missing:
