@@ -244,13 +244,19 @@ def _pfs_plot(doc: dict, path: str) -> list[str]:
         base = [real_rate(p) for p in doc["points"] if p["test"] == test]
         if base:
             ax.axhline(nodes * _mean(base), color=colour, ls=":", lw=1.5)
-            ax.annotate(label, (0, nodes * _mean(base)), xytext=(4, 3), textcoords="offset points",
-                        fontsize=7, color=colour)
+            ax.annotate(label, (1, nodes * _mean(base)), xycoords=("axes fraction", "data"),
+                        xytext=(-4, -10), textcoords="offset points", ha="right", fontsize=7, color=colour)
     _reference_lines(ax, doc)
     ax.set_xlabel("local fraction (file view: share of each rank's blocks in its own node's stripe)")
-    ax.set_ylabel(f"aggregate MB/s{' (measured x D)' if _scale_note(doc) else ''}")
+    return _finish_plot(fig, ax, path, f"aggregate MB/s{' (measured x D)' if _scale_note(doc) else ''}",
+                        title(doc, f"parallel file system, {nodes} nodes{_scale_note(doc)}"))
+
+
+def _finish_plot(fig, ax, path: str, ylabel: str, heading: str) -> list[str]:
+    """The common end of a one-panel figure: labels from 0, grid, legend outside, saved."""
+    ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
-    ax.set_title(title(doc, f"parallel file system, {nodes} nodes{_scale_note(doc)}"), fontsize=9)
+    ax.set_title(heading, fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
@@ -332,11 +338,5 @@ def plot(doc: dict, path: str) -> list[str]:
         ax.set_xlabel("token size")
     else:
         ax.set_xlabel(x_axis.replace("_", " "))
-    ax.set_ylabel("aggregate throughput, MB/s of payload")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title(doc, f"{doc['workload']} throughput"), fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    save(fig, path, 110)
-    return [path]
+    return _finish_plot(fig, ax, path, "aggregate throughput, MB/s of payload",
+                        title(doc, f"{doc['workload']} throughput"))

@@ -71,3 +71,16 @@ def snapshot() -> dict:
 
 def diff(before: dict, after: dict) -> dict:
     return {k: (before[k], after[k]) for k in before if before[k] != after[k]}
+
+
+def kill_then_clean(proc, before: dict, emulate: list[str], left_keys: tuple[str, ...]) -> None:
+    """SIGKILL a run, check it left its objects (left_keys of the snapshot), run
+    `emulate.py clean`, and check that nothing of it is left."""
+    import subprocess
+    proc.kill()
+    proc.wait(timeout=30)
+    left = diff(before, snapshot())
+    assert all(k in left for k in left_keys), left
+    out = subprocess.run([*emulate, "clean"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert diff(before, snapshot()) == {}

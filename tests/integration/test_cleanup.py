@@ -87,7 +87,7 @@ def test_filecopy_run_leaves_no_disks(tmp_path):
 
 
 def test_killed_filecopy_then_clean_leaves_no_disks(tmp_path):
-    from tests.integration.hostsnap import our_mounts
+    from tests.integration.hostsnap import kill_then_clean, our_mounts
     before = snapshot()
     proc = subprocess.Popen([*EMULATE, "run", "filecopy", "--topo", "single-net", "--nodes", "4",
                              "--copies", "2", "--remote", "2", "--file-size", "16M", "--no-progress",
@@ -97,13 +97,7 @@ def test_killed_filecopy_then_clean_leaves_no_disks(tmp_path):
     while len(our_mounts()) < 4 and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(2)  # the copies are running
-    proc.kill()
-    proc.wait(timeout=30)
-    left = diff(before, snapshot())
-    assert "mounts" in left and "loops" in left, left
-    out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert diff(before, snapshot()) == {}
+    kill_then_clean(proc, before, EMULATE, ("mounts", "loops"))
 
 
 def test_cli_runs_every_line_of_a_redirected_script(tmp_path):

@@ -23,7 +23,7 @@ from netlab.pfs import missing_tools  # noqa: E402
 from pipeline.runner import run_sweep  # noqa: E402
 from pipeline.sweep import Sweep  # noqa: E402
 from pipeline.results import new_document, real_rate  # noqa: E402
-from tests.integration.hostsnap import diff, our_mounts, snapshot  # noqa: E402
+from tests.integration.hostsnap import diff, kill_then_clean, our_mounts, snapshot  # noqa: E402
 
 if missing_tools():
     pytest.skip(f"the parallel file system needs {', '.join(missing_tools())} (./setup.sh)",
@@ -102,11 +102,6 @@ def test_nothing_is_left_after_an_interrupted_run(tmp_path, how):
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, err
     else:
-        proc.kill()
-        proc.wait(timeout=30)
-        left = diff(before, snapshot())
-        assert "mounts" in left and "labelled" in left, left
-        out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0, out.stderr
+        kill_then_clean(proc, before, EMULATE, ("mounts", "labelled"))
     assert diff(before, snapshot()) == {}
     assert not subprocess.run(["pgrep", "-f", "beowulf-netlab/bnl.*pfs"], capture_output=True).stdout
