@@ -146,6 +146,8 @@ class GlusterCluster:
         self.root = disks.root / "pfs"
         self.members: dict[str, Member] = {}
         self.commands: list[list[str]] = []
+        version = run(VERSION_CMD, check=False).splitlines()   # asked once, recorded on every point
+        self.version = version[0] if version else None
 
     def _host(self, node: str):
         return self.tb.host(node)
@@ -270,8 +272,7 @@ class GlusterCluster:
                 proc.wait()
 
     def record(self) -> dict:
-        version = run(VERSION_CMD, check=False).splitlines()
-        return {"impl": self.impl, "version": version[0] if version else None,
+        return {"impl": self.impl, "version": self.version,
                 "bricks": len(self.members), "placement": "cluster/nufa: a file lives on the brick of "
                 "the node that created it", "client": "FUSE mount, --direct-io-mode=enable; files "
                 "opened O_DIRECT (passed to the brick)", "time_scale": self.time_scale,

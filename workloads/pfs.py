@@ -29,6 +29,7 @@ from core.errors import DataCorrupted, RuntimeFailure
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import for_hardware
+from netlab.manifest import netns_inode
 from netlab.pfs import GlusterCluster
 from topologies.hardware import load as load_profile
 from topologies.spec import SpecError
@@ -134,17 +135,16 @@ def mpirun(ctx: Context, argv: list[str]) -> list[str]:
 
 def _ours(ctx: Context) -> list[tuple[int, int, bool]]:
     """(pid, netns inode, is a rank) of the Open MPI daemons and ranks in this run's nodes."""
-    inodes = {os.stat(f"/proc/{h.pid}/ns/net").st_ino for h in ctx.hosts}
+    inodes = {netns_inode(h.pid) for h in ctx.hosts}
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or (ino := netns_inode(int(entry))) not in inodes:
             continue
         try:
             argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
-            ino = os.stat(f"/proc/{entry}/ns/net").st_ino
         except OSError:
             continue
-        if ino in inodes and (argv[0].endswith(b"orted") or AGENT.encode() in argv):
+        if (argv[0].endswith(b"orted") or AGENT.encode() in argv):
             found.append((int(entry), ino, AGENT.encode() in argv))
     return found
 
