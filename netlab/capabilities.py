@@ -71,6 +71,9 @@ class Capabilities:
     ovs_kernel_datapath: bool = False
     kernel_release: str = ""
     disk_throttle: str | None = None   # filecopy disks: cgroup1-blkio-throttle | cgroup2-io.max
+    tcp_host_default: str | None = None          # the host's own congestion control (never used)
+    tcp_available: list[str] = field(default_factory=list)   # congestion controls this kernel has
+    tcp_allowed: list[str] = field(default_factory=list)     # those a namespace may choose
 
     @property
     def bonding_impl(self) -> str | None:
@@ -139,7 +142,35 @@ def probe() -> Capabilities:
     caps.ovs_daemon, caps.ovs_kernel_datapath = probe_ovs()
     caps.kernel_release = os.uname().release
     caps.disk_throttle = throttle_impl()
+    caps.tcp_host_default = _read_sysctl("tcp_congestion_control")
+    caps.tcp_available = (_read_sysctl("tcp_available_congestion_control") or "").split()
+    caps.tcp_allowed = (_read_sysctl("tcp_allowed_congestion_control") or "").split()
     return caps
+
+
+def _read_sysctl(name: str) -> str | None:
+    try:
+        with open(f"/proc/sys/net/ipv4/{name}") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+ALLOWED_CC = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+
+
+def congestion_control_cmds(caps: Capabilities, wanted: str) -> list[list[str]]:
+    """What the host must run so a namespace may choose `wanted` (a new namespace may only
+    pick an 'allowed' algorithm; the list is one for the whole host): loading its module
+    where it is not built in, and adding it to the allowed list (which only widens what
+    namespaces may choose; the host's own default is untouched). [] when nothing is needed."""
+    cmds = []
+    if wanted not in caps.tcp_available:
+        cmds.append(["modprobe", "-q", f"tcp_{wanted}"])
+    if wanted not in caps.tcp_allowed:
+        cmds.append(["sysctl", "-qw", "net.ipv4.tcp_allowed_congestion_control="
+                     + " ".join([*caps.tcp_allowed, wanted])])
+    return cmds
 
 
 def pfs_status() -> str:
@@ -177,7 +208,12 @@ def doctor_lines(caps: Capabilities) -> list[str]:
               f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}",
               f"  node disks  : loop device + ext4, throttled by "
               f"{caps.disk_throttle or 'NOTHING (filecopy needs --disk none)'}",
-              f"  parallel fs : {pfs_status()}"]
+              f"  parallel fs : {pfs_status()}",
+              f"  node TCP    : set per hardware profile in every node's namespace (none: cubic, "
+              f"SACK, timestamps, window scaling; 1996 profiles: reno without them); this host's "
+              f"default ({caps.tcp_host_default or 'unknown'}) is overridden, never inherited; "
+              f"available here: {' '.join(caps.tcp_available) or '?'}, namespaces may choose: "
+              f"{' '.join(caps.tcp_allowed) or '?'} (a run adds what it needs)"]
     missing = caps.missing_required()
     lines.append("")
     if missing:

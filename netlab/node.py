@@ -28,6 +28,14 @@ NS_SYSCTLS = {
     "net.ipv4.conf.default.rp_filter": "0",
     "net.ipv4.conf.all.send_redirects": "0",     # a relay must keep relaying, not redirect
     "net.ipv4.conf.all.accept_redirects": "0",
+    # Measurement hygiene, every view: a new connection must not inherit the ssthresh and RTT
+    # that an earlier point's connection to the same peer left in the route cache.
+    "net.ipv4.tcp_no_metrics_save": "1",
+}
+TCP_COUNTERS = {   # /proc/net/{snmp,netstat} field -> the key results keep
+    ("Tcp", "RetransSegs"): "retrans_segs", ("TcpExt", "TCPTimeouts"): "timeouts",
+    ("TcpExt", "TCPLossProbes"): "loss_probes", ("TcpExt", "TCPFastRetrans"): "fast_retrans",
+    ("TcpExt", "TCPSlowStartRetrans"): "slow_start_retrans",
 }
 
 
@@ -43,13 +51,15 @@ class BeowulfHost(Host):
     [(dst, nic, via)], bonding_impl ('kernel-balance-rr' | 'nft-numgen-rr'),
     forward_delay_ms (a relay holds packets it forwards this long), host_cost
     (a hardware profile's CPU budget, netlab.hostcost; cpu_netem adds its
-    per-packet latency), rto_min_ms (TCP's minimum RTO on every route), log."""
+    per-packet latency), rto_min_ms (TCP's minimum RTO on every route), tcp
+    (topologies.hardware.TcpSettings: set in the namespace, never the host's), log."""
 
     def __init__(self, name: str, bonded: bool = False, forwarding: bool = False,
                  routes=(), bonding_impl: str | None = None, forward_delay_ms: float = 0.0,
                  host_cost=None, cpu_netem: bool = False, rto_min_ms: float | None = None,
-                 log: CommandLog | None = None, **params):
+                 tcp=None, log: CommandLog | None = None, **params):
         self.host_cost = host_cost
+        self.tcp = tcp
         self.rto_min_ms = rto_min_ms
         self.cpu_netem = cpu_netem
         self.bonded = bonded
@@ -110,6 +120,8 @@ class BeowulfHost(Host):
         nics = self.nics()
         for nic in nics:
             sysctls[f"net.ipv4.conf.{nic}.rp_filter"] = "0"
+        if self.tcp is not None:
+            sysctls.update(self.tcp.sysctls())
         self.apply(["sysctl", "-qw", *[f"{k}={v}" for k, v in sysctls.items()]])
         for nic in nics:
             self.apply(offload_off_cmd(nic), check=False)
@@ -162,6 +174,29 @@ class BeowulfHost(Host):
             raise RuntimeFailure(f"{self.name}: no bonding implementation on this host (needs the "
                                  "bonding driver, or nftables numgen + policy routing): "
                                  "see 'emulate.py doctor'")
+
+    def tcp_readback(self) -> dict:
+        """The TCP settings as this namespace reports them (key -> value as in TcpSettings)."""
+        from topologies.hardware import TCP_SYSCTLS
+        out = self.run(["sysctl", "-n", *TCP_SYSCTLS.values()]).split("\n")
+        return {k: (v.strip() if k == "congestion_control" else int(v))
+                for k, v in zip(TCP_SYSCTLS, out)}
+
+    def tcp_counters(self) -> dict[str, int]:
+        """Retransmissions, time-outs, loss probes of this namespace so far (read from the
+        host through /proc/<pid>/net, which shows the namespace of that process: no spawn)."""
+        out: dict[str, int] = {}
+        for name in ("snmp", "netstat"):
+            try:
+                lines = open(f"/proc/{self.pid}/net/{name}").read().splitlines()
+            except OSError:
+                continue
+            for head, values in zip(lines[0::2], lines[1::2]):
+                group, keys = head.split(":", 1)
+                for key, value in zip(keys.split(), values.split(":", 1)[1].split()):
+                    if (group, key) in TCP_COUNTERS:
+                        out[TCP_COUNTERS[(group, key)]] = int(value)
+        return out
 
     def cpu_counters(self) -> tuple[int, int] | None:
         """(charged bytes, packets) of this node's CPU budget, or None without one.

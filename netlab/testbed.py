@@ -17,8 +17,9 @@ from mininet.log import setLogLevel
 from mininet.net import Mininet
 
 from core.command import CommandLog
+from core.errors import RuntimeFailure
 from core.signals import TerminateAsExit
-from netlab.capabilities import Capabilities, probe
+from netlab.capabilities import Capabilities, congestion_control_cmds, probe
 from netlab.contention import ContentionControl
 from netlab.impls import BuildError, BuildOptions, choose_impls
 from netlab.manifest import LABEL_ENV, Manifest, claim, release
@@ -55,6 +56,7 @@ class Testbed:
         self._signals = TerminateAsExit()
         self._old_label: str | None = None
         self.contention: ContentionControl | None = None
+        self.tcp: dict | None = None      # the nodes' TCP as read back from their namespaces
         self._on_teardown: list = []
 
     # -- lifecycle --
@@ -76,6 +78,7 @@ class Testbed:
         self.manifest = claim()
         self._old_label = os.environ.get(LABEL_ENV)
         os.environ[LABEL_ENV] = self.manifest.prefix  # inherited by every shell and agent
+        self._allow_tcp()
         topo = SpecTopo(self.spec, prefix=self.manifest.prefix, bonding_impl=self.impls["bonding"],
                         switch_impl=self.impls["switch"] or "lxbr", log=self.log,
                         cpu_netem=self.impls["host_cost"] == "ifb-htb+netem-latency")
@@ -88,10 +91,33 @@ class Testbed:
         finally:  # record shells even if configuration failed half-way
             self.manifest.record_nodes(self.net.hosts + self.net.switches)
         self.net.start()
+        self.tcp = self._check_tcp()
         contended = {w.name: self.wire(w.name) for w in self.spec.wires if w.contention}
         if contended:
             self.contention = ContentionControl(contended).start()
         self.build_s = time.monotonic() - t0
+
+    def _allow_tcp(self) -> None:
+        """Let the namespaces choose the profile's congestion control (recorded under 'host')."""
+        for cc in {n.tcp.congestion_control for n in self.spec.nodes if n.tcp is not None}:
+            for cmd in congestion_control_cmds(self.caps, cc):
+                self.log.run("host", cmd, check=cmd[0] != "modprobe")
+                self.caps.tcp_allowed = [*self.caps.tcp_allowed, cc]
+
+    def _check_tcp(self) -> dict | None:
+        """Every node's TCP read back from its namespace; a node that runs another TCP than its
+        profile says stops the run (a result must never be measured on an unrecorded TCP)."""
+        wanted = next((n.tcp for n in self.spec.nodes if n.tcp is not None), None)
+        if wanted is None:
+            return None
+        for node in self.spec.nodes:
+            have = self.host(node.name).tcp_readback()
+            if have != node.tcp.record():
+                diff = ", ".join(f"{k} {have.get(k)} (wanted {v})" for k, v in node.tcp.record().items()
+                                 if have.get(k) != v)
+                raise RuntimeFailure(f"{node.name} runs another TCP than its hardware profile sets: "
+                                     f"{diff}; see 'emulate.py doctor' (node TCP)")
+        return have
 
     def on_teardown(self, fn) -> None:
         """Call fn first when the network goes down (a workload's services: file-system
@@ -143,6 +169,7 @@ class Testbed:
                 "collisions_modelled": self.contention is not None,
                 "contention": self.contention.record() if self.contention else None,
                 "build_s": round(self.build_s, 3),
+                "tcp": self.tcp, "tcp_host_default": self.caps.tcp_host_default,
                 "netem": "kernel sch_netem" if needs_netem(self.spec)
                 or self.impls.get("host_cost") == "ifb-htb+netem-latency" else None,
                 "require_kernel": self.opts.require_kernel,

@@ -57,7 +57,7 @@ class SpecTopo(Topo):
                          routes=[(r.dst, r.nic, r.via) for r in node.routes],
                          bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms,
                          host_cost=node.host_cost, cpu_netem=cpu_netem,
-                         rto_min_ms=node.rto_min_ms, log=log)
+                         rto_min_ms=node.rto_min_ms, tcp=node.tcp, log=log)
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:

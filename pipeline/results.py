@@ -98,6 +98,11 @@ COMMON_POINT = {
                      "absent = 1. Every MB/s in the point is as measured, in scaled time", minimum=1),
     "scaled": _t("object", "on a time-scaled point: the workload's MB/s results x D, the real "
                  "network's figures (claims judge these)"),
+    "tcp": _t(["object", "null"], "the TCP the nodes ran, as read back from their namespaces "
+              "(congestion_control, sack, dsack, timestamps, window_scaling, ecn, frto, recovery, "
+              "early_retrans: the hardware profile's tcp block) and what it did over the point, "
+              "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
+              "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)"),
     "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets used "
                    "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",

@@ -66,6 +66,15 @@ def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
     return out
 
 
+def tcp_counters(hosts) -> dict[str, int]:
+    """Retransmissions, time-outs and loss probes summed over the nodes, so far."""
+    total: dict[str, int] = {}
+    for h in hosts:
+        for k, v in h.tcp_counters().items():
+            total[k] = total.get(k, 0) + v
+    return total
+
+
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
               caps=None) -> dict:
     schedule = sweep.schedule()
@@ -85,12 +94,15 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             rates = {w.name: w.rate_mbit for w in spec.wires}
             shown = None
             costed = [tb.host(n.name) for n in spec.nodes if n.host_cost is not None]
+            hosts = [tb.host(n.name) for n in spec.nodes]
             for pt in points:
                 cpu_before = {h.name: h.cpu_counters() for h in costed}
+                tcp_before = tcp_counters(hosts)
                 t_point = time.monotonic()
                 with Monitor(wires) as mon:
                     result = workload.run_point(tb, context, pt, settings)
                 cpu = cpu_busy(costed, cpu_before, time.monotonic() - t_point)
+                tcp_after = tcp_counters(hosts)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
                          "hardware": spec.params.get("hardware", "none"),
@@ -98,6 +110,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                          "workload": sweep.workload, **pt, **result,
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
+                         "tcp": {**(env["tcp"] or {}),
+                                 **{k: v - tcp_before.get(k, 0) for k, v in tcp_after.items()}},
                          "host": host}
                 if cpu:
                     point["cpu_busy"] = cpu

@@ -6,8 +6,12 @@ machines cost, every number with its source:
 - disk: the sequential rate of the node's disk (read and write, MB/s);
 - host_cost: one CPU budget per node, charged for every packet the node sends,
   receives or forwards: `per_packet_us` + `per_byte_ns` x bytes. netlab.hostcost
-  makes the kernel enforce it.
-`none` is today's behaviour: no host cost, the disk from --disk.
+  makes the kernel enforce it;
+- tcp: the TCP every node runs (congestion control and the features that differ
+  between today's stacks and the papers'), set in each node's namespace and read
+  back (netlab.node), never inherited from the host that happens to run it.
+`none` is today's behaviour: no host cost, the disk from --disk, and a declared
+modern Linux TCP (cubic, SACK, timestamps, window scaling: the kernel's defaults).
 The schema is SCHEMA below (written to hardware/schema.json, a test keeps them
 equal); the file's stem is the profile's name, the `--hardware` value.
 """
@@ -33,7 +37,7 @@ SCHEMA = {
     "description": "What one node of a machine cost: its disk and its per-packet and per-byte "
                    "host cost, every number with its source (topologies/hardware.py).",
     "type": "object", "additionalProperties": False,
-    "required": ["name", "description", "machine", "disk", "host_cost"],
+    "required": ["name", "description", "machine", "disk", "host_cost", "tcp"],
     "properties": {
         "$schema": {"type": "string", "description": "path of this schema, for editors"},
         "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$",
@@ -78,8 +82,62 @@ SCHEMA = {
                               "influences": {"type": "array", "items": {"type": "integer"},
                                              "description": "claims (docs/papers.md) these numbers can move"},
                               "not_modelled": _TEXT}}]},
+        "tcp": {"type": "object", "additionalProperties": False,
+                "required": ["congestion_control", "sack", "dsack", "timestamps", "window_scaling",
+                             "ecn", "frto", "recovery", "early_retrans", "source"],
+                "description": "the TCP every node runs: each key is set in the node's namespace "
+                               "(net.ipv4.tcp_<key>) and read back; the host's own setting never leaks in",
+                "properties": {
+                    "congestion_control": {"type": "string", "pattern": "^[a-z0-9_]+$",
+                                           "description": "net.ipv4.tcp_congestion_control"},
+                    "sack": {"enum": [0, 1], "description": "selective acknowledgements (RFC 2018)"},
+                    "dsack": {"enum": [0, 1], "description": "duplicate SACK (RFC 2883)"},
+                    "timestamps": {"enum": [0, 1], "description": "RFC 1323 timestamps"},
+                    "window_scaling": {"enum": [0, 1], "description": "RFC 1323 window scaling"},
+                    "ecn": {"enum": [0, 1, 2], "description": "explicit congestion notification "
+                            "(2: answer it, never ask: Linux's default)"},
+                    "frto": {"enum": [0, 1, 2], "description": "F-RTO spurious time-out detection"},
+                    "recovery": {"type": "integer", "minimum": 0, "maximum": 7,
+                                 "description": "loss detection bits (1 = RACK)"},
+                    "early_retrans": {"type": "integer", "minimum": 0, "maximum": 4,
+                                      "description": "tail loss probes (3 = on, Linux's default)"},
+                    "source": {**_TEXT, "description": "why these values: the stack the machine ran"},
+                    "not_modelled": {**_TEXT, "description": "what of that stack is not set here"}}},
     },
 }
+
+# tcp keys -> the per-namespace sysctl that sets each
+TCP_SYSCTLS = {key: f"net.ipv4.tcp_{key}" for key in
+               ("congestion_control", "sack", "dsack", "timestamps", "window_scaling", "ecn",
+                "frto", "recovery", "early_retrans")}
+
+
+@dataclass(frozen=True)
+class TcpSettings:
+    """The TCP a node runs (see the module doc); `sysctls` is what a namespace is given."""
+    congestion_control: str
+    sack: int
+    dsack: int
+    timestamps: int
+    window_scaling: int
+    ecn: int
+    frto: int
+    recovery: int
+    early_retrans: int
+
+    def sysctls(self) -> dict[str, str]:
+        return {TCP_SYSCTLS[k]: str(v) for k, v in self.record().items()}
+
+    def record(self) -> dict:
+        """Key -> value, as results documents keep it."""
+        return {k: getattr(self, k) for k in TCP_SYSCTLS}
+
+    def short(self) -> str:
+        """One line for tables: 'cubic, SACK, timestamps, window scaling'."""
+        feats = [name for name, on in (("SACK", self.sack), ("timestamps", self.timestamps),
+                                       ("window scaling", self.window_scaling)) if on]
+        return ", ".join([self.congestion_control, *feats]) if feats else \
+            f"{self.congestion_control}, no SACK/timestamps/window scaling"
 
 
 @dataclass(frozen=True)
@@ -110,6 +168,7 @@ class Profile:
     machine: dict
     disk: dict | None
     host_cost: HostCost | None
+    tcp: TcpSettings
     data: dict
 
     @property
@@ -146,7 +205,8 @@ def load(name: str) -> Profile:
     hc = data["host_cost"]
     cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]),
                     int(hc.get("queue_packets", 100))) if hc else None
-    return Profile(name, data["description"], data["machine"], data["disk"], cost, data)
+    tcp = TcpSettings(**{k: data["tcp"][k] for k in TCP_SYSCTLS})
+    return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data)
 
 
 def resolve(name: str, rate_mbit: float) -> Profile:

@@ -105,7 +105,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
 
 def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool = False) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
-    host cost) and, with contention, wires that charge CSMA/CD's average cost.
+    host cost and TCP) and, with contention, wires that charge CSMA/CD's average cost.
     Recorded in spec.params (hardware: the profile's name, `era` resolved)."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     params = {**spec.params, "hardware": profile.name}
@@ -115,4 +115,4 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool = False) -
         spec, params=params,
         wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex)
                     for w in spec.wires),
-        nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost) for n in spec.nodes))
+        nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost, tcp=profile.tcp) for n in spec.nodes))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from core.errors import BadInput
 
 if TYPE_CHECKING:
-    from topologies.hardware import HostCost
+    from topologies.hardware import HostCost, TcpSettings
 
 SUBNET = ipaddress.ip_network("10.0.0.0/16")
 # The network's defaults and bounds live here and nowhere else.
@@ -101,6 +101,7 @@ class Node:
     forward_delay_ms: float = 0.0   # a relay holds each forwarded packet this long
     host_cost: "HostCost | None" = None   # the node's CPU budget (topologies.hardware)
     rto_min_ms: float | None = None       # TCP's minimum retransmission timeout on every route
+    tcp: "TcpSettings | None" = None      # the TCP the node runs (topologies.hardware); None: unset
 
     @property
     def ip(self) -> str:

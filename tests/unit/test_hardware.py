@@ -86,7 +86,8 @@ def test_era_picks_the_profile_built_for_the_rate():
 def test_a_profile_file_is_checked(tmp_path, monkeypatch):
     bad = {"name": "x", "description": "d", "machine": {"cpu": "c", "os": "o"}, "disk": None,
            "host_cost": {"per_packet_us": -1, "per_byte_ns": 1, "per_packet_source": "s",
-                         "per_byte_source": "s", "calibration": None, "influences": []}}
+                         "per_byte_source": "s", "calibration": None, "influences": []},
+           "tcp": hardware.load("none").data["tcp"]}
     (tmp_path / "x.json").write_text(json.dumps(bad))
     (tmp_path / "y.json").write_text("{")
     monkeypatch.setattr(hardware, "HARDWARE_DIR", tmp_path)
@@ -96,6 +97,10 @@ def test_a_profile_file_is_checked(tmp_path, monkeypatch):
             hardware.load("x")
         with pytest.raises(BadInput, match="not valid JSON"):
             hardware.load("y")
+        (tmp_path / "x.json").write_text(json.dumps({**bad, "host_cost": None, "tcp": {}}))
+        hardware.load.cache_clear()
+        with pytest.raises(BadInput, match="congestion_control"):
+            hardware.load("x")
     finally:
         hardware.load.cache_clear()
 
@@ -122,3 +127,19 @@ class htb 1:101 parent 1:1 leaf 101: prio 0 rate 3333Kbit ceil 10Mbit
 """
     backlog, wire = parse_leaves(text)
     assert backlog == {"1:100": 2, "1:101": 0} and wire == (5000, 40)
+
+
+def test_every_profile_pins_its_tcp():
+    """Each view declares its TCP; today's is Linux's own default, never the host's."""
+    none = hardware.load("none").tcp
+    assert none.congestion_control == "cubic" and none.sack == none.timestamps == none.window_scaling == 1
+    for name in ("prototype-1995", "demonstration-1996"):
+        tcp = hardware.load(name).tcp
+        assert tcp.congestion_control == "reno" and not (tcp.sack or tcp.timestamps or tcp.window_scaling)
+    for name in hardware.profile_names():
+        sysctls = hardware.load(name).tcp.sysctls()
+        assert sysctls["net.ipv4.tcp_congestion_control"] and len(sysctls) == 9
+        assert "source" in hardware.load(name).data["tcp"]
+    spec = build_spec("single-net", hardware="prototype-1995")
+    assert {n.tcp.congestion_control for n in spec.nodes} == {"reno"}
+    assert {n.tcp.congestion_control for n in build_spec("single-net").nodes} == {"cubic"}
