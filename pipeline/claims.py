@@ -1,38 +1,49 @@
-"""The papers' checkable claims, judged against measured results documents.
+"""The papers' checkable claims, judged against measured results as a referee would.
 
 claims/claims.json holds one entry per claim (numbered as in docs/papers.md):
-the statement, the paper's value and its status, the check, its tolerance and
-why, the experiments whose points it reads, and whether it is a calibration
-point (a value the emulation was set from: shown, never judged). Its schema is
-claims/schema.json, generated from SCHEMA below.
+the statement, the paper's value and how precisely the paper gives it, the
+check with a tolerance declared from that precision (two-sided, never past a
+physical bound), the emulator's known bias on the number, the experiments it
+reads, and a gap text filled from this run's numbers. Schema: SCHEMA below,
+written to claims/schema.json.
 
-A selection picks points of one experiment (`where`: key -> value or list);
-each distinct point is the mean of its repeats; `reduce` (max | min | mean)
-turns a selection into one number. Checks:
-- value: reduce(select) against target;            - ratio: reduce(a) / reduce(b);
-- drop: 1 - reduce(to) / reduce(from);             - order: reduce of each item, descending;
-- peak: argmax of select over `over` is `at`, and it falls after;
-- converge: a ahead of b before `from`, within `tolerance` from it on;
-- sublinear: over `over`, grows but less than in proportion;
-- wiring: a fact of a topology's wiring (direct and relayed peers);
-- ratio_order: ratio first.a/first.b exceeds second.a/second.b;
-- all: every sub-check holds;     - tested: checked by a test, not an experiment.
-Numeric checks compare with `target` within a relative `tolerance`; when they
-miss, a `shape` (a relation the number must satisfy) can still hold:
-"reproduced in shape". A claim whose points failed a fidelity gate, or that
-has no points, is "not checkable"; every gap carries its reason.
+How a claim is judged:
+- every point is the MEDIAN of its repeats; the check runs on those medians,
+  and again on each repeat alone. A claim whose repeats disagree on the
+  verdict, or that would pass while its repeats spread wider than its
+  tolerance, is "not checkable: noisy"; one read from a single run is "not
+  checkable" too (its noise is unknown).
+- numeric checks (value, ratio, drop) compare with `target` within the relative
+  `tolerance`: reproduced. Outside it, a `shape` (a relation the claim itself
+  states, e.g. "more than one") may still hold: "reproduced in shape", its own
+  verdict, counted apart. If the emulator's known `bias` pushes the number the
+  way the shape asks, the relation is no evidence: not reproduced (a numeric
+  claim) or not checkable (a relation alone).
+- a measurement beyond the claim's physical `bound` is an emulator artefact:
+  not checkable.
+- points that failed a fidelity gate, or rest on a calibration that was not met
+  (pipeline.calibration), make the claim not checkable.
+- `tested` claims (wiring facts, bonding's invisibility) are checked by a named
+  test, not an experiment: verdict "tested". `calibration` claims are the
+  calibration points themselves: met or missed, never evidence.
+- claims that read one measurement name each other in `shares` and count once.
+
+Selections pick points of one experiment (`where`: key -> value or list);
+`reduce` (max | min | mean) turns a selection into one number. Check kinds:
+value, ratio (a / b), drop (1 - b / a), order (each item larger than the next,
+by `margin`), ratio_order, peak, converge, sublinear, all, tested.
 """
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 from typing import Any
 
 from core.jsonfile import check_schema, write_schema
+from pipeline import calibration as cal
 from pipeline.results import read_json, real_rate
-from topologies.mesh import shares_wire
-from topologies.presets import build_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS_FILE = ROOT / "claims" / "claims.json"
@@ -43,7 +54,10 @@ IN_SHAPE = "reproduced in shape"
 NOT_REPRODUCED = "not reproduced"
 NOT_CHECKABLE = "not checkable"
 CALIBRATION = "calibration point"
-SPREAD_LIMIT = 0.10      # coefficient of variation over repeats above which a point is not trusted
+TESTED = "tested"
+PASSES = (REPRODUCED, IN_SHAPE)
+BOUND_SLACK = 0.02       # counter timing and rounding before a bound counts as broken
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _SEL = {"type": "object", "additionalProperties": False, "required": ["where"],
         "description": "points of one experiment",
@@ -53,6 +67,32 @@ _SEL = {"type": "object", "additionalProperties": False, "required": ["where"],
                        "scale": {"type": "number", "description": "multiply the number by this (e.g. 1/line rate)"},
                        "metric": {"type": "string", "description": "the point's MB/s key to read (default "
                                   "throughput_mbyte_s); a time-scaled point gives it x D"}}}
+_CHECK = {"type": "object", "required": ["kind"], "description": "how it is judged",
+          "properties": {"kind": {"enum": ["value", "ratio", "drop", "order", "peak", "converge",
+                                           "sublinear", "all", "ratio_order", "tested"]},
+                         "checks": {"type": "array", "description": "kind all: every check must hold"},
+                         "first": {"type": "object", "description": "ratio_order: {a, b}, must exceed second"},
+                         "second": {"type": "object", "description": "ratio_order: {a, b}"},
+                         "note": {"type": "string", "description": "kind tested: the test that checks it"},
+                         "select": _SEL, "a": _SEL, "b": _SEL, "items": {"type": "array", "items": _SEL},
+                         "target": {"type": "number"},
+                         "tolerance": {"type": "number", "minimum": 0,
+                                       "description": "relative, two-sided: |measured - target| <= "
+                                                      "tolerance x target"},
+                         "shape": {"type": "object", "additionalProperties": False,
+                                   "required": ["op", "value"],
+                                   "description": "a relation the claim itself states, which still holds "
+                                                  "'in shape': {op: > | <, value}",
+                                   "properties": {"op": {"enum": [">", "<"]}, "value": {"type": "number"}}},
+                         "bound": {"type": "object", "additionalProperties": False, "required": ["why"],
+                                   "description": "the physical limits of the measured number: beyond "
+                                                  "them it is an artefact",
+                                   "properties": {"min": {"type": "number"}, "max": {"type": "number"},
+                                                  "why": {"type": "string", "minLength": 1}}},
+                         "over": {"type": "string"}, "at": {"type": "number"},
+                         "margin": {"type": "number", "minimum": 0,
+                                    "description": "order, ratio_order: how much larger each must be"},
+                         "from": {"type": "number"}}}
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "title": "Beowulf Netlab claims file",
@@ -61,7 +101,8 @@ SCHEMA = {
     "properties": {"$schema": {"type": "string", "description": "path of this schema"},
                    "claims": {"type": "array", "description": "one entry per claim", "items": {
         "type": "object", "additionalProperties": False,
-        "required": ["id", "source", "statement", "paper", "experiments", "check", "calibration"],
+        "required": ["id", "source", "statement", "paper", "experiments", "check", "calibration",
+                     "why_tolerance"],
         "properties": {
             "id": {"type": "integer", "description": "the claim's number in docs/papers.md"},
             "source": {"type": "string", "description": "paper key and figure"},
@@ -70,28 +111,26 @@ SCHEMA = {
                       "description": "the paper's value: a number, or text for a qualitative claim",
                       "properties": {"value": {"type": ["number", "string"]},
                                      "status": {"enum": ["verified", "seed", "derived"]},
-                                     "unit": {"type": "string"}}},
+                                     "unit": {"type": "string"},
+                                     "precision": {"type": "string", "description": "how exactly the "
+                                                   "paper gives the number (text, figure, rounding)"}}},
             "experiments": {"type": "array", "items": {"type": "string"}, "description": "experiments it reads"},
-            "check": {"type": "object", "required": ["kind"], "description": "how it is judged",
-                      "properties": {"kind": {"enum": ["value", "ratio", "drop", "order", "peak", "converge",
-                                                        "sublinear", "wiring", "all", "ratio_order", "tested"]},
-                                     "checks": {"type": "array", "description": "kind all: every check must hold"},
-                                     "first": {"type": "object", "description": "ratio_order: {a, b}, must exceed second"},
-                                     "second": {"type": "object", "description": "ratio_order: {a, b}"},
-                                     "topology": {"type": "string", "description": "kind wiring: the preset"},
-                                     "note": {"type": "string", "description": "kind tested: where it is checked"},
-                                     "select": _SEL, "a": _SEL, "b": _SEL, "items": {"type": "array", "items": _SEL},
-                                     "target": {"type": "number"},
-                                     "tolerance": {"type": "number", "minimum": 0},
-                                     "shape": {"type": "object", "description": "relation that still holds "
-                                               "in shape: {op: > | <, value}"},
-                                     "over": {"type": "string"}, "at": {"type": "number"},
-                                     "margin": {"type": "number", "minimum": 0,
-                                                "description": "order, ratio_order: how much larger each must be"},
-                                     "from": {"type": "number"}}},
-            "why_tolerance": {"type": "string", "description": "why the tolerance is what it is"},
-            "calibration": {"type": "boolean", "description": "a value the emulation was set from: never judged"},
-            "gap": {"type": "string", "description": "what explains a difference from the paper, if any"},
+            "check": _CHECK,
+            "why_tolerance": {"type": "string", "minLength": 1,
+                              "description": "the tolerance from the paper's own precision"},
+            "bias": {"type": "object", "additionalProperties": False, "required": ["direction", "why"],
+                     "description": "which way the emulator's known shortcomings push the measured "
+                                    "number: a relation in the same direction is no evidence",
+                     "properties": {"direction": {"enum": ["up", "down"]},
+                                    "why": {"type": "string", "minLength": 1}}},
+            "shares": {"type": "array", "items": {"type": "integer"},
+                       "description": "claims that read the same measurement: counted once"},
+            "calibration": {"type": "boolean", "description": "a calibration point "
+                            "(claims/calibrations.json): met or missed, never evidence"},
+            "figures": {"type": "object", "additionalProperties": _SEL,
+                        "description": "name -> selection: numbers of this run the gap text quotes"},
+            "gap": {"type": "string", "description": "what explains a difference from the paper: a template "
+                    "whose {measured}, {target} and {figure names} are this run's numbers"},
         }}}},
 }
 
@@ -110,27 +149,34 @@ def _matches(point: dict, where: dict) -> bool:
     return True
 
 
+# keys that are results, not parameters: points differing only in these are repeats of one point
+RESULT_KEYS = {"repeat", "point_index", "throughput_mbyte_s", "fidelity", "gates", "flows", "per_pair",
+               "per_copy", "host", "pairs_placed", "copies_placed", "wire_load", "elapsed_s", "payload_bytes",
+               "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified", "scaled",
+               "write_mbyte_s", "read_mbyte_s", "per_rank", "per_node_mbyte_s", "local_fraction_measured",
+               "stripes_misplaced", "pfs", "cpu_busy", "mpi_attempts", "window_s", "tcp", "calibration_of"}
+
+
 def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
-    """Points that differ only by repeat, grouped."""
+    """Points that differ only by repeat (and their results), grouped."""
     out: dict[tuple, list[dict]] = {}
-    skip = {"repeat", "point_index", "throughput_mbyte_s", "fidelity", "gates", "flows", "per_pair",
-            "per_copy", "host", "pairs_placed", "copies_placed", "wire_load", "elapsed_s", "payload_bytes",
-            "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified", "scaled",
-            "write_mbyte_s", "read_mbyte_s", "per_rank", "per_node_mbyte_s", "local_fraction_measured",
-            "stripes_misplaced", "pfs", "cpu_busy", "mpi_attempts", "window_s"}
     for p in points:
-        key = tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in p.items() if k not in skip))
+        key = tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in p.items() if k not in RESULT_KEYS))
         out.setdefault(key, []).append(p)
     return out
 
 
 class Evidence:
-    """What a claim read: the points, whether all passed their gates, and why not."""
+    """What a claim read: its points (the median of each point's repeats), the
+    repeats seen, the widest point spread, and every reason not to trust them."""
 
-    def __init__(self):
+    def __init__(self, bad_calibrations: dict[str, dict] | None = None, cals: list[dict] | None = None):
         self.problems: list[str] = []
         self.points = 0
+        self.repeats: set = set()
         self.spread = 0.0
+        self.bad = bad_calibrations or {}
+        self.cals = cals or []
 
     def series(self, docs: dict[str, dict], sel: dict, default_exp: str) -> list[tuple[dict, float]]:
         name = sel.get("experiment", default_exp)
@@ -143,7 +189,7 @@ class Evidence:
         if doc.get("complete") is False:
             self.problems.append(f"experiment {name} did not finish (interrupted, or one shard: "
                                  "merge the shards first)")
-        chosen = [p for p in doc["points"] if _matches(p, sel["where"])]
+        chosen = [p for p in doc["points"] if _matches(p, sel["where"]) and not p.get("calibration_of")]
         if not chosen:
             self.problems.append(f"no point of {name} matches {sel['where']}")
         out = []
@@ -151,21 +197,25 @@ class Evidence:
         for group in _groups(chosen).values():
             vals = [real_rate(p, metric) for p in group]
             for p in group:
-                gates = p.get("gates")
-                if gates is not None and not gates.get("ok", True):
-                    why = (gates.get("failed") or ["(no reason recorded)"])[0]
-                    self.problems.append(f"{name} point {p.get('point_index')} failed a fidelity gate: {why}")
-                elif gates is None and p.get("fidelity", {}).get("suspect"):
-                    self.problems.append(f"{name} point {p.get('point_index')}: {p['fidelity']['suspect']}")
-            mean = statistics.fmean(vals)
-            if len(vals) > 1 and mean > 0:
-                cv = statistics.stdev(vals) / mean
-                self.spread = max(self.spread, cv)
-                if cv > SPREAD_LIMIT:
-                    self.problems.append(f"{name}: repeats spread {cv:.0%} (> {SPREAD_LIMIT:.0%})")
+                self._trust(name, p)
+            median = statistics.median(vals)
+            if len(vals) > 1 and median > 0:
+                self.spread = max(self.spread, (max(vals) - min(vals)) / 2 / median)
             self.points += len(group)
-            out.append((group[0], mean))
+            self.repeats |= {p.get("repeat", 0) for p in group}
+            out.append((group[0], median))
         return out
+
+    def _trust(self, name: str, p: dict) -> None:
+        gates = p.get("gates")
+        if gates is not None and not gates.get("ok", True):
+            why = (gates.get("failed") or ["(no reason recorded)"])[0]
+            self.problems.append(f"{name} point {p.get('point_index')} failed a fidelity gate: {why}")
+        elif gates is None and p.get("fidelity", {}).get("suspect"):
+            self.problems.append(f"{name} point {p.get('point_index')}: {p['fidelity']['suspect']}")
+        for miss in cal.resting_on(p, self.bad, self.cals):
+            self.problems.append(f"calibration {miss['verdict']}: {miss['id']} ({miss['reason']}), "
+                                 f"which {name}'s points rest on")
 
     def reduce(self, docs, sel, default_exp) -> float | None:
         values = [v for _, v in self.series(docs, sel, default_exp)]
@@ -176,38 +226,36 @@ class Evidence:
         return value * sel.get("scale", 1.0)
 
 
-def _numeric(check: dict, measured: float) -> tuple[str, str]:
+def _numeric(check: dict, measured: float, bias: dict | None) -> tuple[str, str]:
     target, tol, shape = check.get("target"), check.get("tolerance", 0.1), check.get("shape")
     holds = bool(shape) and (measured > shape["value"] if shape["op"] == ">" else measured < shape["value"])
+    biased = bool(shape and bias) and {">": "up", "<": "down"}[shape["op"]] == bias["direction"]
     if target is None:   # a qualitative claim: only the relation is judged
         if not shape:
             return NOT_CHECKABLE, "the check has neither a target nor a shape"
-        return (REPRODUCED if holds else NOT_REPRODUCED), f"{measured:.3g} {'' if holds else 'not '}{shape['op']} {shape['value']:g}"
+        said = f"{measured:.3g} {'' if holds else 'not '}{shape['op']} {shape['value']:g}"
+        if holds and biased:
+            return NOT_CHECKABLE, (f"{said}, but the emulator's known bias ({bias['why']}) gives that "
+                                   "anyway: no evidence either way")
+        return (REPRODUCED if holds else NOT_REPRODUCED), said
+    band = f"{target:g} +- {tol:.1%}".replace(".0%", "%")
     if abs(measured - target) <= tol * abs(target):
-        return REPRODUCED, f"within {tol:.0%} of {target:g}"
+        return REPRODUCED, f"{measured:.3g} within {band}"
+    if holds and biased:
+        return NOT_REPRODUCED, (f"{measured:.3g} is outside {band}; it is {shape['op']} {shape['value']:g} "
+                                f"as the claim says, but the emulator's known bias ({bias['why']}) gives "
+                                "that anyway")
     if holds:
-        return IN_SHAPE, (f"{measured:.3g} is outside {tol:.0%} of {target:g} but {shape['op']} "
-                          f"{shape['value']:g} as the claim needs")
-    return NOT_REPRODUCED, f"{measured:.3g} is outside {tol:.0%} of {target:g}"
+        return IN_SHAPE, (f"{measured:.3g} is outside {band} but {shape['op']} {shape['value']:g} "
+                          "as the claim says")
+    return NOT_REPRODUCED, f"{measured:.3g} is outside {band}"
 
 
-def _wiring(check: dict) -> tuple[float, str]:
-    spec = build_spec(check.get("topology", "routed-mesh"))
-    k = spec.params["grid"]
-    direct = sum(1 for j in range(len(spec.nodes)) if shares_wire(0, j, k))
-    return float(direct), f"{direct} direct, {len(spec.nodes) - 1 - direct} through a relay"
-
-
-def _check(check: dict, docs: dict, first: str, ev: "Evidence") -> tuple[str, Any, str]:
+def _check(check: dict, docs: dict, first: str, ev: Evidence, bias: dict | None = None) -> tuple[str, Any, str]:
     """(verdict, measured, reason) of one check; problems with the points go to ev."""
     kind = check["kind"]
-    if kind == "tested":
-        return NOT_CHECKABLE, None, check.get("note", "checked by a test, not an experiment")
-    if kind == "wiring":
-        measured, reason = _wiring(check)
-        return (REPRODUCED if measured == check.get("target") else NOT_REPRODUCED), measured, reason
     if kind == "all":
-        parts = [_check(c, docs, first, ev) for c in check["checks"]]
+        parts = [_check(c, docs, first, ev, bias) for c in check["checks"]]
         measured = [m for _, m, _ in parts]
         verdicts = [v for v, _, _ in parts]
         reason = "; ".join(r for _, _, r in parts)
@@ -215,7 +263,7 @@ def _check(check: dict, docs: dict, first: str, ev: "Evidence") -> tuple[str, An
             return NOT_CHECKABLE, measured, reason
         if all(v == REPRODUCED for v in verdicts):
             return REPRODUCED, measured, reason
-        if all(v in (REPRODUCED, IN_SHAPE) for v in verdicts):
+        if all(v in PASSES for v in verdicts):
             return IN_SHAPE, measured, reason
         return NOT_REPRODUCED, measured, reason
     if kind == "value":
@@ -246,27 +294,20 @@ def _check(check: dict, docs: dict, first: str, ev: "Evidence") -> tuple[str, An
         margin = check.get("margin", 0.0)
         ok = all(x > y * (1 + margin) for x, y in zip(values, values[1:]))
         return (REPRODUCED if ok else NOT_REPRODUCED), [round(v, 3) for v in values], \
-            ("in the paper's order" if ok else "not in the paper's order") + \
-            (f" (by more than {margin:.0%})" if margin else "")
+            (" > " if ok else " vs ").join(f"{v:.3g}" for v in values) + \
+            (" (in the paper's order" if ok else " (not in the paper's order") + \
+            (f", by more than {margin:.0%})" if margin else ")")
     else:
         return _shape(check, ev, docs, first)
     if measured is None:
         return NOT_CHECKABLE, None, "missing points"
-    verdict, reason = _numeric(check, measured)
+    bound = check.get("bound")
+    if bound and (("max" in bound and measured > bound["max"] * (1 + BOUND_SLACK))
+                  or ("min" in bound and measured < bound["min"] * (1 - BOUND_SLACK))):
+        return NOT_CHECKABLE, measured, (f"{measured:.3g} lies beyond the physical bound "
+                                         f"({bound['why']}): an emulator artefact")
+    verdict, reason = _numeric(check, measured, bias)
     return verdict, measured, reason
-
-
-def judge(claim: dict, docs: dict[str, dict]) -> dict:
-    """The verdict on one claim from the documents (experiment name -> document)."""
-    ev = Evidence()
-    first = claim["experiments"][0] if claim["experiments"] else ""
-    verdict, measured, reason = _check(claim["check"], docs, first, ev)
-    if claim.get("calibration") and measured is not None and not ev.problems:
-        return _result(claim, CALIBRATION, measured, "the emulation was set from this value: shown, "
-                       "never judged", ev)
-    if ev.problems:
-        return _result(claim, NOT_CHECKABLE, measured, ev.problems[0], ev)
-    return _result(claim, verdict, measured, reason, ev)
 
 
 def _by_x(pairs: list[tuple[dict, float]], over: str) -> dict | None:
@@ -321,11 +362,89 @@ def _shape(check, ev: Evidence, docs, first) -> tuple[str, Any, str]:
         ("grows, less than in proportion" if ok else "grows in proportion" if grows else "does not grow")
 
 
-def _result(claim: dict, verdict: str, measured: Any, reason: str, ev: Evidence) -> dict:
+def _only_repeat(docs: dict[str, dict], r) -> dict[str, dict]:
+    return {n: {**d, "points": [p for p in d["points"] if p.get("repeat", 0) == r]} for n, d in docs.items()}
+
+
+def _spread(measured: Any, per_repeat: list[Any]) -> float | None:
+    """Half the range of the per-repeat numbers, relative to the median's (numbers only)."""
+    nums = [m for m in per_repeat if isinstance(m, (int, float))]
+    if not isinstance(measured, (int, float)) or len(nums) < 2 or measured == 0:
+        return None
+    return (max(nums) - min(nums)) / 2 / abs(measured)
+
+
+def _tolerance(check: dict) -> float | None:
+    if check["kind"] == "all":
+        tols = [_tolerance(c) for c in check["checks"]]
+        return min((t for t in tols if t is not None), default=None)
+    return check.get("tolerance") if check["kind"] in ("value", "ratio", "drop") else None
+
+
+def figures(claim: dict, docs: dict[str, dict]) -> dict[str, float | None]:
+    """The numbers of this run the claim's gap text quotes (medians of repeats)."""
+    first = claim["experiments"][0] if claim["experiments"] else ""
+    return {name: Evidence().reduce(docs, sel, first) for name, sel in claim.get("figures", {}).items()}
+
+
+def fill_gap(claim: dict, measured: Any, values: dict[str, float | None]) -> str:
+    """The gap text with this run's numbers in place of its placeholders."""
+    def show(v) -> str:
+        if v is None:
+            return "(not measured)"
+        if isinstance(v, float):
+            return f"{v:.3g}"
+        if isinstance(v, list):
+            return ", ".join(show(x) for x in v)
+        return str(v)
+    known = {"measured": measured, "target": claim["check"].get("target"), **values}
+    return PLACEHOLDER.sub(lambda m: show(known.get(m.group(1))), claim.get("gap", ""))
+
+
+def judge(claim: dict, docs: dict[str, dict], bad_calibrations: dict[str, dict] | None = None,
+          cals: list[dict] | None = None) -> dict:
+    """The verdict on one claim from the documents (experiment name -> document)."""
+    check = claim["check"]
+    if check["kind"] == "tested":
+        return _result(claim, TESTED, None, check.get("note", "checked by a test"), Evidence(), docs)
+    # a calibration claim is the calibration itself: its own miss is its verdict, not a reason
+    ev = Evidence(None if claim.get("calibration") else bad_calibrations, cals)
+    first = claim["experiments"][0] if claim["experiments"] else ""
+    bias = claim.get("bias")
+    verdict, measured, reason = _check(check, docs, first, ev, bias)
+    if ev.problems:
+        return _result(claim, NOT_CHECKABLE, measured, ev.problems[0], ev, docs)
+    repeats = sorted(ev.repeats)
+    per = [_check(check, _only_repeat(docs, r), first, Evidence(), bias) for r in repeats]
+    spread = _spread(measured, [m for _, m, _ in per])
+    ev.spread = spread if spread is not None else ev.spread
+    if claim.get("calibration"):
+        met = verdict == REPRODUCED and len(repeats) >= 2 and len({v for v, _, _ in per}) == 1
+        return _result(claim, CALIBRATION, measured, ("met: " if met else "MISSED: ") + reason
+                       + ("" if len(repeats) >= 2 else " (one run: its noise is unknown)"), ev, docs)
+    if len(repeats) < 2:
+        return _result(claim, NOT_CHECKABLE, measured, f"one run only: its noise is unknown (run with "
+                       f"--repeats 2 or more); it read: {reason}", ev, docs)
+    seen = [v for v, _, _ in per]
+    if len(set(seen)) > 1:
+        tally = ", ".join(f"{seen.count(v)} {v}" for v in dict.fromkeys(seen))
+        return _result(claim, NOT_CHECKABLE, measured, f"noisy: the {len(repeats)} repeats disagree "
+                       f"({tally}); the median read: {reason}", ev, docs)
+    tol = _tolerance(check)
+    if verdict in PASSES and spread is not None and tol is not None and spread > tol:
+        return _result(claim, NOT_CHECKABLE, measured, f"noisy: the repeats spread +-{spread:.1%}, wider "
+                       f"than the tolerance (+-{tol:.1%}); the median read: {reason}", ev, docs)
+    return _result(claim, verdict, measured, reason, ev, docs)
+
+
+def _result(claim: dict, verdict: str, measured: Any, reason: str, ev: Evidence, docs: dict) -> dict:
+    explain = verdict not in (REPRODUCED, TESTED) and claim.get("gap")
     return {"id": claim["id"], "source": claim["source"], "statement": claim["statement"],
             "paper": claim["paper"], "verdict": verdict, "measured": measured, "reason": reason,
-            "gap": claim.get("gap", "") if verdict in (NOT_REPRODUCED, IN_SHAPE) else "",
-            "points": ev.points, "spread": round(ev.spread, 3), "calibration": claim.get("calibration", False),
+            "gap": fill_gap(claim, measured, figures(claim, docs)) if explain else "",
+            "points": ev.points, "repeats": len(ev.repeats), "spread": round(ev.spread, 4),
+            "calibration": claim.get("calibration", False), "shares": claim.get("shares", []),
+            "counted": not any(s < claim["id"] for s in claim.get("shares", [])),
             "experiments": claim["experiments"]}
 
 
@@ -352,14 +471,31 @@ def views_present(docs: dict[str, dict]) -> list[str]:
     return [w for w in VIEWS if any(view(docs, w)[n]["points"] for n in docs)]
 
 
-def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None) -> list[dict]:
+def calibrations(docs: dict[str, dict], cals: list[dict] | None = None) -> list[dict]:
+    """Every calibration the documents' points rest on, judged from all of them."""
+    return cal.verdicts([p for d in docs.values() for p in d["points"]], cals)
+
+
+def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None,
+              cals: list[dict] | None = None) -> list[dict]:
     """Every claim's verdict, on one view of the documents (None: all points)."""
     chosen = view(docs, which) if which else docs
-    out = [judge(c, chosen) for c in claims]
+    cals = cal.load_calibrations() if cals is None else cals
+    bad = {v["id"]: v for v in calibrations(chosen, cals) if v["verdict"] != cal.MET}
+    out = [judge(c, chosen, bad, cals) for c in claims]
     if which:
         for r in out:
             r["hardware"] = which
     return out
+
+
+def summary(results: list[dict]) -> dict[str, int]:
+    """Verdict -> claims, each measurement counted once (see `shares`)."""
+    counts: dict[str, int] = {}
+    for r in results:
+        if r["counted"]:
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    return counts
 
 
 if __name__ == "__main__":

@@ -49,9 +49,13 @@ def merge(docs: list[dict]) -> dict:
     if not isinstance(total, int) or isinstance(total, bool) or total < 0:
         raise MergeError("the shards do not say how many points the sweep has (total_points)")
     points: dict[int, dict] = {}
+    calibrating: list[dict] = []      # each shard measured its calibrations itself: all are kept
     hosts: dict[str, dict] = {}
     for (i, n), d in zip(shards, docs):
         for p in d["points"]:
+            if p.get("calibration_of"):
+                calibrating.append(p)
+                continue
             idx = p.get("point_index")
             if not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < total:
                 raise MergeError(f"a point of shard {i}/{n} has point_index {idx!r}, not a whole "
@@ -64,7 +68,7 @@ def merge(docs: list[dict]) -> dict:
         for host in {p.get("host", "?") for p in d["points"]} or {"?"}:
             hosts[host] = {k: v for k, v in d["environment"].items() if k != "hosts"}
     out = copy.deepcopy(first)
-    out["points"] = [points[i] for i in sorted(points)]
+    out["points"] = [points[i] for i in sorted(points)] + calibrating
     out["environment"] = {**copy.deepcopy(first["environment"]), "hosts": hosts}
     out["complete"] = (all(d.get("complete") for d in docs) and len(seen) == shards[0][1]
                        and sorted(points) == list(range(total)))

@@ -264,8 +264,35 @@ def _finish_plot(fig, ax, path: str, ylabel: str, heading: str) -> list[str]:
     return [path]
 
 
+def sweep_points(doc: dict) -> dict:
+    """The document without its calibration measurements (they are reported on their own)."""
+    return {**doc, "points": [p for p in doc["points"] if not p.get("calibration_of")]}
+
+
 def table(doc: dict) -> str:
-    """Mean throughput (MB/s) per curve and token size; '*' marks suspect points."""
+    """Median throughput (MB/s) per curve and x, +-half the range of its repeats; '*' marks
+    suspect points; the TCP the nodes ran is named under the table."""
+    doc = sweep_points(doc)
+    return _table(doc) + tcp_note(doc)
+
+
+def tcp_note(doc: dict) -> str:
+    seen = {}
+    for p in doc["points"]:
+        t = p.get("tcp")
+        key = p.get("hardware", "none")
+        if t and key not in seen:
+            feats = [n for k, n in (("sack", "SACK"), ("timestamps", "timestamps"),
+                                    ("window_scaling", "window scaling")) if t.get(k)]
+            seen[key] = f"{t['congestion_control']} ({', '.join(feats) if feats else 'no SACK/timestamps/window scaling'})"
+        elif not t:
+            seen.setdefault(key, "not recorded (the host's own)")
+    if not seen:
+        return ""
+    return "\nTCP: " + "; ".join(f"{v} on hardware {k}" for k, v in seen.items())
+
+
+def _table(doc: dict) -> str:
     if doc["workload"] == "filecopy":
         return filecopy_table(doc)
     if doc["workload"] == "pfs":
@@ -310,6 +337,7 @@ def plot(doc: dict, path: str) -> list[str]:
     """Throughput against the figure's x axis (token size or pairs), one curve per
     topology/placement (and per varying axis), the paper's values overlaid.
     Returns the files written."""
+    doc = sweep_points(doc)
     if doc["workload"] == "filecopy":
         return _filecopy_plot(doc, path)
     if doc["workload"] == "pfs":

@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.claims import (CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED,
-                             REPRODUCED, TODAY, PAPER, CONTENDED, VIEWS, judge_all, load_claims, views_present)
+from pipeline.calibration import MET, load_calibrations
+from pipeline.claims import (CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
+                             TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
+                             view, views_present)
 from pipeline.report import plot, table, trusted
 
 NOT_MODELLED = [
@@ -38,7 +40,7 @@ NOT_MODELLED = [
      "remote copies slightly too SLOW relative to local ones"),
 ]
 SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "with contention"}
-ORDER = [REPRODUCED, IN_SHAPE, CALIBRATION, NOT_REPRODUCED, NOT_CHECKABLE]
+ORDER = [REPRODUCED, IN_SHAPE, NOT_REPRODUCED, NOT_CHECKABLE, CALIBRATION, TESTED]
 
 
 def _fmt(value) -> str:
@@ -97,7 +99,50 @@ def environment_lines(docs: dict[str, dict]) -> list[str]:
                       f"(host cost {t.get('host_cost_impl') or 'none'}), "
                       f"contention {'on' if t.get('contention') else 'off'}")
     lines += sorted(impls)
+    tcp = {}
+    for doc in docs.values():
+        for p in doc["points"]:
+            if p.get("tcp"):
+                tcp.setdefault(p.get("hardware", "none"), _tcp_text(p["tcp"]))
+    host = next((t.get("tcp_host_default") for env in envs for t in env.get("topologies", {}).values()
+                 if t.get("tcp_host_default")), None)
+    for hw, text in sorted(tcp.items()):
+        lines.append(f"TCP on hardware {hw}: {text} (set in every node's namespace and read back; "
+                     f"this host's own default, {host or 'unknown'}, is never used)")
+    if not tcp:
+        lines.append("TCP: not recorded (documents from before results v4 ran the host's own TCP)")
     return lines
+
+
+def _tcp_text(t: dict) -> str:
+    feats = [n for k, n in (("sack", "SACK"), ("timestamps", "timestamps"), ("window_scaling",
+                                                                          "window scaling")) if t.get(k)]
+    return f"{t.get('congestion_control')}" + (f" with {', '.join(feats)}" if feats else
+                                              " without SACK, timestamps or window scaling")
+
+
+def _measured(x: dict) -> str:
+    """A claim's measured value with its repeats' spread."""
+    text = _fmt(x["measured"])
+    if x.get("repeats", 0) > 1 and isinstance(x["measured"], (int, float)):
+        text += f" (+-{x['spread']:.1%}, {x['repeats']} runs)"
+    elif x.get("repeats", 0) > 1:
+        text += f" ({x['repeats']} runs)"
+    return text
+
+
+def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[str]:
+    """The calibration table: per view, each calibration point's target, measurement and verdict."""
+    cals = load_calibrations()
+    rows = []
+    for w in shown:
+        for v in calibrations(view(docs, w), cals):
+            measured = "-" if v["measured"] is None else \
+                f"{v['measured']:.3g} (+-{v['spread']:.1%}, {len(v['values'])} runs)"
+            verdict = v["verdict"] if v["verdict"] == MET else f"**{v['verdict'].upper()}**"
+            rows.append(f"| {SHORT[w]} | {v['id']}: {v['what']} | {v['target']:g} +- {v['tolerance']:.0%} | "
+                        f"{measured} | {verdict} | {v['reason']} |")
+    return rows
 
 
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
@@ -125,18 +170,29 @@ def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | No
             f"{time.strftime('%Y-%m-%d %H:%M')}")
     summaries = []
     for w, verdicts in by_view.items():
-        counts = {v: sum(1 for r in verdicts if r["verdict"] == v) for v in ORDER}
-        summaries.append(f"on {VIEWS[w]}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-    md = [f"# {head}", "", f"Claims {'; '.join(summaries)}." +
-          (f" Measured in {elapsed_s / 60:.1f} minutes." if elapsed_s else ""),
+        counts = summary(verdicts)
+        summaries.append(f"on {VIEWS[w]}: " + ", ".join(f"{counts[v]} {v}" for v in ORDER if counts.get(v)))
+    cal_rows = calibration_rows(docs, shown)
+    missed = [r for r in cal_rows if "**" in r.split("|")[5]]
+    md = [f"# {head}", "", f"Claims {'; '.join(summaries)} (claims that read one measurement count "
+          "once)." + (f" Measured in {elapsed_s / 60:.1f} minutes." if elapsed_s else ""), ""]
+    if missed:
+        md += [f"**{len(missed)} calibration point(s) NOT MET**: every claim that rests on them is not "
+               "checkable (see Calibration). Rerun on a quieter machine before reading any verdict.", ""]
+    md += [
           "", "Each claim is judged on today's hosts (hardware none: the wires are 1996's, the hosts "
           "are this machine's) and on the paper's hardware (the hardware profile of the machine the "
           "figure ran on: its disks and its per-packet host cost; hardware/*.json states every "
-          "number and its source). ", "Verdicts: *reproduced* = within the stated tolerance; *reproduced in shape* = the relation "
-          "the claim needs holds but the number is outside the tolerance; *not reproduced*; *not "
-          "checkable* = the points were not measured or failed a fidelity gate; *calibration point* = "
-          "the emulation was set from this value, so it is shown and never judged. Paper values and "
-          "their status (verified / seed / derived) are from docs/papers.md.", "",
+          "number and its source). ", "Every point ran several times; the median is judged, on the "
+          "medians and on each run alone. Verdicts: *reproduced* = within the tolerance declared from "
+          "the paper's own precision, in every run; *reproduced in shape* = the relation the claim "
+          "states holds in every run but the number is outside the tolerance (counted apart: weaker "
+          "evidence); *not reproduced*, also when only the emulator's known bias gives the relation; "
+          "*not checkable* = not measured, a failed fidelity gate, a calibration not met, beyond a "
+          "physical bound, or noisy (runs that disagree, or spread wider than the tolerance); "
+          "*calibration point* = the model was set from this value: met or missed, never evidence; "
+          "*tested* = a fact checked by a named test. Paper values and their status (verified / seed "
+          "/ derived) are from docs/papers.md.", "",
           "## Claims", "",
           "| # | source | claim | paper | " + " | ".join(f"measured, {VIEWS[w]} | verdict" for w in shown)
           + " | why |", "|---|---|---|---|" + "---|---|" * len(shown) + "---|"]
@@ -144,13 +200,17 @@ def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | No
         r = rows[0]
         cells = []
         for x in rows:
-            spread = f" (spread {x['spread']:.0%})" if x["spread"] else ""
-            cells.append(f"{_fmt(x['measured'])}{spread} | **{x['verdict']}**")
+            cells.append(f"{_measured(x)} | **{x['verdict']}**")
         whys = [f"{SHORT[x['hardware']]}: {x['reason']}" for x in rows] \
             if len(rows) > 1 else [r["reason"]]
         why = " ".join(whys) + (f" Gap: {r['gap']}" if r["gap"] else "")
         md.append(f"| {r['id']} | {r['source']} | {r['statement']} | {_paper(r['paper'])} | "
                   + " | ".join(cells) + f" | {why} |")
+    md += ["", "## Calibration", "", "The measurements the model's constants were set from "
+           "(claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
+           "One not met makes every point resting on it untrusted.", "",
+           "| view | calibration point | target | measured (median) | verdict | why |", "|---|---|---|---|---|---|",
+           *(cal_rows or ["| - | no point of this run rests on a calibration | - | - | - | - |"])]
     md += ["", "## Figures", ""]
     for name, png, doc in figures:
         paper = doc.get("paper") or {}

@@ -26,7 +26,7 @@ from core.errors import BadInput
 from core.jsonfile import read_json  # noqa: F401 (re-exported for pipeline readers)
 from workloads import WORKLOADS
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results"
 SCHEMA_FILE = RESULTS_DIR / "schema.json"
@@ -103,6 +103,9 @@ COMMON_POINT = {
               "early_retrans: the hardware profile's tcp block) and what it did over the point, "
               "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
               "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)"),
+    "calibration_of": _t("string", "this point measures a calibration (claims/calibrations.json id) "
+                         "that the sweep's own points did not measure twice; it is not a sweep point "
+                         "(no point_index) and tables leave it out"),
     "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets used "
                    "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",
@@ -186,7 +189,7 @@ WORKLOAD_POINT = {
     },
 }
 REQUIRED_POINT = ["topology", "rate_mbit", "workload", "placement", "repeat", "throughput_mbyte_s",
-                  "fidelity", "hardware", "contention"]
+                  "fidelity", "hardware", "contention", "tcp"]
 REQUIRED_BY_WORKLOAD = {"token": ["pairs", "token_size", "tokens_in_flight"], "iperf": ["pairs"],
                         "filecopy": ["copies", "remote", "file_size", "disk"],
                         "pfs": ["test", "volume", "disk"]}
@@ -216,6 +219,13 @@ SCHEMA = {
         "shards": _t("array", "merged documents: the shards merged"),
         "complete": _t("boolean", "every point of the sweep (or shard) finished"),
         "paper": PAPER_SCHEMA,
+        "calibrations": {"type": "array", "description": "every calibration point the points rest on, "
+                         "judged from this document (pipeline/calibration.py): id, what, target, "
+                         "tolerance, values, measured (median), spread, verdict (met | missed | noisy | "
+                         "not measured), reason", "items": {"type": "object",
+                                                            "required": ["id", "verdict", "reason"]}},
+        "calibration_not_measured": {"type": "array", "items": {"type": "string"},
+                                     "description": "calibrations this sweep's settings could not measure"},
         "environment": {**_obj(
             "what the numbers came from",
             kernel=_t("string", "uname -r"), machine=_t("string", "CPU architecture"),
@@ -281,6 +291,11 @@ def upgrade(doc: Any, where: str) -> dict:
         if isinstance(doc.get("points"), list):
             doc["points"] = [{"hardware": "none", "contention": "off", **p} if isinstance(p, dict) else p
                              for p in doc["points"]]
+        version = 3
+    if version == 3:   # v4: every point records its TCP (null: the host's, unrecorded)
+        doc = dict(doc)
+        if isinstance(doc.get("points"), list):
+            doc["points"] = [{"tcp": None, **p} if isinstance(p, dict) else p for p in doc["points"]]
         doc["schema_version"] = SCHEMA_VERSION
     return doc
 

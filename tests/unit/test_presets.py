@@ -69,6 +69,27 @@ def test_routed_mesh_routes_point_at_relays():
     assert all(n.forwarding for n in spec.nodes)
 
 
+def test_routed_mesh_direct_and_relayed_peers():
+    """Claim 13 (HPDC'96): every node reaches 6 peers on its own wires and 9 through one relay."""
+    spec = build_spec("routed-mesh")
+    for node in spec.nodes:
+        direct = [r for r in node.routes if r.via is None]
+        relayed = [r for r in node.routes if r.via is not None]
+        assert (len(direct), len(relayed)) == (6, 9), node.name
+        addresses = {n.ip: n for n in spec.nodes}
+        for r in relayed:   # the relay shares a wire with both ends
+            relay = next(n for n in spec.nodes if n.ip == r.via)
+            assert set(relay.wires) & set(node.wires) and set(relay.wires) & set(addresses[r.dst].wires)
+
+
+@pytest.mark.parametrize("rate", [10, 100])
+def test_mesh_has_four_times_the_bonded_capacity(rate):
+    """Claim 12 (HPDC'96): the mesh's wires carry 80 Mbit/s in all, the bonded dual net's 20."""
+    mesh = sum(w.rate_mbit for w in build_spec("switched-mesh", rate_mbit=rate).wires)
+    bonded = sum(w.rate_mbit for w in build_spec("bonded-dual-net", rate_mbit=rate).wires)
+    assert (mesh, bonded) == (8 * rate, 2 * rate) and mesh / bonded == 4
+
+
 @pytest.mark.parametrize("bad, msg", [
     (dict(name="nope"), "unknown topology"),
     (dict(name="single-net", rate_mbit=0), "rate"),

@@ -109,10 +109,12 @@ def test_new_document_validates_and_csv_tells_filecopy_points_apart(tmp_path):
 
 
 def test_v2_documents_read_as_hardware_none_without_contention():
-    """Stored v2 documents (tests/fixtures/reproduction) gain hardware/contention on read."""
-    stored = sorted((FIXTURES / "reproduction").glob("*.json"))
-    raw = json.loads(stored[0].read_text())
+    """A stored v2 document (tests/fixtures/v2-token.json, a real quick reproduction's) gains
+    hardware/contention (v3) and an unrecorded TCP (v4) on read."""
+    stored = FIXTURES / "v2-token.json"
+    raw = json.loads(stored.read_text())
     assert raw["schema_version"] == 2 and "hardware" not in raw["points"][0]
-    doc = load(stored[0])
-    assert doc["schema_version"] == results.SCHEMA_VERSION == 3
+    doc = load(stored)
+    assert doc["schema_version"] == results.SCHEMA_VERSION == 4
     assert all(p["hardware"] == "none" and p["contention"] == "off" for p in doc["points"])
+    assert all(p["tcp"] is None for p in doc["points"])

@@ -1,0 +1,151 @@
+"""Calibration points: the measurements a model constant was set from, checked on every run.
+
+A calibration point is not evidence for the papers (the model was set from it),
+but it is the model's own check: if all-local copies do not reach the 11.7 MB/s
+the disk rate was derived from, every number that rests on that disk is wrong.
+claims/calibrations.json lists each point (schema SCHEMA below, written to
+claims/calibrations.schema.json): the points that rest on it (`applies`: their
+workload and hardware or disk profile), which of them measure it (`where`,
+`metric`), its target, and a tolerance declared with its reason before running.
+
+`verdicts(points)` judges every calibration a set of points rests on: met,
+missed, noisy (its repeats spread wider than the tolerance) or not measured.
+Anything but met makes each point it applies to untrusted: the claims that read
+them are "not checkable: calibration ..." (pipeline.claims), the report shows a
+calibration table, and `run`/`experiment` say so at the end. `plan` gives the
+measurements a sweep must add so that every calibration it rests on is measured
+at least twice in the same run (pipeline.runner runs them).
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from core.jsonfile import check_schema, read_json, write_schema
+from pipeline.results import real_rate
+
+ROOT = Path(__file__).resolve().parent.parent
+CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
+SCHEMA_FILE = ROOT / "claims" / "calibrations.schema.json"
+MIN_MEASUREMENTS = 2        # a calibration is judged from repeats, never from one run
+
+MET, MISSED, NOISY, NOT_MEASURED = "met", "missed", "noisy", "not measured"
+
+_TEXT = {"type": "string", "minLength": 1}
+SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Beowulf Netlab calibration points",
+    "description": "The measurements model constants were set from, each checked on every run "
+                   "(pipeline/calibration.py).",
+    "type": "object", "additionalProperties": False, "required": ["calibrations"],
+    "properties": {"$schema": {"type": "string"}, "calibrations": {"type": "array", "items": {
+        "type": "object", "additionalProperties": False,
+        "required": ["id", "what", "applies", "where", "metric", "target", "tolerance",
+                     "why_tolerance", "source"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
+            "what": {**_TEXT, "description": "the measurement, in words"},
+            "applies": {"type": "object", "additionalProperties": False, "required": ["workload"],
+                        "description": "the points that rest on the constant: a workload and a "
+                                       "hardware profile (point key hardware) or a disk profile "
+                                       "(the point's disk.profile, without a /D time-scale suffix)",
+                        "properties": {"workload": _TEXT, "hardware": _TEXT, "disk": _TEXT}},
+            "where": {"type": "object", "description": "point key -> value: the points that measure it"},
+            "metric": {**_TEXT, "description": "the point's MB/s key (x D on a time-scaled point)"},
+            "target": {"type": "number", "exclusiveMinimum": 0},
+            "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5,
+                          "description": "relative; declared before running"},
+            "why_tolerance": _TEXT, "source": _TEXT,
+            "claim": {"type": "integer", "description": "the claim (docs/papers.md) it is, if any"}}}}},
+}
+
+
+def load_calibrations(path: Path = CALIBRATIONS_FILE) -> list[dict]:
+    data = read_json(path, "calibrations file")
+    check_schema(data, SCHEMA, f"calibrations file {path}")
+    return data["calibrations"]
+
+
+def disk_profile(point: dict) -> str | None:
+    """The disk profile a point's nodes had, without the time-scale suffix."""
+    disk = point.get("disk")
+    name = disk.get("profile") if isinstance(disk, dict) else disk
+    return name.split("/D")[0] if isinstance(name, str) else None
+
+
+def applies(cal: dict, point: dict) -> bool:
+    """The point rests on this calibration."""
+    a = cal["applies"]
+    return (point.get("workload") == a["workload"]
+            and ("hardware" not in a or point.get("hardware", "none") == a["hardware"])
+            and ("disk" not in a or disk_profile(point) == a["disk"]))
+
+
+def measures(cal: dict, point: dict) -> bool:
+    return applies(cal, point) and all(point.get(k) == v for k, v in cal["where"].items())
+
+
+def judge(cal: dict, points: list[dict]) -> dict:
+    """One calibration's verdict from the points that measure it."""
+    values = [real_rate(p, cal["metric"]) for p in points if measures(cal, p)]
+    out = {"id": cal["id"], "what": cal["what"], "target": cal["target"], "tolerance": cal["tolerance"],
+           "values": [round(v, 4) for v in values], "measured": None, "spread": None}
+    if not values:
+        return {**out, "verdict": NOT_MEASURED, "reason": "no point of this run measured it"}
+    median = statistics.median(values)
+    spread = (max(values) - min(values)) / 2 / median if median > 0 else 0.0
+    out.update(measured=round(median, 4), spread=round(spread, 4))
+    off = (median - cal["target"]) / cal["target"]
+    band = f"{cal['target']:g} +- {cal['tolerance']:.0%}"
+    if len(values) < MIN_MEASUREMENTS:
+        return {**out, "verdict": NOISY, "reason": f"measured once ({median:.3g}): its noise is unknown"}
+    if spread > cal["tolerance"]:
+        return {**out, "verdict": NOISY, "reason": f"{len(values)} runs spread +-{spread:.0%}, wider "
+                                                   f"than the tolerance (+-{cal['tolerance']:.0%})"}
+    if abs(off) > cal["tolerance"]:
+        return {**out, "verdict": MISSED, "reason": f"median {median:.3g} is {off:+.0%} from {band}"}
+    return {**out, "verdict": MET, "reason": f"median {median:.3g} within {band} ({len(values)} runs)"}
+
+
+def verdicts(points: list[dict], cals: list[dict] | None = None) -> list[dict]:
+    """Every calibration that some of the points rest on, judged from those points."""
+    cals = load_calibrations() if cals is None else cals
+    return [judge(c, points) for c in cals if any(applies(c, p) for p in points)]
+
+
+def failed(points: list[dict], cals: list[dict] | None = None) -> dict[str, dict]:
+    """Calibration id -> its verdict, for the ones not met."""
+    return {v["id"]: v for v in verdicts(points, cals) if v["verdict"] != MET}
+
+
+def resting_on(point: dict, bad: dict[str, dict], cals: list[dict]) -> list[dict]:
+    """The failed calibrations this point rests on."""
+    return [bad[c["id"]] for c in cals if c["id"] in bad and applies(c, point)]
+
+
+def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict, int]]:
+    """(calibration, how many more measurements) so that each calibration the planned points
+    rest on is measured MIN_MEASUREMENTS times. `planned` are points as the runner will
+    record them (workload, hardware and disk profile set; no results)."""
+    cals = load_calibrations() if cals is None else cals
+    out = []
+    for c in cals:
+        if any(applies(c, p) for p in planned):
+            have = sum(1 for p in planned if measures(c, p))
+            if have < MIN_MEASUREMENTS:
+                out.append((c, MIN_MEASUREMENTS - have))
+    return out
+
+
+def table_lines(results: list[dict]) -> list[str]:
+    """Plain-text calibration lines for the end of a run (missed ones first)."""
+    lines = []
+    for v in sorted(results, key=lambda v: v["verdict"] == MET):
+        head = "calibration" if v["verdict"] == MET else "CALIBRATION " + v["verdict"].upper()
+        lines.append(f"{head}: {v['id']} ({v['what']}): {v['reason']}")
+    return lines
+
+
+if __name__ == "__main__":
+    write_schema(SCHEMA_FILE, SCHEMA)
+    print(f"wrote {SCHEMA_FILE}")
