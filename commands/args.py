@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 
 from core.errors import BadInput
 from core.values import Axis
 from netlab.impls import BuildOptions
+from pipeline.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
 from pipeline.sweep import NETWORK_AXES
 from topologies.presets import build_spec
 
@@ -123,10 +123,3 @@ def add_output_args(p, default_name: str) -> None:
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of the sweep (campaigns; merge with 'emulate.py merge')")
     add_build_args(p)
-
-
-def require_root(command: str) -> None:
-    if os.geteuid() != 0:
-        line = " ".join(["emulate.py", *command.split()])
-        raise BadInput(f"{line} needs root to create namespaces and qdiscs: run it as "
-                       f"'sudo python3 {line}'")

@@ -11,6 +11,7 @@ from commands.args import add_build_args, build_options, require_root
 from core.errors import BadInput
 from pipeline import exercise as ex_mod
 from pipeline.exercise import PASS
+from pipeline.session import Session, open_cli
 
 
 def add_parser(sub) -> None:
@@ -54,17 +55,16 @@ def tasks(ex: dict) -> str:
         (m.group(1).strip() if m else text)
 
 
-def measure(ex: dict, opts) -> dict[str, float]:
-    """Run the exercise's measure sweeps here; the quantities its questions read."""
-    from pipeline.results import new_document
-    from pipeline.runner import run_sweep
+def measure(ex: dict, verb: str, opts, out: Path) -> dict[str, float]:
+    """Every check first (out writable, root, each network buildable here), then run the
+    exercise's measure sweeps on this machine; the quantities its questions read."""
     sweeps = ex_mod.sweeps(ex)
+    session = Session(verb, opts, list(sweeps.values()), [out], checked=True)
     points = {}
     with tempfile.TemporaryDirectory(prefix="bnl-exercise-") as tmp:
         for rid, sweep in sweeps.items():
             print(f"measuring {rid} ({sweep.workload}) on this machine ...", file=sys.stderr, flush=True)
-            doc = new_document(sweep.workload, sweep.parameters(), {}, f"exercise-{ex['name']}-{rid}")
-            run_sweep(sweep, doc, Path(tmp) / f"{rid}.json", opts, progress=True)
+            doc = session.run(sweep, Path(tmp) / f"{rid}.json", {}, f"exercise-{ex['name']}-{rid}")
             points[rid] = doc["points"]
     return ex_mod.quantities(ex, points)
 
@@ -90,15 +90,12 @@ def run(args) -> int:
     if args.action == "start":
         spec = ex_mod.start_spec(ex)
         require_root(f"exercise start {args.name}")
-        from commands.cli import open_cli
         return open_cli(spec, opts, before=tasks(ex))
     if args.action == "check":
         path = Path(args.answers)
         answers = ex_mod.read_answers(path, ex)
         out = Path(args.out) if args.out else path.with_name(path.stem + ex_mod.VERDICTS_SUFFIX)
-        _writable(out)
-        require_root(f"exercise check {args.name}")
-        measured = measure(ex, opts)
+        measured = measure(ex, f"exercise check {args.name}", opts, out)
         verdicts = ex_mod.judge(ex, answers, measured)
         for v in verdicts:
             line = f"{v['id']}: {v['verdict']:5s} your answer {v['answer']}, reference {v['reference']}"
@@ -116,14 +113,7 @@ def run(args) -> int:
         if not ex_mod.submissions(folder):
             raise BadInput(f"grade: {folder} holds no *.json answers files")
         out = Path(args.out) if args.out else folder / "grades.csv"
-        _writable(out)
-        require_root(f"exercise grade {args.name}")
-        rows = ex_mod.grade(ex, folder, measure(ex, opts), out)
+        rows = ex_mod.grade(ex, folder, measure(ex, f"exercise grade {args.name}", opts, out), out)
         print(f"{len(rows)} submissions graded: {out}")
         return 0
     raise AssertionError(args.action)
-
-
-def _writable(path: Path) -> None:
-    from pipeline.results import check_writable
-    check_writable(path)

@@ -1,12 +1,14 @@
 """emulate.py experiment list | NAME: run a paper figure's experiment file."""
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 from commands.args import add_machine_args, add_output_args, build_options, machine_values
-from commands.run import execute
 from pipeline.experiment import experiment_files, find, load
 from pipeline.results import read_json
+from pipeline.session import run_one
 
 
 def add_parser(sub) -> None:
@@ -30,6 +32,11 @@ def run(args) -> int:
         return 0
     path = find(args.name)
     sweep, paper, meta = load(path, args.shard, quick=args.quick, override=machine_values(args))
-    return execute(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
-                   args.json, not args.no_progress, paper, name=meta.get("name") or path.stem,
-                   verb=f"experiment {args.name}")
+    log = sys.stderr if args.json else sys.stdout
+    doc, text = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
+                        f"experiment {args.name}", paper, name=meta.get("name") or path.stem,
+                        progress=not args.no_progress, log=log)
+    if args.json:
+        print(json.dumps(doc, indent=1, default=str))
+    print(text, file=log)
+    return 0

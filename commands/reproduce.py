@@ -5,15 +5,15 @@ import sys
 import time
 from pathlib import Path
 
-from commands.args import add_build_args, build_options, require_root, shard_arg
-from commands.run import check_buildable_here
+from commands.args import add_build_args, build_options, shard_arg
 from core.errors import BadInput, NetlabError
 from pipeline.claims import load_claims
 from pipeline.experiment import experiment_files, load
 from pipeline.reproduction import build
+from pipeline.results import RESULTS_DIR
+from pipeline.session import Session
 from pipeline.sweep import Sweep
 from topologies.hardware import NONE
-from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 
 
 def add_parser(sub) -> None:
@@ -69,7 +69,6 @@ def with_hardware(sweep, which: str, contention: bool):
 
 
 def run(args) -> int:
-    from pipeline.runner import run_sweep   # Mininet only once a run is certain
     names = planned(args.only)
     sweeps = {}
     for name in names:
@@ -80,34 +79,24 @@ def run(args) -> int:
             sweeps[name] = (sweep, paper)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else RESULTS_DIR / f"reproduction-{stamp}{'-quick' if args.quick else ''}"
-    check_writable(out / "report.html")
-    require_root("reproduce")
-    opts = build_options(args)
-    caps = check_buildable_here([s for s, _ in sweeps.values()], opts)
+    session = Session("reproduce", build_options(args), [s for s, _ in sweeps.values()],
+                      [out / "report.html"], checked=True)
     total = sum(len(pts) for s, _ in sweeps.values() for _, pts in s.schedule())
     print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
           f"report in {out}/", flush=True)
-    docs: dict[str, dict] = {}
     t0 = time.monotonic()
     try:
         for k, (name, (sweep, paper)) in enumerate(sweeps.items(), 1):
             points = sum(len(p) for _, p in sweep.schedule())
             print(f"[{k}/{len(sweeps)}] {name}: {points} points", file=sys.stderr, flush=True)
-            doc = new_document(sweep.workload, sweep.parameters(), paper, name)
-            doc["total_points"] = sweep.total_points()
-            if sweep.shard:
-                doc["shard"] = f"{sweep.shard[0]}/{sweep.shard[1]}"
-            path = out / "results" / f"{name}.json"
-            write_atomic(doc, path)
-            docs[name] = doc
-            run_sweep(sweep, doc, path, opts, progress=not args.no_progress, caps=caps)
+            session.run(sweep, out / "results" / f"{name}.json", paper, name, progress=not args.no_progress)
     except (KeyboardInterrupt, NetlabError):
-        sys.stderr.write(f"\nstopped: writing the report from what finished ({len(docs)} experiment(s), "
-                         "the last one partly)\n")
-        page = build(docs, out, args.quick, elapsed_s=time.monotonic() - t0)
+        sys.stderr.write(f"\nstopped: writing the report from what finished ({len(session.docs)} "
+                         "experiment(s), the last one partly)\n")
+        page = build(session.docs, out, args.quick, elapsed_s=time.monotonic() - t0)
         sys.stderr.write(f"report: {page}\n")
         raise
-    page = build(docs, out, args.quick, elapsed_s=time.monotonic() - t0)
+    page = build(session.docs, out, args.quick, elapsed_s=time.monotonic() - t0)
     print((out / "report.md").read_text().split("## Figures")[0])
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

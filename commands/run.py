@@ -1,19 +1,14 @@
-"""emulate.py run WORKLOAD: a sweep from flags; and `execute`, which every sweep goes through."""
+"""emulate.py run WORKLOAD: a sweep from flags, run by pipeline.session like every sweep."""
 from __future__ import annotations
 
 import dataclasses
 import json
 import sys
-import time
 from pathlib import Path
 
-from commands.args import (NETWORK, add_axis, add_impairment_args, add_machine_args, add_output_args,
-                           build_options, require_root)
-from core.errors import BadInput, RuntimeFailure
-from netlab.capabilities import probe
-from netlab.impls import BuildOptions
-from pipeline.report import plot, table
-from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
+from commands.args import NETWORK, add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
+from core.errors import BadInput
+from pipeline.session import run_one
 from pipeline.sweep import Sweep
 from workloads import WORKLOADS
 
@@ -52,62 +47,6 @@ def add_parser(sub) -> None:
     add_output_args(p, "<workload>")
 
 
-def check_buildable_here(sweeps: list[Sweep], opts: BuildOptions):
-    """Every network of every sweep can be built on this host, or one line (exit 2)
-    before a results file exists: missing tools, netem, a forced bonding or switch
-    implementation this kernel lacks, NETLAB_REQUIRE_KERNEL refusals. Returns the
-    probed capabilities, so each network is not probed again."""
-    from netlab.testbed import check_buildable   # imports Mininet
-    caps = probe()
-    for sweep in sweeps:
-        for spec in sweep.specs():
-            check_buildable(spec, caps, opts)
-    return caps
-
-
-def print_paper(paper: dict, log) -> None:
-    if paper.get("notes"):
-        print("\nthe papers, for comparison:", file=log)
-        for line in paper["notes"]:
-            print(f"  - {line}", file=log)
-
-
-def execute(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions, as_json: bool,
-            progress: bool, paper: dict | None = None, name: str | None = None, verb: str = "run") -> int:
-    """Check everything, then run the sweep and print its table. Nothing is
-    created until every check has passed."""
-    from pipeline.runner import run_sweep   # Mininet is imported only once a run is certain
-    sweep.check()
-    out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
-    png = png or str(out.with_suffix(".png"))
-    check_writable(out)
-    check_writable(Path(png))
-    require_root(verb)
-    caps = check_buildable_here([sweep], opts)
-    doc = new_document(sweep.workload, sweep.parameters(), paper, name)
-    doc["total_points"] = sweep.total_points()
-    if sweep.shard:
-        doc["shard"] = f"{sweep.shard[0]}/{sweep.shard[1]}"
-    write_atomic(doc, out)
-    log = sys.stderr if as_json else sys.stdout
-    try:
-        run_sweep(sweep, doc, out, opts, progress=progress, caps=caps)
-    except KeyboardInterrupt:
-        log.write(f"\ninterrupted: {len(doc['points'])} finished point(s) kept in {out}\n")
-        raise
-    except RuntimeFailure as e:
-        raise type(e)(f"{e}; {len(doc['points'])} finished point(s) kept in {out}") from e
-    pngs = plot(doc, png)
-    if as_json:
-        json.dump(doc, sys.stdout, indent=1, default=str)
-        sys.stdout.write("\n")
-    print(table(doc), file=log)
-    print(f"\nresults: {out}\n         {out.with_suffix('.csv')}\nplot:    " + "\n         ".join(pngs),
-          file=log)
-    print_paper(paper or {}, log)
-    return 0
-
-
 def run(args) -> int:
     wl = WORKLOADS[args.workload]
     mine = {a.name for a in wl.axes} | {a.name for a in NETWORK.values()}
@@ -121,5 +60,10 @@ def run(args) -> int:
     if given.get("channels") is not None and "bonded-dual-net" not in (given.get("topology") or ["bonded-dual-net"]):
         raise BadInput("--channels applies to bonded-dual-net only: add it to --topology or drop --channels")
     sweep = Sweep.make(wl.name, given, args.shard)
-    return execute(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
-                   args.json, not args.no_progress)
+    log = sys.stderr if args.json else sys.stdout
+    doc, text = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args), "run",
+                        progress=not args.no_progress, log=log)
+    if args.json:
+        print(json.dumps(doc, indent=1, default=str))
+    print(text, file=log)
+    return 0

@@ -7,6 +7,7 @@ lab-VM test mode) turns every fallback into an error.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass, field
 
 from core.errors import BadInput
@@ -102,3 +103,17 @@ def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[s
         else:
             switch = caps.switch_impl
     return {"bonding": bonding, "switch": switch, "host_cost": host_cost}
+
+
+def check_buildable(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
+    """The implementations that will build spec here, or BuildError before anything exists
+    (no Mininet needed: a python3 without it gets the 'missing' line, not a traceback)."""
+    missing = caps.missing_required()
+    if missing:
+        raise BuildError("this host cannot run the testbed (missing: " + "; ".join(missing)
+                         + "); run ./setup.sh as root, then 'emulate.py doctor'")
+    for cc in sorted({n.tcp.congestion_control for n in spec.nodes if n.tcp is not None}):
+        if caps.tcp_available and cc not in caps.tcp_available and not shutil.which("modprobe"):
+            raise BuildError(f"the hardware profile's TCP needs congestion control {cc}, which this "
+                             f"kernel lacks (it has {' '.join(caps.tcp_available)}) and cannot load")
+    return choose_impls(spec, caps, opts)

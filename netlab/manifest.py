@@ -4,7 +4,9 @@ Every object a run makes in the host's root namespace is named with the run's
 prefix `bnl<id>` (id: two hex digits claimed atomically), and the manifest in
 /run/beowulf-netlab/ lists the processes and namespaces it started. Cleanup
 (at the end of a run, or `emulate.py clean` after a killed one) touches only
-those: never every OVS bridge or every `*-eth*`, unlike `mn -c`.
+those: never every OVS bridge or every `*-eth*`, unlike `mn -c`. Every kill
+returns only once the killed processes are gone (`kill_and_wait`), so the next
+run or check never meets one still dying.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from core.command import execute, run
 from core.errors import RuntimeFailure
@@ -76,6 +79,69 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+
+
+KILL_WAIT_S = 5.0   # how long a SIGKILLed process may take to exit before it is reported
+
+
+def _stat(pid: int) -> tuple[str, int, str] | None:
+    """(state, parent pid, start time) of pid from /proc/<pid>/stat; None once it is reaped."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[0], int(fields[1]), fields[19]
+
+
+def _gone(pid: int, start: str) -> bool:
+    """pid has exited: reaped, a zombie (its memory, sockets and namespaces are
+    released; our own zombies are reaped here), or its number reused (start time)."""
+    st = _stat(pid)
+    if st is None or st[2] != start:
+        return True
+    if st[0] not in "ZX":
+        return False
+    if st[1] == os.getpid():
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    return True
+
+
+def kill_and_wait(pids: Iterable[int], timeout_s: float = KILL_WAIT_S) -> tuple[list[int], list[int]]:
+    """SIGKILL each pid, then return only when each is gone or timeout_s passed:
+    SIGKILL is only delivered, and a process busy in the kernel (closing sockets,
+    freeing memory) runs on for a while, which a caller returning at once would
+    leave behind for the next run. Returns (killed, still alive at the deadline)."""
+    started: dict[int, str] = {}
+    for pid in dict.fromkeys(pids):
+        st = _stat(pid)
+        if st is None or pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+        started[pid] = st[2]
+    waiting = dict(started)
+    deadline = time.monotonic() + timeout_s
+    pause = 0.002
+    while waiting:
+        waiting = {pid: start for pid, start in waiting.items() if not _gone(pid, start)}
+        if not waiting or time.monotonic() >= deadline:
+            break
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    return list(started), sorted(waiting)
+
+
+def survivors_line(pids: list[int], timeout_s: float = KILL_WAIT_S) -> list[str]:
+    """One report line for processes that outlived SIGKILL's deadline (none: no line)."""
+    if not pids:
+        return []
+    return [f"{len(pids)} killed process(es) still alive {timeout_s:g} s after SIGKILL "
+            f"(pid {', '.join(map(str, pids))}): check 'ps -o pid,stat,cmd -p {','.join(map(str, pids))}'"]
 
 
 def netns_inode(pid: int) -> int | None:
@@ -161,38 +227,39 @@ def claim() -> Manifest:
                          "clean' to remove what killed runs left behind")
 
 
-def _kill_namespace_processes(inodes: set[int], label: str) -> list[int]:
-    """SIGKILL every process living in one of our hosts' namespaces or carrying our label."""
+def _kill_namespace_processes(inodes: set[int], label: str) -> tuple[list[int], list[int]]:
+    """SIGKILL every process living in one of our hosts' namespaces or carrying our
+    label, and wait until they are gone: (killed, still alive at the deadline).
+    Looks again after each kill (up to 3 times): a shell may have forked meanwhile."""
     me = os.getpid()
-    killed = []
-    ours = {pid for pid, lab in labelled_pids(label).items() if lab == label}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        if netns_inode(int(entry)) in inodes or int(entry) in ours:
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-                killed.append(int(entry))
-            except ProcessLookupError:
-                pass
-    return killed
+    killed: list[int] = []
+    alive: list[int] = []
+    for _ in range(3):
+        ours = {pid for pid, lab in labelled_pids(label).items() if lab == label}
+        found = [int(entry) for entry in os.listdir("/proc")
+                 if entry.isdigit() and int(entry) != me and int(entry) not in killed
+                 and (int(entry) in ours or netns_inode(int(entry)) in inodes)]
+        if not found:
+            break
+        shot, left = kill_and_wait(found)
+        killed += shot
+        alive += left
+    return killed, alive
 
 
 def release(manifest: Manifest) -> list[str]:
     """Remove everything `manifest` names. Safe to call twice; returns what it removed."""
     done: list[str] = []
     inodes = set(manifest.netns)
-    killed = _kill_namespace_processes(inodes, manifest.prefix)
+    killed, alive = _kill_namespace_processes(inodes, manifest.prefix)
     if killed:
         done.append(f"killed {len(killed)} processes in the run's namespaces")
-    for name, pid in manifest.shells.items():
-        # Guard against PID reuse: a Mininet shell's command line names its node.
-        if pid_alive(pid) and f"mininet:{name}" in _cmdline(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-                done.append(f"killed shell of {name} (pid {pid})")
-            except ProcessLookupError:
-                pass
+    # Guard against PID reuse: a Mininet shell's command line names its node.
+    shells = {pid: name for name, pid in manifest.shells.items()
+              if pid_alive(pid) and f"mininet:{name}" in _cmdline(pid)}
+    shot, alive_shells = kill_and_wait(shells)
+    done += [f"killed shell of {shells[pid]} (pid {pid})" for pid in shot]
+    done += survivors_line(sorted({*alive, *alive_shells}))
     if manifest.disks or manifest.disk_dir or manifest.cgroup_dirs:
         done += release_disks(manifest.disks, manifest.disk_dir, manifest.cgroup_dirs)
     for br in manifest.ovs_bridges:
@@ -228,13 +295,10 @@ def clean() -> list[str]:
                 report.append(f"run {manifest.run_id} is still running (pid {manifest.owner_pid}); left alone")
                 continue
             report += [f"run {manifest.run_id}: {item}" for item in release(manifest)]
-    for pid, label in labelled_pids().items():
-        if label[len(PREFIX):] not in live_ids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                report.append(f"orphan process {pid} of run {label}")
-            except ProcessLookupError:
-                pass
+    orphans = {pid: label for pid, label in labelled_pids().items() if label[len(PREFIX):] not in live_ids}
+    killed, alive = kill_and_wait(orphans)
+    report += [f"orphan process {pid} of run {orphans[pid]}" for pid in killed]
+    report += survivors_line(alive)
     for disk_dir, cgroups in orphan_dirs({f"{PREFIX}{i}" for i in live_ids}):
         report += [f"orphan {item}" for item in release_disks([], disk_dir, cgroups)]
     for br in ovs_bridges():

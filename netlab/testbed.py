@@ -21,7 +21,7 @@ from core.errors import RuntimeFailure
 from core.signals import TerminateAsExit
 from netlab.capabilities import Capabilities, congestion_control_cmds, probe
 from netlab.contention import ContentionControl
-from netlab.impls import BuildError, BuildOptions, choose_impls
+from netlab.impls import BuildError, BuildOptions, check_buildable
 from netlab.manifest import LABEL_ENV, Manifest, claim, release
 from netlab.node import BeowulfHost
 from netlab.topo import SpecTopo, wire_node
@@ -31,15 +31,6 @@ from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
 __all__ = ["BuildError", "BuildOptions", "Testbed", "check_buildable"]
-
-
-def check_buildable(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:
-    """The implementations that will build spec here, or BuildError before anything exists."""
-    missing = caps.missing_required()
-    if missing:
-        raise BuildError("this host cannot run the testbed (missing: " + "; ".join(missing)
-                         + "); run ./setup.sh as root, then 'emulate.py doctor'")
-    return choose_impls(spec, caps, opts)
 
 
 class Testbed:

@@ -4,8 +4,10 @@ Layers, lowest first: core < topologies < netlab < workloads < pipeline < comman
 A module may import its own package and lower layers only. labvm (the lab-VM
 tool) may import core only. Entry points (emulate.py, bench/, the `mn --custom`
 file topologies/mininet_topos.py) may import anything and are imported by nothing;
-commands is imported by nothing but emulate.py. Every import counts, including
-those inside functions.
+commands is imported by nothing but emulate.py, and a verb module of commands
+imports no other verb (only commands.args and the package): what verbs share
+lives below them (pipeline.session runs every sweep). Every import counts,
+including those inside functions.
 """
 import ast
 from pathlib import Path
@@ -31,12 +33,16 @@ def modules() -> dict[str, Path]:
 
 def imports(path: Path) -> set[str]:
     found = set()
+    package = path.resolve().relative_to(ROOT).parent.parts   # where `from . import x` starts
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1]) if node.level else ""
+            module = ".".join(m for m in (base, node.module) if m)
+            if module:
+                found.add(module)
+                found |= {f"{module}.{a.name}" for a in node.names}
     return {m for m in found if m.split(".")[0] in PROJECT | {"bench", "emulate"}}
 
 
@@ -67,6 +73,19 @@ def test_nothing_imports_entry_points_or_the_command_line():
         assert not any(n.split(".")[0] in ("bench", "emulate") for n in names), rel
         if not rel.startswith("commands/"):
             assert not any(n.split(".")[0] == "commands" for n in names), rel
+
+
+SHARED_COMMANDS = {"commands", "commands.args"}   # the dispatcher and the shared flags
+
+
+def is_verb(name: str) -> bool:
+    return name.split(".")[0] == "commands" and name not in SHARED_COMMANDS
+
+
+def test_verbs_do_not_import_verbs():
+    bad = sorted(f"{src} -> {dst}" for src, dsts in graph().items() if is_verb(src)
+                 for dst in dsts if is_verb(dst))
+    assert bad == [], "a verb imports another verb (move what they share under pipeline/):\n" + "\n".join(bad)
 
 
 def test_no_import_cycles():

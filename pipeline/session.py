@@ -1,0 +1,143 @@
+"""A session on the testbed: sweeps run into results documents, or the CLI on one network.
+
+Why one module: run, experiment, reproduce, the exercises' checks and the quick
+job all go the same way, so the way lives once here. Every check comes first,
+in order (the sweep, the output paths, root, whether this host can build every
+network), before anything is created and before Mininet is imported, so a bad
+input gets its one line on any python3; Mininet is imported only once a run is
+certain (`Session.run`, `open_cli`). The commands parse arguments and print.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from core.errors import BadInput, RuntimeFailure
+from netlab.capabilities import Capabilities, probe
+from netlab.impls import BuildOptions
+from pipeline.calibration import MET, table_lines
+from pipeline.report import plot, table
+from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
+from pipeline.sweep import Sweep
+
+
+def require_root(command: str) -> None:
+    """Namespaces and qdiscs need root: say so (BadInput), naming the command to rerun."""
+    if os.geteuid() != 0:
+        line = " ".join(["emulate.py", *command.split()])
+        raise BadInput(f"{line} needs root to create namespaces and qdiscs: run it as "
+                       f"'sudo python3 {line}'")
+
+
+def check_buildable_here(sweeps: list[Sweep], opts: BuildOptions) -> Capabilities:
+    """Every network of every sweep can be built on this host, or one line (exit 2)
+    before a results file exists: missing tools, netem, a forced bonding or switch
+    implementation this kernel lacks, NETLAB_REQUIRE_KERNEL refusals. Returns the
+    probed capabilities, so each network is not probed again."""
+    from netlab.impls import check_buildable
+    caps = probe()
+    for sweep in sweeps:
+        for spec in sweep.specs():
+            check_buildable(spec, caps, opts)
+    return caps
+
+
+class Session:
+    """Checks everything a set of sweeps needs before anything exists, then runs
+    them one at a time. `docs` holds each document from the moment its file is
+    written, so an interrupted caller still has the partial one."""
+
+    def __init__(self, verb: str, opts: BuildOptions, sweeps: list[Sweep], outputs: list[Path],
+                 checked: bool = False):
+        """checked: the sweeps were checked when read (reproduce applies a shard to each
+        experiment afterwards, and a shard may hold few points of a small one)."""
+        if not checked:
+            for sweep in sweeps:
+                sweep.check()
+        for path in outputs:
+            check_writable(Path(path))
+        require_root(verb)
+        self.opts = opts
+        self.caps = check_buildable_here(sweeps, opts)
+        self.docs: dict[str, dict] = {}
+
+    def run(self, sweep: Sweep, out: Path, paper: dict | None = None, name: str | None = None,
+            progress: bool = True) -> dict:
+        """Create sweep's results document at out, run every point into it, return it."""
+        from pipeline.runner import run_sweep   # imports Mininet: the run is certain now
+        doc = new_document(sweep.workload, sweep.parameters(), paper, name)
+        doc["total_points"] = sweep.total_points()
+        if sweep.shard:
+            doc["shard"] = f"{sweep.shard[0]}/{sweep.shard[1]}"
+        write_atomic(doc, out)
+        self.docs[name or sweep.workload] = doc
+        run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps)
+        return doc
+
+
+def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions, verb: str,
+            paper: dict | None = None, name: str | None = None, progress: bool = True,
+            log: TextIO = sys.stdout) -> tuple[dict, str]:
+    """run, experiment and the quick job: one sweep into out (default
+    results/<time>-<name>.json) and its plot (default beside it). Returns the
+    document and what to print: its table, where the files are, the papers' notes.
+    Ctrl-C and failures say how many points were kept, and where."""
+    out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
+    png = png or str(out.with_suffix(".png"))
+    session = Session(verb, opts, [sweep], [out, Path(png)])
+    key = name or sweep.workload
+    try:
+        doc = session.run(sweep, out, paper, name, progress)
+    except KeyboardInterrupt:
+        if key in session.docs:
+            log.write(f"\ninterrupted: {len(session.docs[key]['points'])} finished point(s) kept in {out}\n")
+        raise
+    except RuntimeFailure as e:
+        if key not in session.docs:
+            raise
+        raise type(e)(f"{e}; {len(session.docs[key]['points'])} finished point(s) kept in {out}") from e
+    pngs = plot(doc, png)
+    lines = [table(doc), "", f"results: {out}", f"         {out.with_suffix('.csv')}",
+             "plot:    " + "\n         ".join(pngs)]
+    lines += calibration_lines(doc)
+    notes = (paper or {}).get("notes")
+    if notes:
+        lines += ["", "the papers, for comparison:", *(f"  - {line}" for line in notes)]
+    return doc, "\n".join(lines)
+
+
+def calibration_lines(doc: dict) -> list[str]:
+    """What the end of a run says about the calibration points its numbers rest on:
+    one line each, and a loud warning when one was not met."""
+    results = doc.get("calibrations") or []
+    lines = table_lines(results) + [f"CALIBRATION NOT MEASURED: {c}" for c in doc.get("calibration_not_measured", [])]
+    if any(v["verdict"] != MET for v in results) or doc.get("calibration_not_measured"):
+        lines.append("WARNING: a calibration point was not met: every number resting on it is untrusted "
+                     "(claims reading it are not checkable); rerun on a quiet machine")
+    return [""] + lines if lines else []
+
+
+def open_cli(spec, opts: BuildOptions, before: str = "") -> int:
+    """Build spec, print `before` (an exercise's tasks) and a banner, run Mininet's
+    CLI, tear down. The caller has checked its input and root."""
+    from mininet.log import lg
+
+    from netlab.console import run_cli
+    from netlab.testbed import Testbed
+    for handler in lg.handlers:  # node output is the CLI's product: stdout, in order
+        handler.setStream(sys.stdout)
+    with Testbed(spec, opts) as tb:
+        env = tb.environment()
+        if before:
+            print(before)
+        print(f"*** {spec.topology}: {len(spec.nodes)} nodes, {len(spec.wires)} wire(s) at "
+              f"{spec.params['rate_mbit']:g} Mbit/s; bonding: {env['bonding_impl'] or '-'}; "
+              f"switches: {env['switch_impl'] or '-'}; hardware: {env['hardware']}; "
+              f"built in {env['build_s']:.1f} s")
+        print("*** try: b0 ping -c1 b1 | b1 iperf3 -s -D | b0 iperf3 -c b1 -t 5 | wires | exit",
+              flush=True)
+        run_cli(tb.net)
+    return 0
