@@ -27,6 +27,7 @@ MIN_FRAME = 60                             # without FCS, as the qdisc sees it
 ETH_HEADER = 14
 MTU = 1500
 MAX_FRAME_ON_WIRE = MTU + ETH_HEADER + WIRE_OVERHEAD  # 1538
+MSS = 1448                                 # TCP payload of a full frame (with timestamps: 1436)
 
 
 def wire_bytes(l2_len: int) -> int:
@@ -38,7 +39,12 @@ def frame_time_s(l2_len: int, rate_mbit: float) -> float:
     return wire_bytes(l2_len) * 8 / (rate_mbit * 1e6)
 
 
-def tcp_goodput_limit_mbit(rate_mbit: float, mss: int = 1448, acks_per_segment: float = 0.0) -> float:
+def payload_capacity_bytes_s(rate_mbit: float) -> float:
+    """Most TCP payload one wire can carry per second (full frames, no ACKs)."""
+    return rate_mbit * 1e6 / 8 * MSS / MAX_FRAME_ON_WIRE
+
+
+def tcp_goodput_limit_mbit(rate_mbit: float, mss: int = MSS, acks_per_segment: float = 0.0) -> float:
     """Most TCP payload a wire can carry.
 
     With acks_per_segment=0 this is the full-duplex figure (10 Mbit/s, MSS 1448:

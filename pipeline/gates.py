@@ -1,34 +1,43 @@
 """Fidelity gates, in the spirit of Mininet-HiFi's network invariants.
 
 Each point is checked against what a real network would allow, from the
-flows the workload says it moved (bytes, the wires each crossed, when):
+flows the workload says it moved (bytes, the wires each crossed, when), on
+the time base of the figure the workload reports:
 - no free bandwidth: the wires of every path segment counted at least the
   payload that crossed it (framing makes on-wire bytes larger still);
 - within capacity: no segment carried payload faster than its wires' Ethernet
-  payload limit over the point's own time base (the throughput's denominator);
-  a starved pair that stopped overlapping makes "bytes / longest time" exceed
-  this, which is how an impossible 1.21 MB/s on one 1.18 MB/s wire is caught;
+  payload limit. The time base is the reported figure's: a flow that reports
+  its own rate (iperf, ttcp: `seconds`) is checked at bytes / its own seconds,
+  the others at bytes / the point's elapsed time (the throughput's
+  denominator); a starved pair that stopped overlapping makes "bytes /
+  longest time" exceed the limit, which is how an impossible 1.21 MB/s on one
+  1.18 MB/s wire is caught;
+- within the model's own limits: a workload's `bounds` (disk-bound figures:
+  copies, bonnie, the parallel file system) never above what its throttled
+  disks and ports allow;
 - no saturated emulator: no CPU core, and no thread of a single-threaded
   emulator part (OVS's userspace datapath), near-saturated while no wire was
   near full (the monitor's verdict; a host mean hides both);
-- concurrency: the token pairs ran at once. Throughput is the papers' "sum of
-  bytes / longest pair's time", which overstates when pairs ran one after
-  another (starved pairs start late); so the span of all pairs together may
-  exceed the longest pair's time by at most 20 %. A pair that merely ends late
-  (a retransmission time-out) lowers the figure and passes.
+- no stalled transport: when every flow had demand queued (`backlogged`: an
+  iperf stream, tokens filling at least two frames per wire) yet some flow's
+  whole path idled, and neither a host core, an emulator thread nor a node's
+  modelled CPU budget was busy, the transport held the data back (as the
+  host's bbr did under ping-pong traffic): the point is suspect, with the
+  TCP's counters as the reason;
+- concurrency: the token pairs ran at once (their span at most 1.2 x the
+  longest pair's time), since "bytes / longest time" overstates otherwise.
 A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
-MSS = 1448
-FULL_FRAME_ON_WIRE = 1538                 # MSS + 52 B TCP/IP + 14 B header + 24 B framing
+from netlab.shaping import MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
+
 SLACK = 0.02                              # counter timing and rounding
+BOUND_SLACK = 0.05                        # a disk throttle's slice accounting overshoots a little
 MAX_SPAN_OVER_LONGEST = 1.20
-
-
-def payload_capacity_bytes_s(rate_mbit: float) -> float:
-    """Most TCP payload one wire can carry per second (full frames, no ACKs)."""
-    return rate_mbit * 1e6 / 8 * MSS / FULL_FRAME_ON_WIRE
+STALLED_UTILISATION = 0.75                # a backlogged flow's busiest segment below this: stalled
+CPU_BUDGET_BUSY = 0.70                    # a node's modelled CPU this busy may be the limit
+CORE_BUSY = 0.90
 
 
 def span_over_longest(flows: list[dict]) -> float | None:
@@ -41,30 +50,76 @@ def span_over_longest(flows: list[dict]) -> float | None:
     return whole / longest if longest > 0 else 1.0
 
 
-def evaluate(point: dict, fidelity: dict, rates: dict[str, float]) -> dict:
-    """{"ok", "failed": [reasons], "span_over_longest"} for one measured point."""
-    flows = point.get("flows") or []
-    carried = fidelity.get("wire_bytes") or {}
-    elapsed = point.get("elapsed_s") or 0.0
+def _capacity(point: dict, flows: list[dict], carried: dict, rates: dict) -> list[str]:
     failed = []
-    segments: dict[tuple[str, ...], int] = {}
+    elapsed = point.get("elapsed_s") or 0.0
+    need: dict[tuple[str, ...], int] = {}
+    rate: dict[tuple[str, ...], float] = {}
     for f in flows:
+        own = f.get("seconds")
         for seg in f["path"]:
             key = tuple(seg)
-            segments[key] = segments.get(key, 0) + int(f["bytes"])
-    for seg, need in segments.items():
+            need[key] = need.get(key, 0) + int(f["bytes"])
+            base = own if own else elapsed
+            rate[key] = rate.get(key, 0.0) + (int(f["bytes"]) / base if base > 0 else 0.0)
+    for seg, nbytes in need.items():
         if carried and all(w in carried for w in seg):
             have = sum(carried[w] for w in seg)
-            if have < (1 - SLACK) * need:
+            if have < (1 - SLACK) * nbytes:
                 failed.append(f"free bandwidth: {'+'.join(seg)} counted {have} bytes on the wire but "
-                              f"{need} bytes of payload crossed it")
-        if elapsed > 0 and all(w in rates for w in seg):
+                              f"{nbytes} bytes of payload crossed it")
+        if all(w in rates for w in seg):
             cap = sum(payload_capacity_bytes_s(rates[w]) for w in seg)
-            if need / elapsed > (1 + SLACK) * cap:
+            if rate[seg] > (1 + SLACK) * cap:
                 failed.append(f"over capacity: {'+'.join(seg)} would have carried "
-                              f"{need / elapsed / 1e6:.3f} MB/s of payload, its limit is {cap / 1e6:.3f}")
+                              f"{rate[seg] / 1e6:.3f} MB/s of payload, its limit is {cap / 1e6:.3f}")
+    return failed
+
+
+def _bounds(point: dict, bounds) -> list[str]:
+    failed = []
+    for what, measured, most in (bounds(point) if bounds else []):
+        if most and measured > most * (1 + BOUND_SLACK):
+            failed.append(f"over capacity: {what} {measured:.3g} MB/s, the model allows at most "
+                          f"{most:.3g} (its throttled disks and ports)")
+    return failed
+
+
+def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
+    util = fidelity.get("wire_utilisation") or {}
+    if not flows or not util or not all(f.get("backlogged") for f in flows):
+        return None
+    cores = max(fidelity.get("core_busy_mean") or [0.0])
+    threads = max((fidelity.get("emulator_thread_busy") or {}).values(), default=0.0)
+    budget = max((point.get("cpu_busy") or {}).values(), default=0.0)
+    if cores >= CORE_BUSY or threads >= CORE_BUSY or budget >= CPU_BUDGET_BUSY:
+        return None      # something that may legitimately be the limit was busy
+    for f in flows:
+        segs = [seg for seg in f["path"] if all(w in util for w in seg)]
+        if not segs:
+            continue
+        busiest = max(sum(util[w] for w in seg) / len(seg) for seg in segs)
+        if busiest < STALLED_UTILISATION:
+            tcp = point.get("tcp") or {}
+            said = (f"TCP {tcp.get('congestion_control', 'unrecorded')}: {tcp.get('retrans_segs', '?')} "
+                    f"retransmitted segments, {tcp.get('timeouts', '?')} time-outs")
+            return (f"stalled transport: every flow had data queued, yet the busiest wire of the path "
+                    f"{'/'.join('+'.join(s) for s in f['path'])} carried only {busiest:.0%} of its rate while "
+                    f"no core, emulator thread or node budget was busy ({said})")
+    return None
+
+
+def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None) -> dict:
+    """{"ok", "failed": [reasons], "span_over_longest"} for one measured point.
+    `bounds` is the workload's (workloads.base.Workload.bounds)."""
+    flows = point.get("flows") or []
+    failed = _capacity(point, flows, fidelity.get("wire_bytes") or {}, rates)
+    failed += _bounds(point, bounds)
     if fidelity.get("suspect"):
         failed.append(fidelity["suspect"])
+    stalled = _stalled(point, flows, fidelity)
+    if stalled:
+        failed.append(stalled)
     ratio = span_over_longest(flows) if point.get("workload") == "token" else None
     if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
         failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 
 from collections import defaultdict
 
@@ -80,7 +81,25 @@ def _finish(lines: list[str], suspect: set) -> str:
 
 
 def _mean(vals: list[float]) -> float:
-    return sum(vals) / len(vals)
+    """The figure a cell or a plotted point shows: the median of the repeats."""
+    return statistics.median(vals)
+
+
+def _cell(vals: list[float], digits: int = 2) -> str:
+    """'1.14' for one run, '1.14+-2%' for repeats (half their range, relative to the median)."""
+    med = statistics.median(vals)
+    if len(vals) < 2 or med <= 0:
+        return f"{med:.{digits}f}"
+    return f"{med:.{digits}f}+-{(max(vals) - min(vals)) / 2 / med:.0%}"
+
+
+def _line(ax, pts: dict, **style) -> None:
+    """One curve: the median of each x's repeats, error bars from their smallest to largest."""
+    xs = sorted(pts)
+    meds = [statistics.median(pts[x]) for x in xs]
+    lo = [m - min(pts[x]) for m, x in zip(meds, xs)]
+    hi = [max(pts[x]) - m for m, x in zip(meds, xs)]
+    ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, **style)
 
 
 def filecopy_table(doc: dict) -> str:
@@ -99,12 +118,12 @@ def filecopy_table(doc: dict) -> str:
     disk = disk if isinstance(disk, dict) else {"profile": disk}
     lines = [f"filecopy aggregate throughput, MB/s (10^6 bytes/s), {doc['points'][0]['copies'] if doc['points'] else '?'}"
              f" copies, disk {disk.get('profile', '?')} ({disk.get('throttle', '?')})",
-             "remote copies".ljust(width) + "".join(str(r).rjust(8) for r in remotes)]
+             "remote copies".ljust(width) + "".join(str(r).rjust(12) for r in remotes)]
     for row in rows:
         line = row.ljust(width)
         for r in remotes:
             vals = cells.get((row, r))
-            line += (f"{_mean(vals):.2f}" + ("*" if (row, r) in suspect else "") if vals else "-").rjust(8)
+            line += (_cell(vals) + ("*" if (row, r) in suspect else "") if vals else "-").rjust(12)
         lines.append(line)
     return _finish(lines, suspect)
 
@@ -133,9 +152,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
     for ax, net in zip(axes.flat, nets):
         for size in sorted(data[net]):
-            pts = data[net][size]
-            xs = sorted(pts)
-            ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=human_size(size))
+            _line(ax, data[net][size], label=human_size(size))
         _reference_lines(ax, doc)
         ax.set_title(net, fontsize=9)
         ax.set_xlabel("remote copies")
@@ -157,8 +174,7 @@ def _filecopy_plot(doc: dict, path: str) -> list[str]:
         for net in nets:
             pts = data[net].get(size)
             if pts:
-                xs = sorted(pts)
-                ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=net)
+                _line(ax, pts, label=net)
         _reference_lines(ax, doc)
         ax.set_xlabel("remote (internode) copies")
         ax.set_ylabel("aggregate MB/s")
@@ -235,9 +251,8 @@ def _pfs_plot(doc: dict, path: str) -> list[str]:
             for p in runs:
                 if p["stripe_size"] == size:
                     pts[p["local_fraction"]].append(real_rate(p, metric))
-            xs = sorted(pts)
-            ax.plot(xs, [_mean(pts[x]) for x in xs], style, marker="o", color=colours(i % 10),
-                    label=f"{metric.split('_')[0]}, stripe {human_size(size)}")
+            _line(ax, pts, linestyle=style, color=colours(i % 10),
+                  label=f"{metric.split('_')[0]}, stripe {human_size(size)}")
     nodes = max((p["nodes"] for p in doc["points"]), default=0)
     for test, label, colour in (("ttcp", "network alone: nodes x ttcp (measured)", "grey"),
                                 ("bonnie", "disks alone: nodes x bonnie (measured)", "brown")):
@@ -312,15 +327,17 @@ def _table(doc: dict) -> str:
     xs = sorted(sizes)
     label = x_axis.replace("_", " ")
     width = max([len(c) for c in curves] + [len(label)]) + 2
-    lines = [f"{doc['workload']} throughput, MB/s (10^6 bytes/s of payload)",
-             label.ljust(width) + "".join((human_size(x) if x_axis == "token_size" else str(x)).rjust(9)
+    runs = max((len(v) for v in cells.values()), default=1)
+    lines = [f"{doc['workload']} throughput, MB/s (10^6 bytes/s of payload)"
+             + (f"; median of {runs} runs +- half their range" if runs > 1 else ""),
+             label.ljust(width) + "".join((human_size(x) if x_axis == "token_size" else str(x)).rjust(12)
                                           for x in xs)]
     for c in curves:
         row = c.ljust(width)
         for x in xs:
             vals = cells.get((c, x))
-            cell = f"{sum(vals) / len(vals):.2f}" + ("*" if (c, x) in suspect else "") if vals else "-"
-            row += cell.rjust(9)
+            cell = _cell(vals) + ("*" if (c, x) in suspect else "") if vals else "-"
+            row += cell.rjust(12)
         lines.append(row)
     return _finish(lines, suspect)
 
@@ -353,8 +370,7 @@ def plot(doc: dict, path: str) -> list[str]:
         series[curve_key(p, extra)][p[x_axis]].append(real_rate(p))
     fig, ax = plt.subplots(figsize=(10, 5.5))
     for name, pts in series.items():
-        xs = sorted(pts)
-        ax.plot(xs, [_mean(pts[x]) for x in xs], marker="o", label=name)
+        _line(ax, pts, label=name)
     _reference_lines(ax, doc)
     _paper_marks(ax, doc)
     if x_axis == "token_size":

@@ -29,6 +29,9 @@ class Workload:
     label: Callable[[dict], str] = lambda pt: ""        # progress-bar text for a point
     normalize: Callable[[dict], dict] | None = None     # unused axes of a point -> None (deduplicated)
     rate_keys: tuple[str, ...] = ("throughput_mbyte_s",)  # MB/s results a time-scaled run also gives x D
+    # (what, measured MB/s, most the model allows) for the fidelity gates: a disk-bound figure
+    # above its disks' rate is an artefact (pipeline.gates); None: the flows' gates suffice
+    bounds: Callable[[dict], list[tuple[str, float, float]]] | None = None
 
     def axis(self, name: str) -> Axis:
         return next(a for a in self.axes if a.name == name)

@@ -209,8 +209,18 @@ def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
             "flows": flows, "disk": disks.record()}
 
 
+def bounds(point: dict) -> list[tuple[str, float, float]]:
+    """Every copy reads and writes one throttled disk, so the aggregate is at most copies x
+    the slower of the two rates (in the point's own, possibly scaled, time)."""
+    disk = point.get("disk") if isinstance(point.get("disk"), dict) else {}
+    rates = [r for r in (disk.get("read_mbyte_s"), disk.get("write_mbyte_s")) if r]
+    if not rates:
+        return []
+    return [("aggregate copy rate", point["throughput_mbyte_s"], point["copies"] * min(rates))]
+
+
 WORKLOAD = Workload(
     name="filecopy", summary="the Disk/Net balance test (simultaneous file copies over emulated disks)",
     axes=AXES, x_axis="remote", csv_columns=("copies", "remote", "file_size", "disk"),
-    check=check, run_point=run_point, prepare=prepare,
+    check=check, run_point=run_point, prepare=prepare, bounds=bounds,
     label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}")

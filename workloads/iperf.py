@@ -70,7 +70,8 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     return {"throughput_mbyte_s": total / 8, "goodput_mbit": total,
             "elapsed_s": max(f.seconds for f in flows),
             "window_s": max(f.seconds for f in flows) + OMIT_S,   # the wires also carried slow start
-            "flows": [{"path": p.path, "bytes": f.bytes_received} for p, f in zip(pairs, flows)],
+            "flows": [{"path": p.path, "bytes": f.bytes_received, "seconds": f.seconds, "backlogged": True}
+                      for p, f in zip(pairs, flows)],
             "per_pair": [f.__dict__ for f in flows], "pairs_placed": [p.describe() for p in pairs],
             "wire_load": wire_load(pairs)}
 

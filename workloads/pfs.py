@@ -31,6 +31,7 @@ from netlab.disk import DiskSet
 from netlab.disk_profiles import for_hardware
 from netlab.manifest import netns_inode
 from netlab.pfs import GlusterCluster
+from netlab.shaping import payload_capacity_bytes_s
 from topologies.hardware import load as load_profile
 from topologies.spec import SpecError
 from topologies.timescale import time_scale_of
@@ -254,7 +255,8 @@ def run_ttcp(tb, ctx: Context, settings: dict) -> dict:
             "window_s": max(f.seconds for f in flows) + OMIT_S,   # the wires also carried slow start
             "pairs_placed": [f"{f.src}->{f.dst}" for f in flows],
             "flows": [{"path": [[tb.spec.node(f.src).wires[0]], [tb.spec.node(f.dst).wires[0]]],
-                       "bytes": f.bytes_received, "start": 0.0, "end": f.seconds} for f in flows]}
+                       "bytes": f.bytes_received, "start": 0.0, "end": f.seconds, "seconds": f.seconds,
+                       "backlogged": True} for f in flows]}
 
 
 def run_bonnie(ctx: Context, settings: dict) -> dict:
@@ -328,6 +330,25 @@ def run_point(tb, ctx: Context, point: dict, settings: dict) -> dict:
             **({"pfs": ctx.pfs.record()} if ctx.pfs and point["test"] == "pfs" else {})}
 
 
+def bounds(point: dict) -> list[tuple[str, float, float]]:
+    """Bonnie per node within its disk's rates; the file system's aggregates within all nodes'
+    disks, and its remote share within what the switch ports carry (scaled time throughout)."""
+    disk = point.get("disk") if isinstance(point.get("disk"), dict) else {}
+    read, write, nodes = disk.get("read_mbyte_s"), disk.get("write_mbyte_s"), point.get("nodes") or 0
+    out = []
+    if point["test"] == "bonnie":
+        out += [("bonnie read per node", point["read_mbyte_s"], read)] if read else []
+        out += [("bonnie write per node", point["write_mbyte_s"], write)] if write else []
+    elif point["test"] == "pfs":
+        out += [("aggregate read", point["read_mbyte_s"], nodes * read)] if read else []
+        out += [("aggregate write", point["write_mbyte_s"], nodes * write)] if write else []
+        local = point.get("local_fraction_measured")
+        if local is not None and nodes:
+            port = payload_capacity_bytes_s(point["rate_mbit"] / point.get("time_scale", 1)) / 1e6
+            out.append(("remote reads through the switch", point["read_mbyte_s"] * (1 - local), nodes * port))
+    return out
+
+
 def label(pt: dict) -> str:
     if pt["test"] != "pfs":
         return pt["test"]
@@ -339,5 +360,5 @@ WORKLOAD = Workload(
     "test over GlusterFS", axes=AXES, x_axis="local_fraction",
     csv_columns=("test", "local_fraction", "stripe_size", "volume", "write_mbyte_s", "read_mbyte_s",
                  "local_fraction_measured"),
-    check=check, run_point=run_point, prepare=prepare, label=label, normalize=normalize,
+    check=check, run_point=run_point, prepare=prepare, label=label, normalize=normalize, bounds=bounds,
     rate_keys=("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from core.values import Axis, human_size
+from netlab.shaping import MSS
 from workloads.agent import PYTHON, Agents
 from workloads.base import PAIRS, Workload
 from workloads.placement import place, wire_load
@@ -76,7 +77,11 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges)
-    flows = [{"path": p.path, "bytes": pp["payload_bytes"], "start": pp["start"], "end": pp["end"]}
+    # a pair keeps T tokens of S bytes outstanding: with at least two full frames per wire it
+    # stripes over, something is always queued for its path (the stalled-transport gate's premise)
+    demand = point["tokens_in_flight"] * point["token_size"]
+    flows = [{"path": p.path, "bytes": pp["payload_bytes"], "start": pp["start"], "end": pp["end"],
+              "backlogged": demand >= 2 * MSS * max(len(seg) for seg in p.path)}
              for p, pp in zip(pairs, res["per_pair"])]
     return {**res, "flows": flows, "pairs_placed": [p.describe() for p in pairs],
             "wire_load": wire_load(pairs)}

@@ -49,3 +49,43 @@ def test_a_saturated_core_fails_and_bonded_groups_add_capacity():
     bonded = point([2_000_000], 1.0, [(0, 1.0)], path=(("w0", "w1"),))
     assert evaluate(bonded, fidelity(w0=1_100_000, w1=1_100_000), RATES)["ok"]
     assert not evaluate(bonded, fidelity(w0=1_100_000, w1=1_100_000), {"w0": 10.0, "w1": 5.0})["ok"]
+
+
+def test_a_flow_reporting_its_own_rate_is_gated_on_its_own_seconds():
+    """iperf/ttcp report each stream's bytes over its own seconds: the gate uses that base."""
+    fast = {"workload": "iperf", "elapsed_s": 10.0,
+            "flows": [{"path": (("w0",),), "bytes": int(CAP * 5 * 1.1), "seconds": 5.0}]}
+    assert any("over capacity" in f for f in evaluate(fast, fidelity(w0=10**8), RATES)["failed"])
+    fine = {**fast, "flows": [{**fast["flows"][0], "seconds": 6.0}]}
+    assert evaluate(fine, fidelity(w0=10**8), RATES)["ok"]
+
+
+def test_disk_bound_figures_above_their_disks_fail():
+    bounds = lambda p: [("aggregate copy rate", p["throughput_mbyte_s"], 7 * 1.67)]  # noqa: E731
+    for measured, ok in ((11.6, True), (12.0, True), (12.9, False)):
+        pt = {"workload": "filecopy", "throughput_mbyte_s": measured, "flows": []}
+        gates = evaluate(pt, fidelity(w0=0), RATES, bounds)
+        assert gates["ok"] == ok, (measured, gates)
+
+
+def util(w0, w1=0.0, cores=(0.3, 0.3), threads=None):
+    return {"wire_bytes": {}, "suspect": None, "wire_utilisation": {"w0": w0, "w1": w1},
+            "core_busy_mean": list(cores), "emulator_thread_busy": threads or {}}
+
+
+def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
+    """Demand queued on every flow while its wires idle: the host's bbr case (wire 0.55 busy)."""
+    pt = {"workload": "token", "elapsed_s": 2.0, "tcp": {"congestion_control": "bbr", "retrans_segs": 0,
+                                                          "timeouts": 0},
+          "flows": [{"path": (("w0",),), "bytes": 10**5, "start": 0, "end": 2, "backlogged": True}] * 4}
+    gates = evaluate(pt, util(0.55), RATES)
+    assert not gates["ok"] and "stalled transport" in gates["failed"][0] and "bbr" in gates["failed"][0]
+    assert evaluate(pt, util(0.97), RATES)["ok"]                               # the wire was full
+    assert evaluate(pt, util(0.55, cores=(0.95, 0.2)), RATES)["ok"]            # a core was the limit
+    assert evaluate({**pt, "cpu_busy": {"b0": 0.9}}, util(0.55), RATES)["ok"]  # the modelled CPU was
+    latency_bound = {**pt, "flows": [{**f, "backlogged": False} for f in pt["flows"]]}
+    assert evaluate(latency_bound, util(0.2), RATES)["ok"]                     # one token in flight
+    # a flow limited elsewhere on its path: its other wire may idle
+    two_hops = {**pt, "flows": [{"path": (("w0",), ("w1",)), "bytes": 10**5, "start": 0, "end": 2,
+                                 "backlogged": True}]}
+    assert evaluate(two_hops, util(0.3, w1=0.95), RATES)["ok"]
