@@ -21,8 +21,12 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
+from netlab.disk_profiles import for_hardware
 from pipeline.results import real_rate
+from topologies.hardware import load as load_profile
+from topologies.timescale import time_scale_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
@@ -135,6 +139,48 @@ def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict
             if have < MIN_MEASUREMENTS:
                 out.append((c, MIN_MEASUREMENTS - have))
     return out
+
+
+def as_recorded(sweep, spec, pt: dict) -> dict:
+    """A planned point with the keys calibrations match on (workload, hardware, disk profile)."""
+    settings = sweep.settings()
+    hw = spec.params.get("hardware", "none")
+    out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
+    if "disk" in settings:
+        out["disk"] = {"profile": for_hardware(settings["disk"], load_profile(hw), time_scale_of(spec)).name}
+    return out
+
+
+def with_calibrations(sweep, schedule: list) -> tuple[list, list[str]]:
+    """The schedule plus the measurements of every calibration its points rest on that it
+    does not measure twice itself (pipeline.calibration), each added to the first network
+    that can run it; and a line for each calibration this sweep's settings cannot measure
+    (its points are then 'calibration not measured')."""
+    settings, wl = sweep.settings(), sweep.spec_workload
+    planned = [as_recorded(sweep, spec, pt) for spec, pts in schedule for pt in pts]
+    schedule = [(spec, list(pts)) for spec, pts in schedule]
+    cannot = []
+    for cal, missing in plan(planned):
+        clash = {k: v for k, v in cal["where"].items() if k in settings and settings[k] != v}
+        if clash:
+            cannot.append(f"{cal['id']}: this sweep's settings ({', '.join(f'{k} {settings[k]}' for k in clash)}) "
+                          f"cannot measure it ({', '.join(f'{k} {v}' for k, v in clash.items())})")
+            continue
+        for spec, pts in schedule:
+            template = next((pt for pt in pts if not pt.get("calibration_of")
+                             and applies(cal, as_recorded(sweep, spec, pt))), None)
+            if template is None:
+                continue
+            new = {k: v for k, v in {**template, **cal["where"]}.items() if k != "point_index"}
+            new = wl.normalize(new) if wl.normalize else new
+            try:
+                wl.check(spec, new, settings)
+            except BadInput as e:
+                cannot.append(f"{cal['id']}: {e}")
+                break
+            pts += [{**new, "repeat": k, "calibration_of": cal["id"]} for k in range(missing)]
+            break
+    return [(spec, pts) for spec, pts in schedule], cannot
 
 
 def table_lines(results: list[dict]) -> list[str]:

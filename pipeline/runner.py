@@ -12,8 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-from core.errors import BadInput
-from netlab.disk_profiles import for_hardware
 from netlab.hostcost import busy_fraction
 from netlab.testbed import BuildOptions, Testbed
 from pipeline import calibration
@@ -21,7 +19,6 @@ from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep
-from topologies.hardware import load as load_profile
 from topologies.timescale import time_scale_of
 
 
@@ -79,51 +76,9 @@ def tcp_counters(hosts) -> dict[str, int]:
     return total
 
 
-def _as_recorded(sweep: Sweep, spec, pt: dict) -> dict:
-    """A planned point with the keys calibrations match on (workload, hardware, disk profile)."""
-    settings = sweep.settings()
-    hw = spec.params.get("hardware", "none")
-    out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
-    if "disk" in settings:
-        out["disk"] = {"profile": for_hardware(settings["disk"], load_profile(hw), time_scale_of(spec)).name}
-    return out
-
-
-def with_calibrations(sweep: Sweep, schedule: list) -> tuple[list, list[str]]:
-    """The schedule plus the measurements of every calibration its points rest on that it
-    does not measure twice itself (pipeline.calibration), each added to the first network
-    that can run it; and a line for each calibration this sweep's settings cannot measure
-    (its points are then 'calibration not measured')."""
-    settings, wl = sweep.settings(), sweep.spec_workload
-    planned = [_as_recorded(sweep, spec, pt) for spec, pts in schedule for pt in pts]
-    schedule = [(spec, list(pts)) for spec, pts in schedule]
-    cannot = []
-    for cal, missing in calibration.plan(planned):
-        clash = {k: v for k, v in cal["where"].items() if k in settings and settings[k] != v}
-        if clash:
-            cannot.append(f"{cal['id']}: this sweep's settings ({', '.join(f'{k} {settings[k]}' for k in clash)}) "
-                          f"cannot measure it ({', '.join(f'{k} {v}' for k, v in clash.items())})")
-            continue
-        for spec, pts in schedule:
-            template = next((pt for pt in pts if not pt.get("calibration_of")
-                             and calibration.applies(cal, _as_recorded(sweep, spec, pt))), None)
-            if template is None:
-                continue
-            new = {k: v for k, v in {**template, **cal["where"]}.items() if k != "point_index"}
-            new = wl.normalize(new) if wl.normalize else new
-            try:
-                wl.check(spec, new, settings)
-            except BadInput as e:
-                cannot.append(f"{cal['id']}: {e}")
-                break
-            pts += [{**new, "repeat": k, "calibration_of": cal["id"]} for k in range(missing)]
-            break
-    return [(spec, pts) for spec, pts in schedule], cannot
-
-
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
               caps=None) -> dict:
-    schedule, cannot = with_calibrations(sweep, sweep.schedule())
+    schedule, cannot = calibration.with_calibrations(sweep, sweep.schedule())
     if cannot:
         doc["calibration_not_measured"] = cannot
     bar = Progress(sum(len(pts) for _, pts in schedule), progress)
@@ -168,7 +123,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                     point["time_scale"] = d
                     point["scaled"] = {k: point[k] * d for k in workload.rate_keys
                                        if isinstance(point.get(k), (int, float))}
-                point["gates"] = evaluate(point, point["fidelity"], rates)
+                point["gates"] = evaluate(point, point["fidelity"], rates, workload.bounds)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if progress and plan and plan != shown:
                     load = " ".join(f"{w}:{n}" for w, n in sorted(point.get("wire_load", {}).items()))

@@ -1,0 +1,70 @@
+"""Calibration points: the file is valid, every run that rests on one measures it twice,
+a sweep that cannot measure it says so, and merged shards keep each shard's measurements."""
+import json
+
+import pytest
+
+pytest.importorskip("jsonschema")
+
+from pipeline import calibration as K  # noqa: E402
+from pipeline.merge import merge  # noqa: E402
+from pipeline.sweep import Sweep  # noqa: E402
+
+
+def test_the_calibrations_file_is_valid_and_current():
+    assert json.loads(K.SCHEMA_FILE.read_text()) == K.SCHEMA
+    cals = {c["id"]: c for c in K.load_calibrations()}
+    assert {"ide-1995-disk", "demonstration-1996-disk", "prototype-1995-disk", "pc-2001-disk",
+            "pc-2001-ttcp"} <= set(cals)
+    for c in cals.values():
+        assert c["why_tolerance"] and c["source"] and 0 < c["tolerance"] <= 0.1
+
+
+def added(schedule):
+    return [p for _, pts in schedule for p in pts if p.get("calibration_of")]
+
+
+def test_a_run_resting_on_a_calibration_measures_it_twice():
+    sweep = Sweep.make("filecopy", {"remote": [3], "file_size": [1 << 20], "topology": ["bonded-dual-net"]})
+    schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
+    extra = added(schedule)
+    assert not cannot and len(extra) == 2
+    assert {p["calibration_of"] for p in extra} == {"ide-1995-disk"}
+    assert all(p["remote"] == 0 and p["file_size"] == 2 << 20 and "point_index" not in p for p in extra)
+    assert [p["repeat"] for p in extra] == [0, 1]
+
+
+def test_a_sweep_measuring_it_itself_adds_nothing_and_a_profile_gets_its_own():
+    sweep = Sweep.make("filecopy", {"remote": [0, 7], "file_size": [2 << 20], "repeats": 2,
+                                    "topology": ["bonded-dual-net"]})
+    assert added(K.with_calibrations(sweep, sweep.schedule())[0]) == []
+    proto = Sweep.make("filecopy", {"remote": [7], "file_size": [2 << 20], "hardware": ["prototype-1995"],
+                                    "topology": ["bonded-dual-net"]})
+    assert {p["calibration_of"] for p in added(K.with_calibrations(proto, proto.schedule())[0])} == \
+        {"prototype-1995-disk"}
+    token = Sweep.make("token", {"topology": ["single-net"]})
+    assert K.with_calibrations(token, token.schedule()) == (token.schedule(), [])
+
+
+def test_a_sweep_that_cannot_measure_a_calibration_says_so():
+    sweep = Sweep.make("filecopy", {"remote": [1], "copies": 4, "topology": ["bonded-dual-net"]})
+    schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
+    assert added(schedule) == [] and "ide-1995-disk" in cannot[0] and "copies 4" in cannot[0]
+    [v] = K.verdicts([{"workload": "filecopy", "disk": {"profile": "ide-1995"}, "remote": 1,
+                       "throughput_mbyte_s": 3.0}])
+    assert v["verdict"] == K.NOT_MEASURED
+
+
+def test_time_scaled_disks_match_their_profile():
+    assert K.disk_profile({"disk": {"profile": "prototype-1995/D20"}}) == "prototype-1995"
+    assert K.disk_profile({"disk": "ide-1995"}) == "ide-1995"
+
+
+def test_merged_shards_keep_every_calibration_measurement():
+    def shard(i, points):
+        return {"schema_version": 4, "workload": "filecopy", "parameters": {}, "total_points": 2,
+                "shard": f"{i}/2", "complete": True, "environment": {}, "points": points}
+    a = shard(1, [{"point_index": 0, "host": "a"}, {"calibration_of": "ide-1995-disk", "host": "a"}])
+    b = shard(2, [{"point_index": 1, "host": "b"}, {"calibration_of": "ide-1995-disk", "host": "b"}])
+    out = merge([a, b])
+    assert [p.get("point_index") for p in out["points"]] == [0, 1, None, None] and out["complete"]
