@@ -98,7 +98,8 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
         segs = [seg for seg in f["path"] if all(w in util for w in seg)]
         if not segs:
             continue
-        busiest = max(sum(util[w] for w in seg) / len(seg) for seg in segs)
+        # round-robin alternates strictly: one full wire of a bonded segment holds the flow back
+        busiest = max(util[w] for seg in segs for w in seg)
         if busiest < STALLED_UTILISATION:
             tcp = point.get("tcp") or {}
             said = (f"TCP {tcp.get('congestion_control', 'unrecorded')}: {tcp.get('retrans_segs', '?')} "
