@@ -396,6 +396,9 @@ def fill_gap(claim: dict, measured: Any, values: dict[str, float | None]) -> str
             return f"{v:.3g}"
         if isinstance(v, list):
             return ", ".join(show(x) for x in v)
+        if isinstance(v, dict):
+            return "; ".join(f"{k}: {' / '.join(show(x) for x in (w if isinstance(w, list) else [w]))}"
+                             for k, w in v.items())
         return str(v)
     known = {"measured": measured, "target": claim["check"].get("target"), **values}
     return PLACEHOLDER.sub(lambda m: show(known.get(m.group(1))), claim.get("gap", ""))

@@ -21,7 +21,9 @@ the time base of the figure the workload reports:
 - no stalled transport: when every flow had demand queued (`backlogged`: an
   iperf stream, tokens filling at least two frames per wire) yet some flow's
   whole path idled, and neither a host core, an emulator thread nor a node's
-  modelled CPU budget was busy, the transport held the data back (as the
+  modelled CPU budget was busy, nor did loss recovery explain it (retransmitted
+  segments over 1 % of those moved: drops, or reordering over bonded paths,
+  which TCP answers by backing off), the transport held the data back (as the
   host's bbr did under ping-pong traffic): the point is suspect, with the
   TCP's counters as the reason;
 - concurrency: the token pairs ran at once (their span at most 1.2 x the
@@ -36,6 +38,7 @@ SLACK = 0.02                              # counter timing and rounding
 BOUND_SLACK = 0.05                        # a disk throttle's slice accounting overshoots a little
 MAX_SPAN_OVER_LONGEST = 1.20
 STALLED_UTILISATION = 0.75                # a backlogged flow's busiest segment below this: stalled
+LOSS_EXPLAINS = 0.01                      # retransmitted segments per segment moved that explain a backoff
 CPU_BUDGET_BUSY = 0.70                    # a node's modelled CPU this busy may be the limit
 CORE_BUSY = 0.90
 
@@ -94,6 +97,10 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     budget = max((point.get("cpu_busy") or {}).values(), default=0.0)
     if cores >= CORE_BUSY or threads >= CORE_BUSY or budget >= CPU_BUDGET_BUSY:
         return None      # something that may legitimately be the limit was busy
+    tcp = point.get("tcp") or {}
+    segments = sum(int(f["bytes"]) for f in flows) / MSS
+    if segments and (tcp.get("retrans_segs", 0) + tcp.get("timeouts", 0)) > LOSS_EXPLAINS * segments:
+        return None      # loss recovery (drops, or reordering over bonded paths) held it back: TCP's job
     for f in flows:
         segs = [seg for seg in f["path"] if all(w in util for w in seg)]
         if not segs:
@@ -101,7 +108,6 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
         # round-robin alternates strictly: one full wire of a bonded segment holds the flow back
         busiest = max(util[w] for seg in segs for w in seg)
         if busiest < STALLED_UTILISATION:
-            tcp = point.get("tcp") or {}
             said = (f"TCP {tcp.get('congestion_control', 'unrecorded')}: {tcp.get('retrans_segs', '?')} "
                     f"retransmitted segments, {tcp.get('timeouts', '?')} time-outs")
             return (f"stalled transport: every flow had data queued, yet the busiest wire of the path "

@@ -83,6 +83,8 @@ def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
     assert evaluate(pt, util(0.97), RATES)["ok"]                               # the wire was full
     assert evaluate(pt, util(0.55, cores=(0.95, 0.2)), RATES)["ok"]            # a core was the limit
     assert evaluate({**pt, "cpu_busy": {"b0": 0.9}}, util(0.55), RATES)["ok"]  # the modelled CPU was
+    lossy = {**pt, "tcp": {**pt["tcp"], "retrans_segs": 30}}                  # 30 of 276 segments
+    assert evaluate(lossy, util(0.55), RATES)["ok"]                            # TCP backed off on loss
     latency_bound = {**pt, "flows": [{**f, "backlogged": False} for f in pt["flows"]]}
     assert evaluate(latency_bound, util(0.2), RATES)["ok"]                     # one token in flight
     # a flow limited elsewhere on its path: its other wire may idle
