@@ -25,6 +25,8 @@ GUEST_DIR = "/opt/netlab"  # world-readable: a test runs the CLI as nobody
 TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_exceeds_its_wire",
                 "tests/integration/test_token_runner.py::test_topologies_rank_as_their_wiring_says",
                 "tests/integration/test_gates.py",
+                # a shared wire kept busy by many tokens in flight: the guest's CPU, not TCP, would set it
+                "tests/integration/test_tcp.py::test_many_tokens_in_flight_keep_a_shared_wire_busy",
                 # 100 Mbit/s throughput: a TCG guest carried 70.9 Mbit/s of one flow and remote copies
                 # lost 44 % in a run where its CPUs were slow (they passed in a faster run)
                 "tests/integration/test_shared_wire.py::test_fast_ethernet_wire",

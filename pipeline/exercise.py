@@ -175,11 +175,12 @@ def sweeps(ex: dict) -> dict[str, Sweep]:
 
 
 def quantities(ex: dict, points: dict[str, list[dict]]) -> dict[str, float]:
-    """name -> the number each quantity reads from the measured points."""
+    """name -> the number each quantity reads from the measured points (the exercise's own:
+    points a run adds to check a calibration, `calibration_of`, are not the exercise's)."""
     out = {}
     for name, q in ex.get("quantities", {}).items():
-        chosen = [p for p in points.get(q["run"], [])
-                  if all(p.get(k) == v for k, v in q.get("where", {}).items())]
+        chosen = [p for p in points.get(q["run"], []) if not p.get("calibration_of")
+                  and all(p.get(k) == v for k, v in q.get("where", {}).items())]
         values = [float(p[q["value"]]) for p in chosen if isinstance(p.get(q["value"]), (int, float))]
         if not values:
             raise BadInput(f"exercise {ex['name']}: quantity {name} selects no measured point")
