@@ -387,21 +387,23 @@ def figures(claim: dict, docs: dict[str, dict]) -> dict[str, float | None]:
     return {name: Evidence().reduce(docs, sel, first) for name, sel in claim.get("figures", {}).items()}
 
 
+def show(value: Any, missing: str = "-") -> str:
+    """A measured value as reports print it: 3 significant digits, lists and x -> value maps."""
+    if value is None:
+        return missing
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, list):
+        return ", ".join(show(v, missing) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {show(v, missing)}" for k, v in value.items())
+    return str(value)
+
+
 def fill_gap(claim: dict, measured: Any, values: dict[str, float | None]) -> str:
     """The gap text with this run's numbers in place of its placeholders."""
-    def show(v) -> str:
-        if v is None:
-            return "(not measured)"
-        if isinstance(v, float):
-            return f"{v:.3g}"
-        if isinstance(v, list):
-            return ", ".join(show(x) for x in v)
-        if isinstance(v, dict):
-            return "; ".join(f"{k}: {' / '.join(show(x) for x in (w if isinstance(w, list) else [w]))}"
-                             for k, w in v.items())
-        return str(v)
     known = {"measured": measured, "target": claim["check"].get("target"), **values}
-    return PLACEHOLDER.sub(lambda m: show(known.get(m.group(1))), claim.get("gap", ""))
+    return PLACEHOLDER.sub(lambda m: show(known.get(m.group(1)), "(not measured)"), claim.get("gap", ""))
 
 
 def judge(claim: dict, docs: dict[str, dict], bad_calibrations: dict[str, dict] | None = None,

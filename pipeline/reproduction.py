@@ -19,7 +19,7 @@ from pathlib import Path
 
 from core.errors import BadInput
 from pipeline.calibration import MET, load_calibrations
-from pipeline.claims import (CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
+from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
 from pipeline.report import plot, table, trusted
@@ -43,16 +43,7 @@ SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "with contention"}
 ORDER = [REPRODUCED, IN_SHAPE, NOT_REPRODUCED, NOT_CHECKABLE, CALIBRATION, TESTED]
 
 
-def _fmt(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    if isinstance(value, list):
-        return ", ".join(_fmt(v) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {_fmt(v)}" for k, v in value.items())
-    return str(value)
+_fmt = show
 
 
 def _paper(p: dict) -> str:
