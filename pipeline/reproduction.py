@@ -181,7 +181,9 @@ def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | No
     summaries = []
     for w, verdicts in by_view.items():
         counts = summary(verdicts)
-        summaries.append(f"on {VIEWS[w]}: " + ", ".join(f"{counts[v]} {v}" for v in ORDER if counts.get(v)))
+        main = ", ".join(f"{counts.get(v, 0)} {v}" for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE))
+        apart = ", ".join(f"{counts[v]} {v}" for v in (IN_SHAPE, CALIBRATION, TESTED) if counts.get(v))
+        summaries.append(f"on {VIEWS[w]}: {main}" + (f" (apart: {apart})" if apart else ""))
     cal_rows = calibration_rows(docs, shown)
     missed = [r for r in cal_rows if "**" in r.split("|")[5]]
     md = [f"# {head}", "", f"Claims {'; '.join(summaries)} (claims that read one measurement count "
