@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("emulate.py: interrupted; the network was taken down\n")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:   # the reader went away (`... | head`): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
     except Exception as e:  # noqa: BLE001 -- a user sees one line, never a traceback
         if os.environ.get("NETLAB_DEBUG"):
             traceback.print_exc()
