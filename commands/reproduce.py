@@ -7,7 +7,7 @@ from pathlib import Path
 
 from commands.args import add_build_args, build_options, shard_arg
 from core.errors import BadInput, NetlabError
-from pipeline.claims import load_claims
+from pipeline.claims import load_claims, read_by_claims
 from pipeline.experiment import experiment_files, load
 from pipeline.reproduction import build
 from pipeline.results import RESULTS_DIR
@@ -70,11 +70,13 @@ def with_hardware(sweep, which: str, contention: bool):
 
 def run(args) -> int:
     names = planned(args.only)
+    claims = load_claims()
     sweeps = {}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
         sweep = with_hardware(sweep, args.hardware, args.contention)
         sweep.shard = args.shard
+        sweep.claimed = read_by_claims(claims, name)   # repeats where claims read, once elsewhere
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -362,6 +362,27 @@ def _shape(check, ev: Evidence, docs, first) -> tuple[str, Any, str]:
         ("grows, less than in proportion" if ok else "grows in proportion" if grows else "does not grow")
 
 
+def _selections(check: dict):
+    """Every selection a check reads (nested checks and ratio_order parts included)."""
+    for key in ("select", "a", "b"):
+        if key in check:
+            yield check[key]
+    yield from check.get("items", [])
+    for part in (check.get("first"), check.get("second")):
+        if part:
+            yield from _selections(part)
+    for sub in check.get("checks", []):
+        yield from _selections(sub)
+
+
+def read_by_claims(claims: list[dict], experiment: str):
+    """A predicate: does some claim read this point of `experiment`? (reproduce spends its
+    repeats on those points; the others run once)."""
+    wheres = [sel["where"] for c in claims for sel in _selections(c["check"])
+              if sel.get("experiment", (c["experiments"] or [""])[0]) == experiment]
+    return lambda point: any(_matches(point, w) for w in wheres)
+
+
 def _only_repeat(docs: dict[str, dict], r) -> dict[str, dict]:
     return {n: {**d, "points": [p for p in d["points"] if p.get("repeat", 0) == r]} for n, d in docs.items()}
 

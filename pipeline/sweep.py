@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from core.errors import BadInput
 from core.values import Axis
@@ -76,6 +76,9 @@ class Sweep:
     workload: str
     values: dict[str, Any]
     shard: tuple[int, int] | None = None   # (i, n): every n-th point from the i-th (1-based)
+    # Where repeats are spent: a point for which this says False runs once, the others
+    # `repeats` times (reproduce: the points some claim reads). None: every point repeats.
+    claimed: Callable[[dict], bool] | None = None
 
     @classmethod
     def make(cls, workload: str, given: dict[str, Any] | None = None,
@@ -129,16 +132,20 @@ class Sweep:
         many = [a.name for a in wl.axes if a.many]
         settings = self.settings()
         pts, seen = [], set()
-        for placement, *combo, rep in itertools.product(
-                self.placements_for(spec), *(self[name] for name in many), range(self["repeats"])):
-            pt = {"placement": placement, **dict(zip(many, combo)), **settings, "repeat": rep}
+        network = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
+                   "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
+                   "hardware": spec.params.get("hardware", "none"),
+                   "contention": "on" if spec.params.get("contention") else "off"}
+        for placement, *combo in itertools.product(self.placements_for(spec), *(self[name] for name in many)):
+            base = {"placement": placement, **dict(zip(many, combo)), **settings}
             if wl.normalize:   # axes a point does not use are set to None: one point, not many
-                pt = wl.normalize(pt)
-                key = repr(sorted(pt.items()))
-                if key in seen:
-                    continue
-                seen.add(key)
-            pts.append(pt)
+                base = wl.normalize(base)
+            key = repr(sorted(base.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            runs = self["repeats"] if self.claimed is None or self.claimed({**network, **base}) else 1
+            pts += [{**base, "repeat": rep} for rep in range(runs)]
         return pts
 
     def specs(self):

@@ -261,3 +261,19 @@ def test_gap_texts_quote_only_this_runs_numbers():
 def test_tautologies_are_tests_not_claims():
     kinds = {c["id"]: c["check"]["kind"] for c in C.load_claims()}
     assert kinds[12] == kinds[13] == kinds[23] == "tested"
+
+
+def test_reproduce_spends_repeats_where_claims_read():
+    """Points some claim reads repeat; the rest of a figure's curve runs once."""
+    from pipeline.experiment import experiment_files, load
+    sweep, _, _ = load(experiment_files()["ipps96-fig2-channels-10"])
+    full = sweep.total_points()
+    sweep.claimed = C.read_by_claims(C.load_claims(), "ipps96-fig2-channels-10")
+    counts: dict = {}
+    for spec, pts in sweep.schedule():
+        for p in pts:
+            key = (spec.topology, p["pairs"], p["token_size"])
+            counts[key] = counts.get(key, 0) + 1
+    assert counts[("single-net", 8, 4096)] == counts[("bonded-dual-net", 1, 64)] == 3   # claims 1, 5
+    assert counts[("single-net", 1, 4096)] == 1                                         # no claim reads it
+    assert sweep.total_points() < full
