@@ -1,8 +1,12 @@
 """Exercises as data: every check file loads, formulas are arithmetic only, answers
-files are checked, solutions pass and wrong answers fail (measured values injected)."""
+files are checked, solutions pass and wrong answers fail (measured values injected), and
+no measured question can be answered without measuring: every number the sheet, `exercise
+list`/`show` or the project README prints, every formula answer, the wires' TCP limits and
+simple derivations of them fail against the measurement (sheet_derived below)."""
 import csv
 import json
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -148,3 +152,175 @@ def test_a_bad_check_file_is_one_bad_input(tmp_path, monkeypatch, change, word):
     monkeypatch.setattr(exercise, "EXERCISES_DIR", tmp_path)
     with pytest.raises(BadInput, match=re.escape(word)):
         exercise.load("shared-hub")
+
+
+# ---------------------------------------------------------------------------------------------
+# Measured questions need the measurement.
+#
+# For every question whose expected answer is `measured`, `sheet_derived` lists the answers a
+# student could give without measuring, and the tests assert that each fails against the
+# measured value (solutions/measured.json, and each run in solutions/runs.json) with the
+# question's own tolerance. Data driven: the same candidates for every exercise.
+#   (a) printed: every number on the sheet (README.md, which `exercise show` prints), in the
+#       `exercise list` line and in the project README's "Classroom exercises" section, as a
+#       number in the question's unit (and, when printed with a rate unit, converted); every
+#       rate the project README prints with its unit, or in a "Measured here" paragraph that
+#       names a rate unit (then in each unit it names); every ratio it prints as "N x";
+#   (b) derivable: each wire's TCP payload limit (10 and 100 Mbit/s x 1448 / 1538), half of it
+#       and 1-4 wires' worth (a bond, a mesh), also less the ACKs' share of the wire (one
+#       90-byte ACK per two 1538-byte frames) or less any fraction a formula question of the
+#       exercise computes;
+#   (c) another question's answer: every formula answer, and every other measured answer
+#       (rates also halved and doubled: "a relay pays twice").
+# ---------------------------------------------------------------------------------------------
+RATE_UNITS = {"Mbit/s": 1.0, "MB/s": 8.0}          # unit -> Mbit/s per unit
+LINE_RATES_MBIT = (10, 100)
+PAYLOAD, FRAME_ON_WIRE, ACK_ON_WIRE = 1448, 1538, 90
+ACK_SHARE = ACK_ON_WIRE / (2 * FRAME_ON_WIRE + ACK_ON_WIRE)
+WIRES = (0.5, 1, 2, 3, 4)
+_N = r"(?<![\w.])(\d+(?:\.\d+)?)"
+_NUMBER = re.compile(_N + r"(?:x\b|(?![\w]|\.\d))")           # not in names (b0, 10.0.0.1, x2)
+_WITH_UNIT = re.compile(r"((?:\d+(?:\.\d+)?\s*(?:,|/|…|-|–|to|and)\s*)*\d+(?:\.\d+)?)\s*(Mbit/s|MB/s)")
+_OTHER_UNIT = re.compile(_N + r"\s*(?:GiB|GB|MiB|KiB|K\b|M\b|s\b|min\b|ms\b|us\b|%|x\b|nodes|points|files"
+                         r"|MB\b(?!/))")
+_RATIO = re.compile(_N + r"\s*x\b")
+
+
+def numbers(text: str) -> set[float]:
+    return {float(n) for n in _NUMBER.findall(text)}
+
+
+def numbers_with_units(text: str) -> set[tuple[float, str]]:
+    return {(n, unit) for nums, unit in _WITH_UNIT.findall(text) for n in numbers(nums)}
+
+
+def readme_section(text: str, title: str) -> str:
+    m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+def printed(ex: dict) -> tuple[set[float], set[tuple[float, str]], set[float]]:
+    """What a student reads: (plain numbers, (rate, unit), ratios)."""
+    readme = (exercise.ROOT / "README.md").read_text()
+    shown = "\n".join([(exercise.EXERCISES_DIR / ex["name"] / "README.md").read_text(),
+                       f"{ex['minutes']} min {ex['title']}: {ex.get('teaches', '')}",
+                       readme_section(readme, "Classroom exercises")])
+    rates = numbers_with_units(shown) | numbers_with_units(readme)
+    for para in re.split(r"\n\s*\n|\n(?=\s*[-|*] )", readme):
+        if "measured here" in para.lower():
+            rates |= {(n, u) for u in RATE_UNITS if u in para for n in numbers(_OTHER_UNIT.sub(" ", para))}
+    return numbers(shown), rates, {float(n) for n in _RATIO.findall(readme)}
+
+
+def sheet_derived(ex: dict, measured: dict[str, float]) -> dict[str, list[tuple[str, float]]]:
+    """Measured question id -> [(how a student gets it without measuring, value in the question's unit)]."""
+    plain, rates, ratios = printed(ex)
+    formulas = [(q["id"], exercise.expected(q, {}), q.get("unit", "")) for q in ex["questions"]
+                if "formula" in q["expected"]]
+    answers = [(q["id"], exercise.expected(q, measured), q.get("unit", "")) for q in ex["questions"]
+               if "measured" in q["expected"]]
+    fractions = [ACK_SHARE] + [v for _, v, _ in formulas if 0 < v < 1]
+    out = {}
+    for q in ex["questions"]:
+        if "measured" not in q["expected"]:
+            continue
+        unit = q.get("unit", "")
+        rate = unit in RATE_UNITS
+        found = [(f"{n:g} (printed)", n) for n in plain]
+
+        def add(label, value, in_unit):
+            if rate and in_unit in RATE_UNITS:
+                found.append((label, value * RATE_UNITS[in_unit] / RATE_UNITS[unit]))
+            elif not rate and in_unit not in RATE_UNITS:
+                found.append((label, value))
+        for n, u in rates:
+            add(f"{n:g} {u} (printed)", n, u)
+        for n in ratios:
+            add(f"{n:g}x (printed)", n, "")
+        for line_rate in LINE_RATES_MBIT:
+            limit = line_rate * PAYLOAD / FRAME_ON_WIRE
+            for k in WIRES:
+                add(f"{k:g} x the {line_rate} Mbit/s wire's TCP limit", k * limit, "Mbit/s")
+                for f in fractions:
+                    add(f"{k:g} x the {line_rate} Mbit/s wire's TCP limit x (1 - {f:.4g})",
+                        k * limit * (1 - f), "Mbit/s")
+        for qid, value, u in formulas:
+            found.append((f"{qid}'s answer {value:.4g}", value * RATE_UNITS[u] / RATE_UNITS[unit]
+                          if rate and u in RATE_UNITS else value))
+        for qid, value, u in answers:
+            if qid != q["id"]:
+                for k in ((0.5, 1, 2) if u in RATE_UNITS else (1,)):
+                    add(f"{k:g} x {qid}'s answer {value:.4g}", k * value, u)
+        out[q["id"]] = found
+    return out
+
+
+def passing_without_measuring(ex: dict, measured: dict[str, float]) -> list[str]:
+    wrong = []
+    for qid, found in sheet_derived(ex, measured).items():
+        q = next(q for q in ex["questions"] if q["id"] == qid)
+        want, tol = exercise.expected(q, measured), q.get("tolerance", 0.05)
+        wrong += [f"{ex['name']} {qid}: {label} = {value:.4g} passes (reference {want:.4g}, tolerance "
+                  f"{tol:.1%})" for label, value in found if abs(value - want) <= tol * abs(want) + 1e-12]
+    return wrong
+
+
+def recorded_runs(name: str) -> list[dict[str, float]]:
+    """The quantities of each `exercise check` run the tolerances were set from (solutions/runs.json)."""
+    return json.loads((exercise.EXERCISES_DIR / name / "solutions" / "runs.json").read_text())["runs"]
+
+
+def measured_questions(ex: dict) -> list[dict]:
+    return [q for q in ex["questions"] if "measured" in q["expected"]]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_measured_answer_passes_without_measuring(name):
+    ex = exercise.load(name)
+    for measured in (fake_measured(ex), *recorded_runs(name)):
+        assert passing_without_measuring(ex, measured) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tolerances_cover_the_recorded_spread_with_margin(name):
+    """solutions/measured.json is the median of the recorded runs, and each measured question's
+    tolerance is at least 1.5 x the largest relative deviation of a run from that median."""
+    ex = exercise.load(name)
+    runs, median = recorded_runs(name), fake_measured(ex)
+    assert len(runs) >= 5
+    assert set(median) == set(ex.get("quantities", {}))
+    for k, v in median.items():
+        assert v == pytest.approx(statistics.median(r[k] for r in runs), rel=1e-3), k
+    for q in measured_questions(ex):
+        want = exercise.expected(q, median)
+        spread = max(abs(exercise.expected(q, r) - want) / abs(want) for r in runs)
+        assert q["tolerance"] >= 1.5 * spread, (q["id"], spread)
+        assert re.search(r"\d", q["why_tolerance"]) and "%" in q["why_tolerance"], q["id"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_recorded_run_passes_the_solution_and_fails_the_wrong_answer(name):
+    ex = exercise.load(name)
+    sol = exercise.EXERCISES_DIR / name / "solutions"
+    right, wrong = (exercise.read_answers(sol / f, ex) for f in ("answers.json", "wrong.json"))
+    for measured in recorded_runs(name):
+        assert all(v["verdict"] == exercise.PASS for v in exercise.judge(ex, right, measured))
+        assert any(v["verdict"] != exercise.PASS for v in exercise.judge(ex, wrong, measured))
+
+
+def test_sheet_derived_answers_cover_what_a_student_can_read():
+    """The candidates hold the known ways around a measurement (so the test above can fail)."""
+    ex = exercise.load("shared-hub")
+    q = {"id": "q99", "text": "x", "unit": "Mbit/s", "expected": {"measured": "v"}, "tolerance": 0.001}
+    given = [q for q in ex["questions"] if "measured" not in q["expected"]]
+    probe = {**ex, "questions": [*given, q]}
+    for value, how in ((9.4148, "the 10 Mbit/s wire's TCP limit"), (9.41, "printed"),
+                       (10 * 1448 / 1538 * (1 - ACK_SHARE), "x (1 - 0.02843)"),
+                       (2 * 10 * 1448 / 1538, "2 x the 10 Mbit/s"), (100 * 1448 / 1538 / 2, "0.5 x the 100"),
+                       (17.32, "17.32 Mbit/s (printed)"),            # the README's Lab VM table
+                       (1.14 * 8, "1.14 MB/s (printed)"),             # README: one TCP flow, MB/s
+                       (6.39 * 8, "6.39 MB/s (printed)")):            # README: one flow on a 486
+        assert any(how in m for m in passing_without_measuring(probe, {"v": value})), (value, how)
+    q2 = {"id": "q98", "text": "y", "unit": "Mbit/s", "expected": {"measured": "v / 2"}, "tolerance": 0.001}
+    probe = {**ex, "questions": [*given, q, q2]}
+    assert any("0.5 x q99's answer" in m for m in passing_without_measuring(probe, {"v": 51.3}))
