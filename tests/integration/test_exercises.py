@@ -1,6 +1,7 @@
 """Every exercise on a real network: the sheet's commands run on its topology, and
 `exercise check` accepts the teacher's solution and rejects a plausible wrong
-answer on this machine's own measurements (at most about 2 minutes each)."""
+answer on this machine's own measurements (at most about 2 minutes each), against
+which no answer read or derived from the sheet passes a measured question."""
 from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
@@ -15,7 +16,7 @@ import pytest  # noqa: E402
 
 from pipeline import exercise  # noqa: E402
 from tests.integration.hostsnap import diff, snapshot  # noqa: E402
-from tests.unit.test_exercises import sheet_commands  # noqa: E402
+from tests.unit.test_exercises import passing_without_measuring, sheet_commands  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 EMULATE = [sys.executable, str(ROOT / "emulate.py")]
@@ -46,18 +47,32 @@ def test_every_command_of_the_sheet_runs(name, tmp_path):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_check_accepts_the_solution_and_rejects_a_wrong_answer(name, tmp_path):
+    """One live measurement: the solution passes, wrong.json does not, nor does any answer a
+    student could read or derive from the sheet without measuring."""
+    ex = exercise.load(name)
     sol = exercise.EXERCISES_DIR / name / "solutions"
+    out = tmp_path / "verdicts.json"
+    r = subprocess.run([*EMULATE, "exercise", "check", name, str(sol / "answers.json"), "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr[-1500:]
+    measured = json.loads(out.read_text())["measured"]
+    wrong = exercise.judge(ex, exercise.read_answers(sol / "wrong.json", ex), measured)
+    assert any(v["verdict"] != exercise.PASS for v in wrong), wrong
+    assert passing_without_measuring(ex, measured) == []
+
+
+def test_grade_scores_a_class_on_one_measurement(tmp_path):
+    sol = exercise.EXERCISES_DIR / "shared-hub" / "solutions"
     sub = tmp_path / "class"
     sub.mkdir()
     (sub / "solution.json").write_text((sol / "answers.json").read_text())
     (sub / "wrong.json").write_text((sol / "wrong.json").read_text())
-    r = subprocess.run([*EMULATE, "exercise", "grade", name, str(sub)], capture_output=True, text=True,
+    r = subprocess.run([*EMULATE, "exercise", "grade", "shared-hub", str(sub)], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = {row.split(",")[0]: row for row in (sub / "grades.csv").read_text().splitlines()[1:]}
-    n = len(exercise.load(name)["questions"])
-    right = rows["solution.json"].split(",")
-    assert right[-2] == str(n), (rows, r.stderr[-1500:])
+    n = len(exercise.load("shared-hub")["questions"])
+    assert rows["solution.json"].split(",")[-2] == str(n), (rows, r.stderr[-1500:])
     assert int(rows["wrong.json"].split(",")[-2]) < n, rows
 
 

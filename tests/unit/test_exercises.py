@@ -38,6 +38,19 @@ def test_at_least_six_exercises_with_sheets_and_solutions():
         assert exercise.sweeps(ex) or not ex.get("measure")
 
 
+def sheet_question(q: dict) -> str:
+    """How the sheet's Questions section lists a question of check.json."""
+    lines = [f"- **{q['id']}**" + (f" [{q['unit']}]" if q.get("unit") else "") + f": {q['text']}"]
+    return "\n".join(lines + [f"  - {c}" for c in q.get("choices", [])])
+
+
+def test_every_sheet_lists_its_questions_as_the_checker_asks_them():
+    for name in NAMES:
+        sheet = (exercise.EXERCISES_DIR / name / "README.md").read_text()
+        for q in exercise.load(name)["questions"]:
+            assert sheet_question(q) in sheet, (name, q["id"])
+
+
 def fake_measured(ex: dict) -> dict[str, float]:
     """Quantities as the stored solution assumed them (solutions/measured.json)."""
     return json.loads((exercise.EXERCISES_DIR / ex["name"] / "solutions" / "measured.json").read_text())
@@ -70,13 +83,13 @@ def test_formulas_are_arithmetic_only():
     ('{"answers": 3}', "an 'answers' object"),
     ('{"exercise": "channel-bonding", "answers": {}}', "is for exercise"),
     ('{"answers": {"q1": 9.41}}', "no answer to"),
-    ('{"answers": {"q1": 9.41, "q2": 9, "q3": 9, "q4": 1, "q5": 18, "q6": 0.03}}', "q4 takes one of"),
-    ('{"answers": {"q1": "nine", "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03}}', "q1 takes a number"),
-    ('{"answers": {"q1": true, "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03}}', "q1 takes a number"),
-    ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03, "q9": 1}}', "no question q9"),
-    ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "one of: the hub drops frames", "q5": 18, "q6": 0.03}}',
+    ('{"answers": {"q1": 9.41, "q2": 9, "q3": 9, "q4": 1, "q5": 18, "q6": 0.03, "q7": "x"}}', "q4 takes one of"),
+    ('{"answers": {"q1": "nine", "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03, "q7": "x"}}', "q1 takes a number"),
+    ('{"answers": {"q1": true, "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03, "q7": "x"}}', "q1 takes a number"),
+    ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "x", "q5": 18, "q6": 0.03, "q7": "x", "q9": 1}}', "no question q9"),
+    ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "one of: the hub drops frames", "q5": 18, "q6": 0.03, "q7": "x"}}',
      "q4 takes one of"),
-    ('{"answers": {"q1": 1' + '0' * 400 + ', "q2": 9, "q3": 9, "q4": "the hub drops frames", "q5": 18, "q6": 0.03}}',
+    ('{"answers": {"q1": 1' + '0' * 400 + ', "q2": 9, "q3": 9, "q4": "the hub drops frames", "q5": 18, "q6": 0.03, "q7": "x"}}',
      "q1 takes a number"),
 ])
 def test_bad_answers_files_are_one_bad_input(tmp_path, content, word):
@@ -169,7 +182,7 @@ def test_a_bad_check_file_is_one_bad_input(tmp_path, monkeypatch, change, word):
 #   (b) derivable: each wire's TCP payload limit (10 and 100 Mbit/s x 1448 / 1538), half of it
 #       and 1-4 wires' worth (a bond, a mesh), also less the ACKs' share of the wire (one
 #       90-byte ACK per two 1538-byte frames) or less any fraction a formula question of the
-#       exercise computes;
+#       exercise computes; for a question without a unit, those shares and 1 - them;
 #   (c) another question's answer: every formula answer, and every other measured answer
 #       (rates also halved and doubled: "a relay pays twice").
 # ---------------------------------------------------------------------------------------------
@@ -237,6 +250,9 @@ def sheet_derived(ex: dict, measured: dict[str, float]) -> dict[str, list[tuple[
             add(f"{n:g} {u} (printed)", n, u)
         for n in ratios:
             add(f"{n:g}x (printed)", n, "")
+        for f in fractions:
+            add(f"the ACKs' or a formula's share {f:.4g}", f, "")
+            add(f"1 - the ACKs' or a formula's share {f:.4g}", 1 - f, "")
         for line_rate in LINE_RATES_MBIT:
             limit = line_rate * PAYLOAD / FRAME_ON_WIRE
             for k in WIRES:
