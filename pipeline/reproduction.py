@@ -1,28 +1,38 @@
 """The reproduction report: the papers' claims beside our measurements, with verdicts.
 
 From results documents (one per experiment, matched by name) and the claims
-file, write a report directory: report.md, a self-contained report.html (its
-figures embedded) and figures/. It holds the claims table (paper value,
-measured value and spread, verdict and the reason for every gap), one figure
-per paper figure with the paper's values overlaid, the fidelity gates, the
-environment (kernel, implementations, a wire's applied tc tree) and what the
-emulation does not model, with the direction of each bias.
+file, write a report directory: report.md (the Markdown record), a
+self-contained report.html (its figures embedded, no script, readable from a
+phone's 420 px to a desktop's 1400 px) and figures/. It holds the claims, each
+judged on every hardware view side by side (paper value, measured value with
+its unit and spread, a coloured verdict, the reason and the gap filled from
+this run's numbers), the calibration points, one section per paper figure
+with the paper's values overlaid, the fidelity gates, the labelled
+environment (kernel, TCP, bonding and switch implementations, host load),
+what the emulation does not model with the direction of each bias, and a
+glossary.
+
+Both files are built from one structured model (`model`): report.md by
+`markdown`, report.html by the Jinja2 template templates/report.html.j2.
 """
 from __future__ import annotations
 
 import base64
-import html
 import json
-import re
+import statistics
+import struct
 import time
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.calibration import MET, load_calibrations
+from core.values import human_size
+from pipeline.calibration import MET, MISSED, load_calibrations
 from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
 from pipeline.report import plot, table, trusted
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 NOT_MODELLED = [
     ("profiles' TCP: reno without SACK, timestamps or window scaling is set, but Linux 1.x's "
@@ -44,16 +54,65 @@ NOT_MODELLED = [
      "remote copies slightly too SLOW relative to local ones"),
 ]
 SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "with contention"}
-ORDER = [REPRODUCED, IN_SHAPE, NOT_REPRODUCED, NOT_CHECKABLE, CALIBRATION, TESTED]
-
-
-_fmt = show
-
-
-def _paper(p: dict) -> str:
-    value = p["value"]
-    return f"{value:g} {p.get('unit', '')} ({p['status']})".replace("  ", " ") if not isinstance(value, str) \
-        else f"{value} ({p['status']})"
+HOW = {TODAY: "--hardware none", PAPER: "each figure's hardware profile",
+       CONTENDED: "each figure's hardware profile, --contention on"}
+TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware", CONTENDED: "The paper's hardware + contention"}
+# verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
+VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
+                 CALIBRATION: "cal", TESTED: "tested", MET: "ok", MISSED: "bad"}
+LEGEND = [
+    (REPRODUCED, "within the tolerance declared from the paper's own precision, in every run"),
+    (IN_SHAPE, "the relation the claim states holds in every run, the number is outside the tolerance: "
+               "counted apart, weaker evidence"),
+    (NOT_REPRODUCED, "outside the tolerance; also when only the emulator's known bias gives the relation"),
+    (NOT_CHECKABLE, "not measured, a failed fidelity gate, a calibration not met, beyond a physical bound, "
+                    "one run only, or noisy"),
+    (CALIBRATION, "the model was set from this value: met or missed, never evidence"),
+    (TESTED, "a fact checked by a named test, not by an experiment"),
+]
+GLOSSARY = [
+    ("verified", "a paper value read in a stored excerpt of the paper itself (docs/papers.md)."),
+    ("seed", "a paper value stated only in the project's seed texts - the papers' own prose as the project "
+             "received it - and not found in the stored paper excerpts: weaker than verified."),
+    ("derived", "a paper value computed from other paper values, with the arithmetic shown in "
+                "docs/papers.md; no firmer than its inputs."),
+    ("today's hosts", "view --hardware none: the wires are 1996's (10 or 100 Mbit/s, shared), the hosts are "
+                      "this machine's, with no per-packet or per-byte cost."),
+    ("the paper's hardware", "view with the hardware profile of the machine the figure ran on "
+                             "(hardware/*.json): its disks and its per-packet and per-byte host cost, "
+                             "and its TCP."),
+    ("contention", "the optional CSMA/CD model (--contention on): each frame on a shared wire is charged the "
+                   "average cost of collisions, jam and backoff."),
+    ("fidelity gate", "a check every point must pass to be trusted: no free bandwidth, within the wires' "
+                      "capacity, no saturated CPU or emulator thread, no stalled transport (see Fidelity "
+                      "gates). A claim reading a failed point is not checkable."),
+    ("calibration point", "a measurement a constant of the model was set from (claims/calibrations.json), "
+                          "checked on every run against a tolerance declared beforehand; one not met makes "
+                          "every point resting on it untrusted."),
+    ("repeats", "every point runs several times (quick: 2, full: 3); the median is judged, and the check "
+                "is run again on each repeat alone."),
+    ("spread", "half the range of the repeats, relative to their median (+- x %)."),
+    ("noisy", "not checkable because the repeats disagree on the verdict, or spread wider than the "
+              "claim's tolerance."),
+    ("tolerance", "how far from the paper's value still counts as reproduced, relative and two-sided, "
+                  "declared from the paper's own precision before running."),
+    ("in shape", "reproduced in shape: the relation the claim states holds, the number does not."),
+    ("gap", "what explains a difference from the paper, a text filled with this run's numbers."),
+    ("local-wire", "placement on the meshes: the two nodes of a pair share a wire."),
+    ("remote-wire", "placement on the meshes: the two nodes of a pair share no wire; their traffic crosses "
+                    "a switch (switched mesh) or a relay node (routed mesh)."),
+    ("remote copies", "file copies whose source disk is on another node, so the file crosses the network."),
+    ("D (time scale)", "--time-scale D divides every rate (wires, disks, host costs) by D so that one host "
+                       "can emulate the 2001 cluster; points record their MB/s x D, which the report uses."),
+    ("x", "times: a ratio of two throughputs."),
+    ("MB/s", "10^6 bytes of payload per second (the papers do not say whether their MB is 10^6 or 2^20)."),
+    ("Mbit/s", "a link's line rate."),
+]
+# selection keys as the report names them ("" - the value says it: a topology, a placement)
+_KEYS = {"remote": "remote copies", "pairs": "pairs", "token_size": "token", "file_size": "file",
+         "nodes": "nodes", "local_fraction": "local fraction", "channels": "channels",
+         "topology": "", "placement": "", "test": ""}
+_METRICS = {"read_mbyte_s": "read", "write_mbyte_s": "write", "throughput_mbyte_s": "throughput"}
 
 
 def gate_summary(docs: dict[str, dict]) -> list[tuple[str, int, int, list[str]]]:
@@ -71,8 +130,9 @@ def gate_summary(docs: dict[str, dict]) -> list[tuple[str, int, int, list[str]]]
 LOCKED = 1.3     # one bonded wire this many times busier than the other: striping locked on
 
 
-def bonding_balance(docs: dict[str, dict]) -> list[str]:
-    """Bonded points whose wires carried very different loads, as table rows."""
+def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
+    """Bonded points whose wires carried very different loads: experiment, hardware, point,
+    repeat, wire utilisation."""
     rows = []
     for name, doc in docs.items():
         for p in doc["points"]:
@@ -80,10 +140,10 @@ def bonding_balance(docs: dict[str, dict]) -> list[str]:
             if p.get("topology") != "bonded-dual-net" or len(util) < 2 or min(util.values()) <= 0:
                 continue
             if max(util.values()) / min(util.values()) > LOCKED:
-                what = ", ".join(f"{k} {p[k]}" for k in ("pairs", "token_size", "remote", "file_size")
+                what = ", ".join(_kv(k, p[k]) for k in ("pairs", "token_size", "remote", "file_size")
                                  if p.get(k) is not None)
-                rows.append(f"| {name} | {p.get('hardware', 'none')} | {what} | {p.get('repeat', 0)} | "
-                            + ", ".join(f"{w} {u:.2f}" for w, u in sorted(util.items())) + " |")
+                rows.append([name, p.get("hardware", "none"), what, str(p.get("repeat", 0)),
+                             ", ".join(f"{w} {u:.2f}" for w, u in sorted(util.items()))])
     return rows
 
 
@@ -97,35 +157,67 @@ def tc_tree(docs: dict[str, dict]) -> list[str]:
     return []
 
 
-def environment_lines(docs: dict[str, dict]) -> list[str]:
-    lines = []
+def _distinct(values) -> str:
+    return ", ".join(sorted({str(v) for v in values})) or "-"
+
+
+def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
+    """The environment the documents were measured in, as (label, value) pairs."""
     envs = [d["environment"] for d in docs.values()]
     if not envs:
-        return lines
+        return []
     e = envs[0]
-    lines.append(f"kernel {e.get('kernel')}, {e.get('cpus')} CPUs, Python {e.get('python')}, "
-                 f"commit {e.get('project_commit')}")
-    impls = set()
+    nets = [t for env in envs for t in env.get("topologies", {}).values()]
+    points = [p for d in docs.values() for p in d["points"]]
+    commits: dict[str, int] = {}
     for env in envs:
-        for net, t in env.get("topologies", {}).items():
-            impls.add(f"bonding {t.get('bonding_impl') or '-'}, switches {t.get('switch_impl') or '-'}, "
-                      f"netem {t.get('netem') or 'off'}, hardware {t.get('hardware', 'none')} "
-                      f"(host cost {t.get('host_cost_impl') or 'none'}), "
-                      f"contention {'on' if t.get('contention') else 'off'}")
-    lines += sorted(impls)
+        commits[str(env.get("project_commit"))] = commits.get(str(env.get("project_commit")), 0) + 1
+    out = [("kernel", f"{_distinct(env.get('kernel') for env in envs)} ({e.get('machine', '?')})"),
+           ("CPUs", _distinct(env.get("cpus") for env in envs)),
+           ("Python", _distinct(env.get("python") for env in envs)),
+           ("tools", ", ".join(e.get("tools") or []) or "-"),
+           ("project commit", ", ".join(f"{c} ({n} document{'s' if n > 1 else ''})" for c, n in
+                                        sorted(commits.items())) + " (-dirty: with uncommitted changes)"),
+           ("measuring host", _distinct(p.get("host", "?") for p in points))]
+    load = [p["fidelity"]["host_cpu_mean"] for p in points
+            if isinstance((p.get("fidelity") or {}).get("host_cpu_mean"), (int, float))]
+    peak = [p["fidelity"]["host_cpu_max"] for p in points
+            if isinstance((p.get("fidelity") or {}).get("host_cpu_max"), (int, float))]
+    if load:
+        out.append(("host load", f"all CPUs busy {statistics.median(load):.0%} during the median point, "
+                                 f"{max(load):.0%} during the busiest (highest sample {max(peak, default=0):.0%}); "
+                                 "the emulation's own work included"))
+    else:
+        out.append(("host load", "not recorded"))
+    bonding = {t.get("bonding_impl") for t in nets if t.get("bonding_impl")}
+    out.append(("bonding implementation", ", ".join(sorted(bonding)) or "none (no bonded network)"))
+    switches = {t.get("switch_impl") for t in nets if t.get("switch_impl")}
+    out.append(("switch implementation", ", ".join(sorted(switches)) or "none (no switched network)"))
+    out.append(("netem", _distinct(t.get("netem") or "off" for t in nets)))
+    out.append(("hardware profiles (host cost implementation)",
+                ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"
+                                  for t in nets}))))
+    out.append(("CSMA/CD contention model", _distinct("on" if t.get("contention") else "off" for t in nets)))
     tcp = {}
-    for doc in docs.values():
-        for p in doc["points"]:
-            if p.get("tcp"):
-                tcp.setdefault(p.get("hardware", "none"), _tcp_text(p["tcp"]))
-    host = next((t.get("tcp_host_default") for env in envs for t in env.get("topologies", {}).values()
-                 if t.get("tcp_host_default")), None)
+    for p in points:
+        if p.get("tcp"):
+            tcp.setdefault(p.get("hardware", "none"), _tcp_text(p["tcp"]))
+    host = next((t.get("tcp_host_default") for t in nets if t.get("tcp_host_default")), None)
     for hw, text in sorted(tcp.items()):
-        lines.append(f"TCP on hardware {hw}: {text} (set in every node's namespace and read back; "
-                     f"this host's own default, {host or 'unknown'}, is never used)")
-    if not tcp:
-        lines.append("TCP: not recorded (documents from before results v4 ran the host's own TCP)")
-    return lines
+        out.append((f"TCP on hardware {hw}", text))
+    if tcp:
+        out.append(("this host's own TCP", f"{host or 'unknown'}: never used (each node's namespace is set "
+                                           "and read back)"))
+    else:
+        out.append(("TCP", "not recorded (documents from before results v4 ran the host's own TCP)"))
+    sysctl = [f"{k} {e[k]}" for k in ("bridge_nf_call_iptables", "tcp_reordering") if k in e]
+    if sysctl:
+        out.append(("host sysctls", ", ".join(sysctl)))
+    return out
+
+
+def environment_lines(docs: dict[str, dict]) -> list[str]:
+    return [f"{label}: {value}" for label, value in environment(docs)]
 
 
 def _tcp_text(t: dict) -> str:
@@ -135,28 +227,249 @@ def _tcp_text(t: dict) -> str:
                                               " without SACK, timestamps or window scaling")
 
 
-def _measured(x: dict) -> str:
-    """A claim's measured value with its repeats' spread."""
-    text = _fmt(x["measured"])
+# -- measured values with their units and labels --------------------------------------------------
+
+def _val(key: str, v) -> str:
+    if isinstance(v, list):
+        if len(v) > 2 and all(isinstance(x, int) for x in v) and v == list(range(v[0], v[-1] + 1)):
+            return f"{v[0]}-{v[-1]}"
+        return "/".join(_val(key, x) for x in v)
+    if key in ("token_size", "file_size") and isinstance(v, int):
+        return f"{human_size(v)}B"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _kv(key: str, v) -> str:
+    """'remote copies 4-7', 'token 8KB', 'local-wire', '100 Mbit/s'."""
+    if key == "rate_mbit":
+        return f"{_val(key, v)} Mbit/s"
+    return f"{_KEYS.get(key, key.replace('_', ' '))} {_val(key, v)}".strip()
+
+
+def _labels(sels: list[dict], context: list[dict] | None = None) -> list[str]:
+    """What tells selections apart: the keys (and metric) in which they differ from the others
+    of the context (default: of each other)."""
+    context = context or sels
+    out = []
+    for s in sels:
+        where = s.get("where", {})
+        parts = [_kv(k, where[k]) for k in where
+                 if any(o.get("where", {}).get(k) != where[k] for o in context)]
+        if len({o.get("metric") for o in context}) > 1:
+            parts.append(_METRICS.get(s.get("metric") or "throughput_mbyte_s", s.get("metric")))
+        out.append(", ".join(parts))
+    return out
+
+
+def _pair(a: str, b: str, sep: str) -> str:
+    """'remote copies 0' and 'remote copies 7' -> 'remote copies 0 / 7'; '' when either is unnamed."""
+    if not a or not b:
+        return ""
+    if " " in a and " " in b and "," not in a + b and a.rsplit(" ", 1)[0] == b.rsplit(" ", 1)[0]:
+        return f"{a} {sep} {b.rsplit(' ', 1)[1]}"
+    return f"{a} {sep} {b}"
+
+
+def _num(v, unit: str) -> str:
+    return f"{show(v, 'not measured')} {unit}".strip() if v is not None else "not measured"
+
+
+def _x(key: str, x) -> str:
+    try:
+        x = int(x)
+    except (TypeError, ValueError):
+        pass
+    return _kv(key, x)
+
+
+def _selections(check: dict) -> list[dict]:
+    out = [check[k] for k in ("select", "a", "b") if k in check] + list(check.get("items", []))
+    for sub in [check.get("first"), check.get("second"), *check.get("checks", [])]:
+        out += _selections(sub) if sub else []
+    return out
+
+
+def _parts(check: dict, measured, unit: str | None, top: bool,
+           context: list[dict] | None = None) -> list[tuple[str, str]]:
+    """(label, number with unit) for each number a check measured; labels tell the numbers apart
+    by what differs among the selections of the context (a check of kind all: all of its parts')."""
+    kind = check["kind"]
+    if kind == "all":
+        out: list[tuple[str, str]] = []
+        for sub, m in zip(check["checks"], measured):
+            out += [p for p in _parts(sub, m, unit, False, _selections(check)) if p not in out]
+        return out
+    if kind == "value":
+        sel = check["select"]
+        u = (unit or "") if "scale" in sel else "MB/s"
+        label = "" if top else _labels([sel], context)[0]
+        return [(label, _num(measured, u))]
+    if kind in ("ratio", "drop"):
+        la, lb = _labels([check["a"], check["b"]], context)
+        if isinstance(measured, list):         # the divisor measured 0: both numbers
+            return [(la or "a", _num(measured[0], "MB/s")), (lb or "b", _num(measured[1], "MB/s"))]
+        own = top and unit and not (kind == "ratio" and unit.startswith("x"))
+        if kind == "ratio":
+            return [("" if own else _pair(la, lb, "/"), _num(measured, f"x ({unit})" if own else "x"))]
+        return [("" if own else _pair(la, lb, "->"), _num(measured, unit if own else "fraction lost"))]
+    if measured is None:
+        return [("", "not measured")]
+    if kind == "order":
+        labels = _labels(check["items"], context)
+        return [(lab, _num(m, "" if "scale" in sel else "MB/s"))
+                for lab, m, sel in zip(labels, measured, check["items"])]
+    if kind == "ratio_order":
+        out = []
+        for n, part, m in zip(("first", "second"), (check["first"], check["second"]), measured):
+            la, lb = _labels([part["a"], part["b"]])
+            out.append((_pair(la, lb, "/") or f"{n} ratio", _num(m, "x")))
+        return out
+    over = check.get("over", "x")
+    if kind == "converge":
+        la, lb = _labels([check["a"], check["b"]])
+        key = [(f"per {_kv(over, '').strip() or over}", f"{la or 'a'} / {lb or 'b'}")]
+        return key + [(_x(over, x), f"{' / '.join(show(v) for v in ab)} MB/s") for x, ab in measured.items()]
+    return [(_x(over, x), _num(y, "MB/s")) for x, y in measured.items()]
+
+
+def measured_parts(claim: dict, measured) -> list[tuple[str, str]]:
+    """A claim's measured value as (label, number with its unit) pairs: the unit from the check
+    (MB/s, x, fraction lost) or the paper's, the label naming what each number is."""
+    if claim["check"]["kind"] == "tested":
+        return [("", "a test, not a measurement")]
+    if measured is None:
+        return [("", "not measured")]
+    try:
+        return _parts(claim["check"], measured, claim["paper"].get("unit"), True)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return [("", show(measured))]
+
+
+def _parts_text(parts: list[tuple[str, str]]) -> str:
+    return "; ".join(f"{label}: {text}" if label else text for label, text in parts)
+
+
+def _spread(x: dict) -> str:
     if x.get("repeats", 0) > 1 and isinstance(x["measured"], (int, float)):
-        text += f" (+-{x['spread']:.1%}, {x['repeats']} runs)"
-    elif x.get("repeats", 0) > 1:
-        text += f" ({x['repeats']} runs)"
-    return text
+        return f"+-{x['spread']:.1%}, {x['repeats']} runs"
+    if x.get("repeats", 0) > 1:
+        return f"{x['repeats']} runs, points spread up to +-{x['spread']:.1%}"
+    if x.get("repeats") == 1:
+        return "1 run"
+    return ""
 
 
-def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[str]:
+def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[dict]:
     """The calibration table: per view, each calibration point's target, measurement and verdict."""
     cals = load_calibrations()
     rows = []
     for w in shown:
         for v in calibrations(view(docs, w), cals):
-            measured = "-" if v["measured"] is None else \
-                f"{v['measured']:.3g} (+-{v['spread']:.1%}, {len(v['values'])} runs)"
-            verdict = v["verdict"] if v["verdict"] == MET else f"**{v['verdict'].upper()}**"
-            rows.append(f"| {SHORT[w]} | {v['id']}: {v['what']} | {v['target']:g} +- {v['tolerance']:.0%} | "
-                        f"{measured} | {verdict} | {v['reason']} |")
+            measured = "not measured" if v["measured"] is None else \
+                f"{v['measured']:.3g} MB/s (+-{v['spread']:.1%}, {len(v['values'])} runs)"
+            rows.append({"view": SHORT[w], "id": v["id"], "what": v["what"],
+                         "target": f"{v['target']:g} MB/s +- {v['tolerance']:.0%}", "measured": measured,
+                         "verdict": v["verdict"], "class": VERDICT_CLASS.get(v["verdict"], "na"),
+                         "why": v["reason"]})
     return rows
+
+
+# -- the model both files are built from ----------------------------------------------------------
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24])
+    return 0, 0
+
+
+def _claims(claims: list[dict], by_view: dict[str, list[dict]]) -> list[dict]:
+    out = []
+    for claim, rows in zip(claims, zip(*by_view.values())):
+        r = rows[0]
+        bias = (claim.get("bias") or {}).get("why", "")
+        views = []
+        for x in rows:
+            # the page's why stays short: the bias the reason quotes goes beside the gap
+            short = x["reason"].replace(f" ({bias})", "") if bias else x["reason"]
+            views.append({"key": x["hardware"], "title": TITLES[x["hardware"]], "short": SHORT[x["hardware"]],
+                          "verdict": x["verdict"], "class": VERDICT_CLASS[x["verdict"]],
+                          "parts": measured_parts(claim, x["measured"]), "spread": _spread(x),
+                          "why": x["reason"], "why_short": short,
+                          "bias": bias if short != x["reason"] else "", "gap": x["gap"]})
+        same = len(views) > 1 and all((v["verdict"], v["why"], v["parts"], v["gap"]) ==
+                                      (views[0]["verdict"], views[0]["why"], views[0]["parts"], views[0]["gap"])
+                                      for v in views)
+        paper = r["paper"]
+        value = paper["value"]
+        out.append({"id": r["id"], "source": r["source"], "statement": r["statement"],
+                    "paper": (f"{value:g} {paper.get('unit', '')}".strip() if not isinstance(value, str)
+                              else value),
+                    "status": paper["status"], "precision": paper.get("precision", ""),
+                    "shares": [s for s in r["shares"] if s != r["id"]], "counted": r["counted"],
+                    "views": views, "same": same})
+    return out
+
+
+def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
+    out = []
+    for name, doc in docs.items():
+        paper = doc.get("paper") or {}
+        images = []
+        for png in map(Path, plot(doc, str(figdir / f"{name}.png"))):
+            width, height = _png_size(png)
+            images.append({"file": f"figures/{png.name}", "path": png, "width": width, "height": height,
+                           "alt": f"{name}: {'by network' if png.stem.endswith('-networks') else 'measured'} "
+                                  f"throughput, the paper's values overlaid"})
+        out.append({"name": name, "source": paper.get("source", "-"), "hardware": paper.get("hardware", "-"),
+                    "choices": paper.get("choices", []), "images": images, "table": table(doc)})
+    return out
+
+
+def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
+          elapsed_s: float | None = None) -> dict:
+    """Everything the report says, as data: judged claims, calibration, figures (written into
+    out/figures), gates, bonding, environment, the unmodelled, the glossary."""
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+    claims = load_claims(claims_path) if claims_path else load_claims()
+    shown = views_present(docs) or [TODAY]
+    by_view = {w: judge_all(claims, docs, w) for w in shown}
+    summaries = []
+    for w, verdicts in by_view.items():
+        counts = summary(verdicts)
+        main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
+        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, TESTED) if counts.get(v)]
+        summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
+                          "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
+                          "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],
+                          "text": f"on {VIEWS[w]}: " + ", ".join(f"{n} {v}" for v, n in main)
+                                  + (f" (apart: {', '.join(f'{n} {v}' for v, n in apart)})" if apart else "")})
+    cal = calibration_rows(docs, shown)
+    return {
+        "title": "Beowulf Netlab reproduction report",
+        "run": "quick" if quick else "full",
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "elapsed": f"{elapsed_s / 60:.1f} minutes" if elapsed_s else "",
+        "views": [{"key": w, "title": TITLES[w], "name": VIEWS[w], "short": SHORT[w]} for w in shown],
+        "summaries": summaries,
+        "missed": [r for r in cal if r["verdict"] != MET],
+        "legend": [(v, VERDICT_CLASS[v], text) for v, text in LEGEND],
+        "claims": _claims(claims, by_view),
+        "results": [r for rows in by_view.values() for r in rows],
+        "calibration": cal,
+        "figures": _figures(docs, figdir),
+        "gates": gate_summary(docs),
+        "locked": bonding_balance(docs),
+        "locked_ratio": f"{LOCKED:g}",
+        "environment": environment(docs),
+        "tc_tree": tc_tree(docs),
+        "not_modelled": NOT_MODELLED,
+        "glossary": GLOSSARY,
+        "documents": list(docs),
+    }
 
 
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
@@ -171,158 +484,118 @@ def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
 def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None,
            elapsed_s: float | None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    figdir = out / "figures"
-    figdir.mkdir(exist_ok=True)
-    claims = load_claims(claims_path) if claims_path else load_claims()
-    shown = views_present(docs) or [TODAY]
-    by_view = {w: judge_all(claims, docs, w) for w in shown}
-    figures = []
-    for name, doc in docs.items():
-        for png in plot(doc, str(figdir / f"{name}.png")):
-            figures.append((name, Path(png), doc))
-    head = (f"Beowulf Netlab reproduction report ({'quick' if quick else 'full'} run), "
-            f"{time.strftime('%Y-%m-%d %H:%M')}")
-    summaries = []
-    for w, verdicts in by_view.items():
-        counts = summary(verdicts)
-        main = ", ".join(f"{counts.get(v, 0)} {v}" for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE))
-        apart = ", ".join(f"{counts[v]} {v}" for v in (IN_SHAPE, CALIBRATION, TESTED) if counts.get(v))
-        summaries.append(f"on {VIEWS[w]}: {main}" + (f" (apart: {apart})" if apart else ""))
-    cal_rows = calibration_rows(docs, shown)
-    missed = [r for r in cal_rows if "**" in r.split("|")[5]]
-    md = [f"# {head}", "", f"Claims {'; '.join(summaries)} (claims that read one measurement count "
-          "once)." + (f" Measured in {elapsed_s / 60:.1f} minutes." if elapsed_s else ""), ""]
-    if missed:
-        md += [f"**{len(missed)} calibration point(s) NOT MET**: every claim that rests on them is not "
-               "checkable (see Calibration). Rerun on a quieter machine before reading any verdict.", ""]
-    md += [
-          "", "Each claim is judged on today's hosts (hardware none: the wires are 1996's, the hosts "
-          "are this machine's) and on the paper's hardware (the hardware profile of the machine the "
-          "figure ran on: its disks and its per-packet host cost; hardware/*.json states every "
-          "number and its source). ", "Every point ran several times; the median is judged, on the "
-          "medians and on each run alone. Verdicts: *reproduced* = within the tolerance declared from "
-          "the paper's own precision, in every run; *reproduced in shape* = the relation the claim "
-          "states holds in every run but the number is outside the tolerance (counted apart: weaker "
-          "evidence); *not reproduced*, also when only the emulator's known bias gives the relation; "
-          "*not checkable* = not measured, a failed fidelity gate, a calibration not met, beyond a "
-          "physical bound, or noisy (runs that disagree, or spread wider than the tolerance); "
-          "*calibration point* = the model was set from this value: met or missed, never evidence; "
-          "*tested* = a fact checked by a named test. Paper values and their status (verified / seed "
-          "/ derived) are from docs/papers.md.", "",
-          "## Claims", "",
-          "| # | source | claim | paper | " + " | ".join(f"measured, {VIEWS[w]} | verdict" for w in shown)
-          + " | why |", "|---|---|---|---|" + "---|---|" * len(shown) + "---|"]
-    for rows in zip(*by_view.values()):
-        r = rows[0]
-        cells = []
-        for x in rows:
-            cells.append(f"{_measured(x)} | **{x['verdict']}**")
-        whys = [f"{SHORT[x['hardware']]}: {x['reason']}" for x in rows] \
-            if len(rows) > 1 else [r["reason"]]
-        why = " ".join(whys) + (f" Gap: {r['gap']}" if r["gap"] else "")
-        md.append(f"| {r['id']} | {r['source']} | {r['statement']} | {_paper(r['paper'])} | "
-                  + " | ".join(cells) + f" | {why} |")
-    md += ["", "## Calibration", "", "The measurements the model's constants were set from "
-           "(claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
-           "One not met makes every point resting on it untrusted.", "",
-           "| view | calibration point | target | measured (median) | verdict | why |", "|---|---|---|---|---|---|",
-           *(cal_rows or ["| - | no point of this run rests on a calibration | - | - | - | - |"])]
-    md += ["", "## Figures", ""]
-    for name, png, doc in figures:
-        paper = doc.get("paper") or {}
-        md += [f"### {name}", "", f"![{name}](figures/{png.name})", "",
-               f"Paper: {paper.get('source', '-')}. Hardware of the paper's figure: {paper.get('hardware', '-')}.", ""]
-        for choice in paper.get("choices", []):
-            md.append(f"- our choice: {choice}")
-        md += ["", "```", table(doc), "```", ""]
-    md += ["## Fidelity gates", "", "Every point is checked: no free bandwidth (each wire counted at least "
-           "the payload that crossed it); within the wires' payload capacity on the time base of the "
-           "figure the workload reports; disk-bound figures within what the throttled disks and ports "
-           "allow; no CPU core or single-threaded emulator thread saturated while no wire was full; no "
-           "stalled transport (every flow had data queued yet its path idled, with nothing else busy "
-           "and no loss recovery to explain it); and (token) the pairs ran concurrently. A claim "
-           "reading a failed point is not checkable.", "",
-           "| experiment | points | failed a gate | first failures |", "|---|---|---|---|"]
-    for name, total, failed, reasons in gate_summary(docs):
-        md.append(f"| {name} | {total} | {failed} | {'; '.join(reasons) or '-'} |")
-    locked = bonding_balance(docs)
-    md += ["", "## Bonding: round-robin that locks on", "",
-           "Channel bonding stripes packets round-robin per node, over one counter for all its "
-           "connections (the kernel's balance-rr; the nftables fallback counts the same way), as "
-           "Becker's 1996 driver did. When a node's packets come in a fixed two-packet rhythm - a "
-           "1 KB token and the pure ACK of the token it received, or a 2 KB token's full frame and "
-           "its short remainder - every other packet, always of the same kind, takes the same wire: "
-           "one wire carries the full frames and the other the short ones. This is the mechanism "
-           "itself, not an emulator artefact, and it would have struck the 1996 machine too; only "
-           "other traffic interleaving shifts the rhythm. Bonded points of this run whose wires' "
-           f"utilisations differ by more than {LOCKED:g}x:", ""]
-    md += (["| experiment | hardware | point | repeat | wire utilisation |", "|---|---|---|---|---|", *locked]
-           if locked else ["none."])
-    md += ["", "## Environment", ""] + [f"- {line}" for line in environment_lines(docs)]
-    tree = tc_tree(docs)
-    if tree:
-        md += ["", "Applied to one wire (every wire's and node's argv is in the results documents):", "",
-               "```", *tree, "```"]
-    md += ["", "## What the emulation does not model", "", "| left out | expected bias |", "|---|---|"]
-    md += [f"| {a} | {b} |" for a, b in NOT_MODELLED]
-    md += ["", "Results documents: " + ", ".join(f"`results/{n}.json`" for n in docs), ""]
-    (out / "report.md").write_text("\n".join(md))
-    (out / "claims.json").write_text(json.dumps([r for rows in by_view.values() for r in rows],
-                                                indent=1, default=str))
+    m = model(docs, out, quick, claims_path, elapsed_s)
+    (out / "report.md").write_text(markdown(m))
+    (out / "claims.json").write_text(json.dumps(m["results"], indent=1, default=str))
     page = out / "report.html"
-    page.write_text(to_html("\n".join(md), out, head))
+    page.write_text(to_html(m))
     return page
 
 
-def to_html(md: str, base: Path, head: str) -> str:
-    """A small Markdown subset (headings, tables, lists, code, images) to one
-    self-contained page: images become data: URIs."""
-    body, in_code, in_table = [], False, False
-    for line in md.splitlines():
-        if line.startswith("```"):
-            body.append("</pre>" if in_code else "<pre>")
-            in_code = not in_code
-            continue
-        if in_code:
-            body.append(html.escape(line))
-            continue
-        if line.startswith("|"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if all(re.fullmatch(r"-+", c) for c in cells):
-                continue
-            tag = "th" if not in_table else "td"
-            if not in_table:
-                body.append("<table>")
-                in_table = True
-            body.append("<tr>" + "".join(f"<{tag}>{_inline(c)}</{tag}>" for c in cells) + "</tr>")
-            continue
-        if in_table:
-            body.append("</table>")
-            in_table = False
-        m = re.match(r"!\[(.*)\]\((.*)\)", line)
-        if m:
-            data = base64.b64encode((base / m.group(2)).read_bytes()).decode()
-            body.append(f'<img alt="{html.escape(m.group(1))}" src="data:image/png;base64,{data}">')
-        elif line.startswith("#"):
-            level = len(line) - len(line.lstrip("#"))
-            body.append(f"<h{level}>{_inline(line.lstrip('# '))}</h{level}>")
-        elif line.startswith("- "):
-            body.append(f"<li>{_inline(line[2:])}</li>")
-        elif line.strip():
-            body.append(f"<p>{_inline(line)}</p>")
-    if in_table:
-        body.append("</table>")
-    style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-             "table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #bbb;"
-             "padding:4px 6px;vertical-align:top}th{background:#eee}img{max-width:100%}"
-             "pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}"
-             "strong{white-space:nowrap}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(head)}</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+# -- report.md ------------------------------------------------------------------------------------
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _inline(text: str) -> str:
-    text = html.escape(text)
-    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-    text = re.sub(r"\*(.+?)\*", r"<em>\1</em>", text)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+def _row(cells) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def markdown(m: dict) -> str:
+    """The Markdown record of the report."""
+    views = m["views"]
+    md = [f"# {m['title']} ({m['run']} run), {m['when']}", "",
+          f"Claims {'; '.join(s['text'] for s in m['summaries'])} (claims that read one measurement count "
+          "once)." + (f" Measured in {m['elapsed']}." if m["elapsed"] else ""), ""]
+    if m["missed"]:
+        md += [f"**{len(m['missed'])} calibration point(s) NOT MET**: every claim that rests on them is not "
+               "checkable (see Calibration). Rerun on a quieter machine before reading any verdict.", ""]
+    md += ["Each claim is judged on today's hosts (hardware none: the wires are 1996's, the hosts are this "
+           "machine's) and on the paper's hardware (the hardware profile of the machine the figure ran on: "
+           "its disks and its per-packet host cost; hardware/*.json states every number and its source). "
+           "Every point ran several times; the median is judged, on the medians and on each run alone. "
+           "Paper values and their status (verified / seed / derived, see the Glossary) are from "
+           "docs/papers.md.", "", "Verdicts:", ""]
+    md += [f"- *{v}*: {text}" for v, _, text in m["legend"]]
+    head = ["#", "source", "claim", "paper"]
+    for w in views:
+        head += [f"measured, {w['name']}", "verdict", "why"]
+    md += ["", "## Claims", "", _row(head), "|" + "---|" * len(head)]
+    gaps = []
+    for c in m["claims"]:
+        cells = [c["id"], c["source"], c["statement"] + (f" (counted once with claim "
+                 f"{', '.join(map(str, c['shares']))})" if c["shares"] and not c["counted"] else ""),
+                 f"{c['paper']} ({c['status']})"]
+        for v in c["views"]:
+            text = _parts_text(v["parts"]) + (f" ({v['spread']})" if v["spread"] else "")
+            cells += [text, f"**{v['verdict']}**", v["why"]]
+            if v["gap"]:
+                gaps.append(f"- claim {c['id']}, {v['short']}: {v['gap']}")
+        md.append(_row(cells))
+    if gaps:
+        md += ["", "What explains each gap, from this run's numbers:", "", *gaps]
+    md += ["", "## Calibration", "", "The measurements the model's constants were set from "
+           "(claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
+           "One not met makes every point resting on it untrusted.", "",
+           "| view | calibration point | target | measured (median) | verdict | why |", "|---|---|---|---|---|---|"]
+    md += [_row([r["view"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
+                 r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
+           for r in m["calibration"]] or ["| - | no point of this run rests on a calibration | - | - | - | - |"]
+    md += ["", "## Figures", ""]
+    for f in m["figures"]:
+        md += [f"### {f['name']}", ""]
+        for img in f["images"]:
+            md += [f"![{img['alt']}]({img['file']})", ""]
+        md += [f"Paper: {f['source']}. Hardware of the paper's figure: {f['hardware']}.", ""]
+        md += [f"- our choice: {choice}" for choice in f["choices"]]
+        md += ["", "```", f["table"], "```", ""]
+    md += ["## Fidelity gates", "", GATES_TEXT, "",
+           "| experiment | points | failed a gate | first failures |", "|---|---|---|---|"]
+    md += [_row([name, total, failed, "; ".join(reasons) or "-"]) for name, total, failed, reasons in m["gates"]]
+    md += ["", "## Bonding: round-robin that locks on", "", BONDING_TEXT.format(ratio=m["locked_ratio"]), ""]
+    md += (["| experiment | hardware | point | repeat | wire utilisation |", "|---|---|---|---|---|",
+            *(_row(r) for r in m["locked"])] if m["locked"] else ["none."])
+    md += ["", "## Environment", ""] + [f"- {label}: {value}" for label, value in m["environment"]]
+    if m["tc_tree"]:
+        md += ["", "Applied to one wire (every wire's and node's argv is in the results documents):", "",
+               "```", *m["tc_tree"], "```"]
+    md += ["", "## What the emulation does not model", "", "| left out | expected bias |", "|---|---|"]
+    md += [_row([a, b]) for a, b in m["not_modelled"]]
+    md += ["", "## Glossary", ""] + [f"- **{term}**: {text}" for term, text in m["glossary"]]
+    md += ["", "Results documents: " + ", ".join(f"`results/{n}.json`" for n in m["documents"]), ""]
+    return "\n".join(md)
+
+
+GATES_TEXT = ("Every point is checked: no free bandwidth (each wire counted at least the payload that crossed "
+              "it); within the wires' payload capacity on the time base of the figure the workload reports; "
+              "disk-bound figures within what the throttled disks and ports allow; no CPU core or "
+              "single-threaded emulator thread saturated while no wire was full; no stalled transport (every "
+              "flow had data queued yet its path idled, with nothing else busy and no loss recovery to "
+              "explain it); and (token) the pairs ran concurrently. A claim reading a failed point is not "
+              "checkable.")
+BONDING_TEXT = ("Channel bonding stripes packets round-robin per node, over one counter for all its connections "
+                "(the kernel's balance-rr; the nftables fallback counts the same way), as Becker's 1996 driver "
+                "did. When a node's packets come in a fixed two-packet rhythm - a 1 KB token and the pure ACK "
+                "of the token it received, or a 2 KB token's full frame and its short remainder - every other "
+                "packet, always of the same kind, takes the same wire: one wire carries the full frames and "
+                "the other the short ones. This is the mechanism itself, not an emulator artefact, and it "
+                "would have struck the 1996 machine too; only other traffic interleaving shifts the rhythm. "
+                "Bonded points of this run whose wires' utilisations differ by more than {ratio}x:")
+
+
+# -- report.html ----------------------------------------------------------------------------------
+
+def to_html(m: dict) -> str:
+    """The report as one self-contained page (Jinja2 template templates/report.html.j2): figures
+    embedded as data: URIs, no script, nothing fetched."""
+    import jinja2
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    figures = [{**f, "images": [{**img, "src": "data:image/png;base64,"
+                                 + base64.b64encode(img["path"].read_bytes()).decode()}
+                                for img in f["images"]]} for f in m["figures"]]
+    return env.get_template("report.html.j2").render(
+        **{**m, "figures": figures}, gates_text=GATES_TEXT,
+        bonding_text=BONDING_TEXT.format(ratio=m["locked_ratio"]))

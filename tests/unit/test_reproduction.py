@@ -83,3 +83,50 @@ def test_report_judges_both_hardware_views(docs, tmp_path):
         median = lambda v: (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2  # noqa: E731
         assert view[9]["measured"] == pytest.approx(median(local) / median(remote), rel=1e-6)
     assert today[9]["measured"] > paper[9]["measured"] * 1.3
+
+
+def test_report_reads_without_a_key(docs, tmp_path):
+    """Every measured number carries its unit and names what it is; verdicts are coloured with
+    their text; the environment is labelled; the terms are explained; one heading per figure."""
+    from pipeline.reproduction import measured_parts
+    from pipeline.claims import load_claims
+    page = build(docs, tmp_path, quick=True)
+    md = (tmp_path / "report.md").read_text()
+    html = page.read_text()
+    claims = {c["id"]: c for c in load_claims()}
+    verdicts = json.loads((tmp_path / "claims.json").read_text())
+    for v in verdicts:
+        for label, text in measured_parts(claims[v["id"]], v["measured"]):
+            if label.startswith("per "):               # a series' key: which curve is which
+                continue
+            assert re.search(r"(MB/s|x|fraction lost|\))$", text) or text in ("not measured",
+                                                                          "a test, not a measurement"), (v["id"], text)
+    today = {v["id"]: v for v in verdicts if v["hardware"] == "none"}
+    parts = measured_parts(claims[18], today[18]["measured"])     # per remote count: a keyed series
+    assert parts[0] == ("per remote copies", "switched-mesh / routed-mesh")
+    assert parts[1][0] == "remote copies 0" and parts[1][1].endswith(" MB/s") and " / " in parts[1][1]
+    assert measured_parts(claims[9], today[9]["measured"])[0][0] == "remote copies 0 / 7"
+    assert measured_parts(claims[10], today[10]["measured"])[0][1].endswith("fraction lost")
+    # the Markdown record: a why per view, units in the measured cells, a glossary, labelled environment
+    row = next(line for line in md.splitlines() if line.startswith("| 14 |"))
+    assert "| 7.99 MB/s (+-0.0%, 2 runs) | **not reproduced** | 7.99 is outside 6 +- 8.3% |" in row
+    assert "| 7.01 MB/s (+-0.1%, 2 runs) | **not reproduced** |" in row
+    for term in ("seed", "verified", "derived", "fidelity gate", "calibration point", "D (time scale)",
+                 "local-wire", "remote-wire", "in shape", "noisy", "repeats", "spread", "today's hosts",
+                 "the paper's hardware"):
+        assert f"- **{term}**:" in md, term
+    for label in ("kernel", "CPUs", "bonding implementation", "switch implementation", "host load",
+                  "TCP on hardware none", "this host's own TCP"):
+        assert f"\n- {label}: " in md, label
+    assert "- bonding implementation: nft-numgen-rr" in md and "- switch implementation: lxbr" in md
+    for name in docs:
+        assert md.count(f"### {name}\n") == 1          # its figures and table under one heading
+    # the page: made for phones too, verdicts coloured and named, no script, every claim once
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+    assert "<script" not in html.lower()
+    for cls, verdict in (("ok", "reproduced"), ("bad", "not reproduced"), ("na", "not checkable"),
+                         ("cal", "calibration point"), ("tested", "tested")):
+        assert f'<span class="v v-{cls}">{verdict}</span>' in html
+    assert len(re.findall(r'<tr id="claim-\d+">', html)) == 24
+    assert html.count('id="g-seed"') == 1 and 'href="#g-seed"' in html
+    assert "<dt>host load</dt>" in html and "<dt>bonding implementation</dt>" in html
