@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from commands.args import add_machine_args, add_output_args, build_options, machine_values
+from pipeline.claims import load_claims, read_by_claims
 from pipeline.experiment import experiment_files, find, load
 from pipeline.results import read_json
 from pipeline.session import run_one
@@ -17,7 +18,9 @@ def add_parser(sub) -> None:
                                    "the paper's values printed beside the measured table. 'list' shows "
                                    "them. Files follow experiments/schema.json. Each file names the "
                                    "hardware profile its figure ran on, and runs on it; --hardware "
-                                   "(e.g. none: today's hosts) and --contention replace the file's values.")
+                                   "(e.g. none: today's hosts) and --contention replace the file's values. The points some claim "
+                                   "(claims/claims.json) reads run the file's repeats (3; --quick 2), the "
+                                   "rest of each curve once.")
     e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
     e.add_argument("--quick", action="store_true", help="the file's quick sweep (its 'quick' values)")
     add_machine_args(e)
@@ -32,9 +35,12 @@ def run(args) -> int:
         return 0
     path = find(args.name)
     sweep, paper, meta = load(path, args.shard, quick=args.quick, override=machine_values(args))
+    name = meta.get("name") or path.stem
+    if name in experiment_files():   # a paper figure: repeats where the claims read, once elsewhere
+        sweep.claimed = read_by_claims(load_claims(), name)
     log = sys.stderr if args.json else sys.stdout
     doc, text = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
-                        f"experiment {args.name}", paper, name=meta.get("name") or path.stem,
+                        f"experiment {args.name}", paper, name=name,
                         progress=not args.no_progress, log=log)
     if args.json:
         print(json.dumps(doc, indent=1, default=str))
