@@ -18,7 +18,7 @@ def run(_args) -> int:
     _, text = run_one(sweep, None, None, BuildOptions(), "", paper, name="quick-comparison")
     print(text)
     print("\nthe papers' claims with verdicts, figure by figure: 'sudo python3 emulate.py reproduce --quick'"
-          " (about 7 minutes; the full run about 55; each figure on its paper's hardware and on today's"
+          " (about 10 minutes; the full run about 90; each figure on its paper's hardware and on today's"
           " hosts) writes results/reproduction-<time>-quick/report.html;"
           "\nevery paper figure alone: 'emulate.py experiment list'")
     return 0

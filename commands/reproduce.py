@@ -23,9 +23,10 @@ def add_parser(sub) -> None:
                                    "self-contained report.html, figures/ and the results documents. "
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
                                    "Every experiment runs on the hardware profile its figure ran on and on "
-                                   "today's hosts (--hardware). Full run about 55 minutes on this "
-                                   "2-core host (30 for the 1996 figures, about 12 for MACHE01's 32-node "
-                                   "cluster on each machine); --quick about 7.")
+                                   "today's hosts (--hardware). Points a claim reads run 3 times (--quick 2), the "
+                                   "rest of each curve once. Full run about 90 minutes on this "
+                                   "2-core host (60 for the 1996 figures, about 15 for MACHE01's 32-node "
+                                   "cluster on each machine); --quick about 10.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="report directory (default results/reproduction-<time>[-quick])")
