@@ -14,6 +14,7 @@ from collections import defaultdict
 from core.errors import BadInput
 from core.values import human_size
 from pipeline.results import real_rate
+from topologies.hardware import describe_tcp
 from workloads import WORKLOADS
 
 
@@ -297,9 +298,7 @@ def tcp_note(doc: dict) -> str:
         t = p.get("tcp")
         key = p.get("hardware", "none")
         if t and key not in seen:
-            feats = [n for k, n in (("sack", "SACK"), ("timestamps", "timestamps"),
-                                    ("window_scaling", "window scaling")) if t.get(k)]
-            seen[key] = f"{t['congestion_control']} ({', '.join(feats) if feats else 'no SACK/timestamps/window scaling'})"
+            seen[key] = describe_tcp(t)
         elif not t:
             seen.setdefault(key, "not recorded (the host's own)")
     if not seen:

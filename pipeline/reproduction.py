@@ -31,6 +31,7 @@ from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REP
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
 from pipeline.report import plot, table, trusted
+from topologies.hardware import describe_tcp
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -201,7 +202,7 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
     tcp = {}
     for p in points:
         if p.get("tcp"):
-            tcp.setdefault(p.get("hardware", "none"), _tcp_text(p["tcp"]))
+            tcp.setdefault(p.get("hardware", "none"), describe_tcp(p["tcp"]))
     host = next((t.get("tcp_host_default") for t in nets if t.get("tcp_host_default")), None)
     for hw, text in sorted(tcp.items()):
         out.append((f"TCP on hardware {hw}", text))
@@ -218,13 +219,6 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
 
 def environment_lines(docs: dict[str, dict]) -> list[str]:
     return [f"{label}: {value}" for label, value in environment(docs)]
-
-
-def _tcp_text(t: dict) -> str:
-    feats = [n for k, n in (("sack", "SACK"), ("timestamps", "timestamps"), ("window_scaling",
-                                                                          "window scaling")) if t.get(k)]
-    return f"{t.get('congestion_control')}" + (f" with {', '.join(feats)}" if feats else
-                                              " without SACK, timestamps or window scaling")
 
 
 # -- measured values with their units and labels --------------------------------------------------

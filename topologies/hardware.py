@@ -112,6 +112,13 @@ TCP_SYSCTLS = {key: f"net.ipv4.tcp_{key}" for key in
                 "frto", "recovery", "early_retrans")}
 
 
+def describe_tcp(record: dict) -> str:
+    """One line for tables and reports, from a TcpSettings record (as results keep it)."""
+    feats = [name for key, name in (("sack", "SACK"), ("timestamps", "timestamps"),
+                                    ("window_scaling", "window scaling")) if record.get(key)]
+    return f"{record.get('congestion_control')} ({', '.join(feats) if feats else 'no SACK, timestamps or window scaling'})"
+
+
 @dataclass(frozen=True)
 class TcpSettings:
     """The TCP a node runs (see the module doc); `sysctls` is what a namespace is given."""
@@ -132,12 +139,6 @@ class TcpSettings:
         """Key -> value, as results documents keep it."""
         return {k: getattr(self, k) for k in TCP_SYSCTLS}
 
-    def short(self) -> str:
-        """One line for tables: 'cubic, SACK, timestamps, window scaling'."""
-        feats = [name for name, on in (("SACK", self.sack), ("timestamps", self.timestamps),
-                                       ("window scaling", self.window_scaling)) if on]
-        return ", ".join([self.congestion_control, *feats]) if feats else \
-            f"{self.congestion_control}, no SACK/timestamps/window scaling"
 
 
 @dataclass(frozen=True)
