@@ -30,6 +30,9 @@ TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_e
                 # 100 Mbit/s throughput: a TCG guest carried 70.9 Mbit/s of one flow and remote copies
                 # lost 44 % in a run where its CPUs were slow (they passed in a faster run)
                 "tests/integration/test_shared_wire.py::test_fast_ethernet_wire",
+                # one 10 Mbit/s flow to within 3 % of its ceiling: a TCG guest carried 8.65 Mbit/s
+                # (0.95 of 9.13, CI 2026-11-24); the two-flow sharing test still runs
+                "tests/integration/test_shared_wire.py::test_one_flow_fills_a_10mbit_wire_up_to_the_physical_limit",
                 "tests/integration/test_filecopy.py::test_network_bounds_remote_copies_at_10_not_at_100_mbit",
                 # CPU budgets and contention are timing bounds: a slow TCG guest's own CPU would set them
                 "tests/integration/test_hardware.py::test_a_node_sends_no_faster_than_its_cpu_budget",
