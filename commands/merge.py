@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.merge import merge
-from pipeline.report import plot, table
+from pipeline.plot import plot
+from pipeline.table import table
 from pipeline.results import check_writable, load, write_atomic, write_csv
 
 

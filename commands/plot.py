@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.report import plot, table
+from pipeline.plot import plot
+from pipeline.table import table
 from pipeline.results import check_writable, load
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.reproduction import build
+from pipeline.report import build
 from pipeline.experiment import experiment_files
 from pipeline.results import check_writable, load, read_json
 

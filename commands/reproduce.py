@@ -9,7 +9,7 @@ from commands.args import add_build_args, build_options, shard_arg
 from core.errors import BadInput, NetlabError
 from pipeline.claims import load_claims, read_by_claims
 from pipeline.experiment import experiment_files, load
-from pipeline.reproduction import build
+from pipeline.report import build
 from pipeline.results import RESULTS_DIR
 from pipeline.session import Session
 from pipeline.sweep import Sweep

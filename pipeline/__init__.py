@@ -4,9 +4,10 @@ Division of labor: `sweep` holds every sweep axis and its one default, and
 expands a sweep into networks and points; `experiment` reads and checks
 experiment files; `runner` builds each network, runs its points under the
 `monitor` (fidelity) and writes the `results` document after every point;
-`gates` judges each point's fidelity; `merge` joins campaign shards; `report`
-turns documents into tables and plots; `claims` judges the papers' claims
-against documents and `reproduction` writes the report with the verdicts.
+`gates` judges each point's fidelity; `merge` joins campaign shards; `table`
+writes a document as text and `plot` draws it, both as its workload's `Figure`
+declares; `claims` judges the papers' claims against documents and `report`
+writes the claims report with the verdicts (HTML and Markdown).
 Imports `core`, `topologies`, `netlab` and `workloads`; the command line
 (`commands`) sits above it and nothing here imports that.
 """

@@ -310,6 +310,26 @@ def _check(check: dict, docs: dict, first: str, ev: Evidence, bias: dict | None 
     return verdict, measured, reason
 
 
+def beside_paper(doc: dict, name: str) -> list[dict]:
+    """The paper values of a document's experiment that say how a run reads them (`measure`),
+    each with what this run measured: set side by side, never judged (the main job runs once)."""
+    out = []
+    for key, v in ((doc.get("paper") or {}).get("values") or {}).items():
+        m = v.get("measure")
+        if not m:
+            continue
+        ev = Evidence()
+        docs = {name: doc}
+        if m["kind"] == "value":
+            measured = ev.reduce(docs, m["select"], name)
+        else:
+            a, b = ev.reduce(docs, m["a"], name), ev.reduce(docs, m["b"], name)
+            measured = a / b if a is not None and b else None
+        out.append({"key": key, "paper": v["value"], "status": v["status"], "where": v.get("where", key),
+                    "unit": v.get("unit", ""), "measured": measured, "problems": ev.problems})
+    return out
+
+
 def _by_x(pairs: list[tuple[dict, float]], over: str) -> dict | None:
     """x -> value, or None when several points share an x (the selection is too wide)."""
     out: dict = {}

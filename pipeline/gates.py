@@ -116,7 +116,8 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     return None
 
 
-def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None) -> dict:
+def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
+             concurrent_pairs: bool = False) -> dict:
     """{"ok", "failed": [reasons], "span_over_longest"} for one measured point.
     `bounds` is the workload's (workloads.base.Workload.bounds)."""
     flows = point.get("flows") or []
@@ -127,7 +128,7 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None) 
     stalled = _stalled(point, flows, fidelity)
     if stalled:
         failed.append(stalled)
-    ratio = span_over_longest(flows) if point.get("workload") == "token" else None
+    ratio = span_over_longest(flows) if concurrent_pairs else None
     if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
         failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "
                       "pair's time, so bytes / longest time overstates the rate")

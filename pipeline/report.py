@@ -1,385 +1,596 @@
-"""Turn a results document into what people read: a table and plots.
+"""The reproduction report: the papers' claims beside our measurements, with verdicts.
 
-Reads only validated results documents (pipeline.results.load or a run's own
-document); the x axis of token and iperf tables comes from the workload.
+From results documents (one per experiment, matched by name) and the claims
+file, write a report directory: report.md (the Markdown record), a
+self-contained report.html (its figures embedded, no script, readable from a
+phone's 420 px to a desktop's 1400 px) and figures/. It holds the claims, each
+judged on every hardware view side by side (paper value, measured value with
+its unit and spread, a coloured verdict, the reason and the gap filled from
+this run's numbers), the calibration points, one section per paper figure
+with the paper's values overlaid, the fidelity gates, the labelled
+environment (kernel, TCP, bonding and switch implementations, host load),
+what the emulation does not model with the direction of each bias, and a
+glossary.
+
+Both files are built from one structured model (`model`): report.md by
+`markdown`, report.html by the Jinja2 template templates/report.html.j2.
 """
 from __future__ import annotations
 
+import base64
 import json
-import os
 import statistics
-
-from collections import defaultdict
+import struct
+import time
+from pathlib import Path
 
 from core.errors import BadInput
 from core.values import human_size
-from pipeline.results import real_rate
+from pipeline.calibration import MET, MISSED, load_calibrations
+from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
+                             TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
+                             view, views_present)
+from pipeline.plot import plot
+from pipeline.table import table, trusted
 from topologies.hardware import describe_tcp
-from workloads import WORKLOADS
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+NOT_MODELLED = [
+    ("profiles' TCP: reno without SACK, timestamps or window scaling is set, but Linux 1.x's "
+     "advertised window (at most 14,335 B), its 200 ms minimum RTO and 1.2's lack of fast "
+     "retransmit are today's kernel's",
+     "bulk transfers and loss recovery slightly too FAST on the paper's hardware"),
+    ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
+     "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
+    ("profiles: Linux 1.x TCP's per-message latency beyond the per-packet cost (lmbench lat_tcp was "
+     "4-5x lat_udp); without netem a lone packet after idle time is not delayed",
+     "small tokens too FAST on the paper's hardware"),
+    ("profiles: disk work does not draw on the node's CPU budget (the disk has its own rate, set from "
+     "all-local copies); bus contention between disk and NIC",
+     "remote copies at 100 Mbit/s too FAST (the paper's ~20 % drop)"),
+    ("CSMA/CD collisions, jam and backoff, unless --contention on charges their average "
+     "(Metcalfe-Boggs) cost per frame",
+     "shared wires too FAST under heavy load from many stations without it; the model errs slow"),
+    ("an IDE head serving reads and writes in turn (the kernel throttle keeps separate budgets)",
+     "remote copies slightly too SLOW relative to local ones"),
+]
+SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "with contention"}
+HOW = {TODAY: "--hardware none", PAPER: "each figure's hardware profile",
+       CONTENDED: "each figure's hardware profile, --contention on"}
+TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware", CONTENDED: "The paper's hardware + contention"}
+# verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
+VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
+                 CALIBRATION: "cal", TESTED: "tested", MET: "ok", MISSED: "bad"}
+LEGEND = [
+    (REPRODUCED, "within the tolerance declared from the paper's own precision, in every run"),
+    (IN_SHAPE, "the relation the claim states holds in every run, the number is outside the tolerance: "
+               "counted apart, weaker evidence"),
+    (NOT_REPRODUCED, "outside the tolerance; also when only the emulator's known bias gives the relation"),
+    (NOT_CHECKABLE, "not measured, a failed fidelity gate, a calibration not met, beyond a physical bound, "
+                    "one run only, or noisy"),
+    (CALIBRATION, "the model was set from this value: met or missed, never evidence"),
+    (TESTED, "a fact checked by a named test, not by an experiment"),
+]
+GLOSSARY = [
+    ("verified", "a paper value read in a stored excerpt of the paper itself (docs/papers.md)."),
+    ("seed", "a paper value stated only in the project's seed texts - the papers' own prose as the project "
+             "received it - and not found in the stored paper excerpts: weaker than verified."),
+    ("derived", "a paper value computed from other paper values, with the arithmetic shown in "
+                "docs/papers.md; no firmer than its inputs."),
+    ("today's hosts", "view --hardware none: the wires are 1996's (10 or 100 Mbit/s, shared), the hosts are "
+                      "this machine's, with no per-packet or per-byte cost."),
+    ("the paper's hardware", "view with the hardware profile of the machine the figure ran on "
+                             "(hardware/*.json): its disks and its per-packet and per-byte host cost, "
+                             "and its TCP."),
+    ("contention", "the optional CSMA/CD model (--contention on): each frame on a shared wire is charged the "
+                   "average cost of collisions, jam and backoff."),
+    ("fidelity gate", "a check every point must pass to be trusted: no free bandwidth, within the wires' "
+                      "capacity, no saturated CPU or emulator thread, no stalled transport (see Fidelity "
+                      "gates). A claim reading a failed point is not checkable."),
+    ("calibration point", "a measurement a constant of the model was set from (claims/calibrations.json), "
+                          "checked on every run against a tolerance declared beforehand; one not met makes "
+                          "every point resting on it untrusted."),
+    ("repeats", "every point runs several times (quick: 2, full: 3); the median is judged, and the check "
+                "is run again on each repeat alone."),
+    ("spread", "half the range of the repeats, relative to their median (+- x %)."),
+    ("noisy", "not checkable because the repeats disagree on the verdict, or spread wider than the "
+              "claim's tolerance."),
+    ("tolerance", "how far from the paper's value still counts as reproduced, relative and two-sided, "
+                  "declared from the paper's own precision before running."),
+    ("in shape", "reproduced in shape: the relation the claim states holds, the number does not."),
+    ("gap", "what explains a difference from the paper, a text filled with this run's numbers."),
+    ("local-wire", "placement on the meshes: the two nodes of a pair share a wire."),
+    ("remote-wire", "placement on the meshes: the two nodes of a pair share no wire; their traffic crosses "
+                    "a switch (switched mesh) or a relay node (routed mesh)."),
+    ("remote copies", "file copies whose source disk is on another node, so the file crosses the network."),
+    ("D (time scale)", "--time-scale D divides every rate (wires, disks, host costs) by D so that one host "
+                       "can emulate the 2001 cluster; points record their MB/s x D, which the report uses."),
+    ("x", "times: a ratio of two throughputs."),
+    ("MB/s", "10^6 bytes of payload per second (the papers do not say whether their MB is 10^6 or 2^20)."),
+    ("Mbit/s", "a link's line rate."),
+]
+# selection keys as the report names them ("" - the value says it: a topology, a placement)
+_KEYS = {"remote": "remote copies", "pairs": "pairs", "token_size": "token", "file_size": "file",
+         "nodes": "nodes", "local_fraction": "local fraction", "channels": "channels",
+         "topology": "", "placement": "", "test": ""}
+_METRICS = {"read_mbyte_s": "read", "write_mbyte_s": "write", "throughput_mbyte_s": "throughput"}
 
 
-CURVE_AXES = ("pairs", "tokens_in_flight", "file_size", "copies")
+def gate_summary(docs: dict[str, dict]) -> list[tuple[str, int, int, list[str]]]:
+    out = []
+    for name, doc in docs.items():
+        failed = [p for p in doc["points"] if not trusted(p)]
+        reasons = []
+        for p in failed[:5]:
+            why = (p.get("gates") or {}).get("failed") or [p["fidelity"].get("suspect")]
+            reasons.append(f"point {p.get('point_index')} ({p['topology']} {p['placement']}): {why[0]}")
+        out.append((name, len(doc["points"]), len(failed), reasons))
+    return out
 
 
-def varying(doc: dict) -> list[str]:
-    """Point axes that take more than one value in the document (besides the x axis)."""
-    x_axis = WORKLOADS[doc["workload"]].x_axis
-    return [k for k in CURVE_AXES if k != x_axis
-            and len({json.dumps(p.get(k), sort_keys=True) for p in doc["points"]}) > 1]
+LOCKED = 1.3     # one bonded wire this many times busier than the other: striping locked on
 
 
-def curve_key(p: dict, extra: list[str] = ()) -> str:
-    """One curve: topology, placement and rate, and any axis in `extra` (those that vary);
-    a time-scaled point's curve names its D (its rates are shown x D: real_rate)."""
-    key = p["topology"]
-    if p.get("channels") and p["topology"] == "bonded-dual-net":
-        key += f" x{p['channels']}"
-    if p["placement"] != "any":
-        key += f" ({p['placement']})"
-    for k in extra:
-        if k in p:
-            shown = human_size(p[k]) if k == "file_size" else p[k]
-            key += f" {dict(pairs='P', tokens_in_flight='T', file_size='', copies='C')[k]}={shown}"
-    key = f"{key} @{p['rate_mbit']:g}Mb"
-    if p.get("hardware", "none") != "none":
-        key += f" [{p['hardware']}]"
-    key += f" D={p['time_scale']:g}" if p.get("time_scale") else ""
-    return key + (" +CSMA/CD" if p.get("contention") == "on" else "")
+def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
+    """Bonded points whose wires carried very different loads: experiment, hardware, point,
+    repeat, wire utilisation."""
+    rows = []
+    for name, doc in docs.items():
+        for p in doc["points"]:
+            util = (p.get("fidelity") or {}).get("wire_utilisation") or {}
+            if p.get("topology") != "bonded-dual-net" or len(util) < 2 or min(util.values()) <= 0:
+                continue
+            if max(util.values()) / min(util.values()) > LOCKED:
+                what = ", ".join(_kv(k, p[k]) for k in ("pairs", "token_size", "remote", "file_size")
+                                 if p.get(k) is not None)
+                rows.append([name, p.get("hardware", "none"), what, str(p.get("repeat", 0)),
+                             ", ".join(f"{w} {u:.2f}" for w, u in sorted(util.items()))])
+    return rows
 
 
-def title(doc: dict, what: str) -> str:
-    """The figure's title: the paper figure it rebuilds, else the workload."""
-    source = (doc.get("paper") or {}).get("source", "")
-    head = source.split(";")[0] if source else f"Beowulf Netlab {doc['workload']}"
-    env = doc["environment"]
-    return f"{head} - {what}\n(measured: kernel {env.get('kernel', '')}, commit {env.get('project_commit', '')})"
+def tc_tree(docs: dict[str, dict]) -> list[str]:
+    """The argv applied to one wire of the first network, as an example of the whole record."""
+    for doc in docs.values():
+        for net, env in doc["environment"].get("topologies", {}).items():
+            for owner, cmds in (env.get("applied_commands") or {}).items():
+                if "w" in owner and owner.startswith("bnl"):
+                    return [f"{net}, wire {owner}:"] + [" ".join(c["argv"]) for c in cmds if c["argv"][0] == "tc"][:12]
+    return []
 
 
-def save(fig, path: str, dpi: int) -> None:
-    """Write a figure (creating its directory); an unwritable place is bad input."""
-    import matplotlib.pyplot as plt
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    except OSError as e:
-        raise BadInput(f"cannot write {path}: {e.strerror or e}; choose another --png/--out")
-    finally:
-        plt.close(fig)
+def _distinct(values) -> str:
+    return ", ".join(sorted({str(v) for v in values})) or "-"
 
 
-SUSPECT_NOTE = "* failed a fidelity gate (see the document's gates): the emulator, not the network, may have set it"
-
-
-def trusted(p: dict) -> bool:
-    """The point passed its fidelity gates (older documents: the monitor's verdict)."""
-    gates = p.get("gates")
-    return gates["ok"] if gates else not p["fidelity"].get("suspect")
-
-
-def _finish(lines: list[str], suspect: set) -> str:
-    """A table's text, with the footnote when any cell is marked."""
-    return "\n".join(lines + ([SUSPECT_NOTE] if suspect else []))
-
-
-def _mean(vals: list[float]) -> float:
-    """The figure a cell or a plotted point shows: the median of the repeats."""
-    return statistics.median(vals)
-
-
-def _cell(vals: list[float], digits: int = 2) -> str:
-    """'1.14' for one run, '1.14+-2%' for repeats (half their range, relative to the median)."""
-    med = statistics.median(vals)
-    if len(vals) < 2 or med <= 0:
-        return f"{med:.{digits}f}"
-    return f"{med:.{digits}f}+-{(max(vals) - min(vals)) / 2 / med:.0%}"
-
-
-def _line(ax, pts: dict, **style) -> None:
-    """One curve: the median of each x's repeats, error bars from their smallest to largest."""
-    xs = sorted(pts)
-    meds = [statistics.median(pts[x]) for x in xs]
-    lo = [m - min(pts[x]) for m, x in zip(meds, xs)]
-    hi = [max(pts[x]) - m for m, x in zip(meds, xs)]
-    ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, **style)
-
-
-def filecopy_table(doc: dict) -> str:
-    """Aggregate MB/s per network and file size (rows) vs remote copies (columns)."""
-    cells: dict = defaultdict(list)
-    suspect: set = set()
-    for p in doc["points"]:
-        key = (f"{curve_key(p)} {human_size(p['file_size'])}", p["remote"])
-        cells[key].append(real_rate(p))
-        if not trusted(p):
-            suspect.add(key)
-    rows = list(dict.fromkeys(k for k, _ in cells))
-    remotes = sorted({r for _, r in cells})
-    width = max([len(r) for r in rows] + [16]) + 2
-    disk = (doc["points"][0].get("disk") or {}) if doc["points"] else {}
-    disk = disk if isinstance(disk, dict) else {"profile": disk}
-    lines = [f"filecopy aggregate throughput, MB/s (10^6 bytes/s), {doc['points'][0]['copies'] if doc['points'] else '?'}"
-             f" copies, disk {disk.get('profile', '?')} ({disk.get('throttle', '?')})",
-             "remote copies".ljust(width) + "".join(str(r).rjust(12) for r in remotes)]
-    for row in rows:
-        line = row.ljust(width)
-        for r in remotes:
-            vals = cells.get((row, r))
-            line += (_cell(vals) + ("*" if (row, r) in suspect else "") if vals else "-").rjust(12)
-        lines.append(line)
-    return _finish(lines, suspect)
-
-
-def _reference_lines(ax, doc: dict) -> None:
-    """The paper's values, as dashed lines beside the measured curves."""
-    for ref in (doc.get("paper") or {}).get("reference_lines", []):
-        ax.axhline(ref["y"], linestyle="--", linewidth=1, color="grey")
-        ax.annotate(ref["label"], (0, ref["y"]), xytext=(2, 2), textcoords="offset points",
-                    fontsize=6, color="dimgrey")
-
-
-def _filecopy_plot(doc: dict, path: str) -> list[str]:
-    """Like IPPS'96 Figures 3/5 (one panel per network, a curve per file size)
-    and HPDC'96 Figure 4 (a curve per network, one file size)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    data: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for p in doc["points"]:
-        data[curve_key(p)][p["file_size"]][p["remote"]].append(real_rate(p))
-    nets = list(data)
-    cols = min(3, len(nets)) or 1
-    rows = (len(nets) + cols - 1) // cols or 1
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
-    for ax, net in zip(axes.flat, nets):
-        for size in sorted(data[net]):
-            _line(ax, data[net][size], label=human_size(size))
-        _reference_lines(ax, doc)
-        ax.set_title(net, fontsize=9)
-        ax.set_xlabel("remote copies")
-        ax.set_ylabel("aggregate MB/s")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, title="file size", title_fontsize=7, loc="upper left",
-                  bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    for ax in list(axes.flat)[len(nets):]:
-        ax.axis("off")
-    fig.suptitle(title(doc, "Disk/Net balance, file copies by size"), fontsize=9)
-    fig.tight_layout()
-    save(fig, path, 100)
-    written = [path]
-    sizes = sorted({p["file_size"] for p in doc["points"]})
-    if len(nets) > 1 and sizes:
-        size = 2 << 20 if (2 << 20) in sizes else sizes[len(sizes) // 2]
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for net in nets:
-            pts = data[net].get(size)
-            if pts:
-                _line(ax, pts, label=net)
-        _reference_lines(ax, doc)
-        ax.set_xlabel("remote (internode) copies")
-        ax.set_ylabel("aggregate MB/s")
-        ax.set_ylim(bottom=0)
-        ax.set_title(title(doc, f"Disk/Net balance, {human_size(size)} files, by network"), fontsize=9)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-        fig.tight_layout()
-        second = path[:-4] + "-networks.png" if path.endswith(".png") else path + "-networks.png"
-        save(fig, second, 100)
-        written.append(second)
-    return written
-
-
-def _scale_note(doc: dict) -> str:
-    ds = sorted({p.get("time_scale", 1) for p in doc["points"]})
-    return "" if ds == [1] else (f" (time-scaled by D = {', '.join(f'{d:g}' for d in ds)}: measured x D, "
-                                 "the real network's figures)")
-
-
-def pfs_table(doc: dict) -> str:
-    """The baselines per node, then aggregate read/write per stripe size and local fraction,
-    all as the real network's MB/s (x D); '*' marks suspect points."""
-    lines = [f"pfs: MB/s (10^6 bytes/s){_scale_note(doc)}"]
-    suspect: set = set()
-    nets = list(dict.fromkeys(curve_key(p) for p in doc["points"]))
-    for net in nets:
-        pts = [p for p in doc["points"] if curve_key(p) == net]
-        lines.append(f"{net}, {pts[0]['nodes']} nodes")
-        for test, what in (("ttcp", "ttcp per node"), ("bonnie", "bonnie per node, read/write")):
-            base = [p for p in pts if p["test"] == test]
-            if base:
-                mark = "*" if not all(trusted(p) for p in base) else ""
-                suspect |= {mark} - {""}
-                vals = (f"{_mean([real_rate(p, 'read_mbyte_s') for p in base]):.1f} / "
-                        f"{_mean([real_rate(p, 'write_mbyte_s') for p in base]):.1f}" if test == "bonnie"
-                        else f"{_mean([real_rate(p) for p in base]):.1f}")
-                lines.append(f"  {what:32s}{vals}{mark}")
-        runs = [p for p in pts if p["test"] == "pfs"]
-        fracs = sorted({p["local_fraction"] for p in runs}, reverse=True)
-        if runs:
-            lines.append("  aggregate read/write, by local fraction (measured local share):")
-            lines.append("  " + "stripe".ljust(10) + "".join(f"{f:g}".rjust(20) for f in fracs))
-            for size in sorted({p["stripe_size"] for p in runs}):
-                row = "  " + human_size(size).ljust(10)
-                for f in fracs:
-                    cell = [p for p in runs if p["stripe_size"] == size and p["local_fraction"] == f]
-                    if not cell:
-                        row += "-".rjust(20)
-                        continue
-                    mark = "" if all(trusted(p) for p in cell) else "*"
-                    suspect |= {mark} - {""}
-                    share = _mean([p.get("local_fraction_measured") or 0.0 for p in cell])
-                    row += (f"{_mean([real_rate(p, 'read_mbyte_s') for p in cell]):.0f}/"
-                            f"{_mean([real_rate(p, 'write_mbyte_s') for p in cell]):.0f} ({share:.2f}){mark}"
-                            ).rjust(20)
-                lines.append(row)
-    return _finish(lines, suspect)
-
-
-def _pfs_plot(doc: dict, path: str) -> list[str]:
-    """Aggregate read and write (x D) against the local fraction, one curve per stripe size,
-    beside what the nodes' disks and the network alone could carry."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(10, 5.5))
-    runs = [p for p in doc["points"] if p["test"] == "pfs"]
-    colours = plt.get_cmap("tab10")
-    for i, size in enumerate(sorted({p["stripe_size"] for p in runs})):
-        for metric, style in (("read_mbyte_s", "-"), ("write_mbyte_s", "--")):
-            pts = defaultdict(list)
-            for p in runs:
-                if p["stripe_size"] == size:
-                    pts[p["local_fraction"]].append(real_rate(p, metric))
-            _line(ax, pts, linestyle=style, color=colours(i % 10),
-                  label=f"{metric.split('_')[0]}, stripe {human_size(size)}")
-    nodes = max((p["nodes"] for p in doc["points"]), default=0)
-    for test, label, colour in (("ttcp", "network alone: nodes x ttcp (measured)", "grey"),
-                                ("bonnie", "disks alone: nodes x bonnie (measured)", "brown")):
-        base = [real_rate(p) for p in doc["points"] if p["test"] == test]
-        if base:
-            ax.axhline(nodes * _mean(base), color=colour, ls=":", lw=1.5)
-            ax.annotate(label, (1, nodes * _mean(base)), xycoords=("axes fraction", "data"),
-                        xytext=(-4, -10), textcoords="offset points", ha="right", fontsize=7, color=colour)
-    _reference_lines(ax, doc)
-    ax.set_xlabel("local fraction (file view: share of each rank's blocks in its own node's stripe)")
-    return _finish_plot(fig, ax, path, f"aggregate MB/s{' (measured x D)' if _scale_note(doc) else ''}",
-                        title(doc, f"parallel file system, {nodes} nodes{_scale_note(doc)}"))
-
-
-def _finish_plot(fig, ax, path: str, ylabel: str, heading: str) -> list[str]:
-    """The common end of a one-panel figure: labels from 0, grid, legend outside, saved."""
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=0)
-    ax.set_title(heading, fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    save(fig, path, 110)
-    return [path]
-
-
-def sweep_points(doc: dict) -> dict:
-    """The document without its calibration measurements (they are reported on their own)."""
-    return {**doc, "points": [p for p in doc["points"] if not p.get("calibration_of")]}
-
-
-def table(doc: dict) -> str:
-    """Median throughput (MB/s) per curve and x, +-half the range of its repeats; '*' marks
-    suspect points; the TCP the nodes ran is named under the table."""
-    doc = sweep_points(doc)
-    return _table(doc) + tcp_note(doc)
-
-
-def tcp_note(doc: dict) -> str:
-    seen = {}
-    for p in doc["points"]:
-        t = p.get("tcp")
-        key = p.get("hardware", "none")
-        if t and key not in seen:
-            seen[key] = describe_tcp(t)
-        elif not t:
-            seen.setdefault(key, "not recorded (the host's own)")
-    if not seen:
-        return ""
-    return "\nTCP: " + "; ".join(f"{v} on hardware {k}" for k, v in seen.items())
-
-
-def _table(doc: dict) -> str:
-    if doc["workload"] == "filecopy":
-        return filecopy_table(doc)
-    if doc["workload"] == "pfs":
-        return pfs_table(doc)
-    cells: dict = defaultdict(list)
-    suspect: set = set()
-    sizes: set = set()
-    x_axis = WORKLOADS[doc["workload"]].x_axis
-    extra = varying(doc)
-    for p in doc["points"]:
-        x = p[x_axis]
-        sizes.add(x)
-        cells[(curve_key(p, extra), x)].append(real_rate(p))
-        if not trusted(p):
-            suspect.add((curve_key(p, extra), x))
-    curves = list(dict.fromkeys(curve_key(p, extra) for p in doc["points"]))
-    xs = sorted(sizes)
-    label = x_axis.replace("_", " ")
-    width = max([len(c) for c in curves] + [len(label)]) + 2
-    runs = max((len(v) for v in cells.values()), default=1)
-    lines = [f"{doc['workload']} throughput, MB/s (10^6 bytes/s of payload)"
-             + (f"; median of {runs} runs +- half their range" if runs > 1 else ""),
-             label.ljust(width) + "".join((human_size(x) if x_axis == "token_size" else str(x)).rjust(12)
-                                          for x in xs)]
-    for c in curves:
-        row = c.ljust(width)
-        for x in xs:
-            vals = cells.get((c, x))
-            cell = _cell(vals) + ("*" if (c, x) in suspect else "") if vals else "-"
-            row += cell.rjust(12)
-        lines.append(row)
-    return _finish(lines, suspect)
-
-
-def _paper_marks(ax, doc: dict) -> None:
-    """The paper's values at an x, as labelled markers beside the measured curves."""
-    for ref in (doc.get("paper") or {}).get("reference_points", []):
-        ax.plot([ref["x"]], [ref["y"]], marker="*", markersize=12, color="black", linestyle="none")
-        ax.annotate(ref["label"], (ref["x"], ref["y"]), xytext=(6, -3), textcoords="offset points",
-                    fontsize=7)
-
-
-def plot(doc: dict, path: str) -> list[str]:
-    """Throughput against the figure's x axis (token size or pairs), one curve per
-    topology/placement (and per varying axis), the paper's values overlaid.
-    Returns the files written."""
-    doc = sweep_points(doc)
-    if doc["workload"] == "filecopy":
-        return _filecopy_plot(doc, path)
-    if doc["workload"] == "pfs":
-        return _pfs_plot(doc, path)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    series: dict = defaultdict(lambda: defaultdict(list))
-    x_axis = WORKLOADS[doc["workload"]].x_axis
-    extra = varying(doc)
-    for p in doc["points"]:
-        series[curve_key(p, extra)][p[x_axis]].append(real_rate(p))
-    fig, ax = plt.subplots(figsize=(10, 5.5))
-    for name, pts in series.items():
-        _line(ax, pts, label=name)
-    _reference_lines(ax, doc)
-    _paper_marks(ax, doc)
-    if x_axis == "token_size":
-        sizes = sorted({p["token_size"] for p in doc["points"]})
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(sizes)
-        ax.set_xticklabels([f"{human_size(x)}B" for x in sizes])
-        ax.minorticks_off()
-        ax.set_xlabel("token size")
+def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
+    """The environment the documents were measured in, as (label, value) pairs."""
+    envs = [d["environment"] for d in docs.values()]
+    if not envs:
+        return []
+    e = envs[0]
+    nets = [t for env in envs for t in env.get("topologies", {}).values()]
+    points = [p for d in docs.values() for p in d["points"]]
+    commits: dict[str, int] = {}
+    for env in envs:
+        commits[str(env.get("project_commit"))] = commits.get(str(env.get("project_commit")), 0) + 1
+    out = [("kernel", f"{_distinct(env.get('kernel') for env in envs)} ({e.get('machine', '?')})"),
+           ("CPUs", _distinct(env.get("cpus") for env in envs)),
+           ("Python", _distinct(env.get("python") for env in envs)),
+           ("tools", ", ".join(e.get("tools") or []) or "-"),
+           ("project commit", ", ".join(f"{c} ({n} document{'s' if n > 1 else ''})" for c, n in
+                                        sorted(commits.items())) + " (-dirty: with uncommitted changes)"),
+           ("measuring host", _distinct(p.get("host", "?") for p in points))]
+    load = [p["fidelity"]["host_cpu_mean"] for p in points
+            if isinstance((p.get("fidelity") or {}).get("host_cpu_mean"), (int, float))]
+    peak = [p["fidelity"]["host_cpu_max"] for p in points
+            if isinstance((p.get("fidelity") or {}).get("host_cpu_max"), (int, float))]
+    if load:
+        out.append(("host load", f"all CPUs busy {statistics.median(load):.0%} during the median point, "
+                                 f"{max(load):.0%} during the busiest (highest sample {max(peak, default=0):.0%}); "
+                                 "the emulation's own work included"))
     else:
-        ax.set_xlabel(x_axis.replace("_", " "))
-    return _finish_plot(fig, ax, path, "aggregate throughput, MB/s of payload",
-                        title(doc, f"{doc['workload']} throughput"))
+        out.append(("host load", "not recorded"))
+    bonding = {t.get("bonding_impl") for t in nets if t.get("bonding_impl")}
+    out.append(("bonding implementation", ", ".join(sorted(bonding)) or "none (no bonded network)"))
+    switches = {t.get("switch_impl") for t in nets if t.get("switch_impl")}
+    out.append(("switch implementation", ", ".join(sorted(switches)) or "none (no switched network)"))
+    out.append(("netem", _distinct(t.get("netem") or "off" for t in nets)))
+    out.append(("hardware profiles (host cost implementation)",
+                ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"
+                                  for t in nets}))))
+    out.append(("CSMA/CD contention model", _distinct("on" if t.get("contention") else "off" for t in nets)))
+    tcp = {}
+    for p in points:
+        if p.get("tcp"):
+            tcp.setdefault(p.get("hardware", "none"), describe_tcp(p["tcp"]))
+    host = next((t.get("tcp_host_default") for t in nets if t.get("tcp_host_default")), None)
+    for hw, text in sorted(tcp.items()):
+        out.append((f"TCP on hardware {hw}", text))
+    if tcp:
+        out.append(("this host's own TCP", f"{host or 'unknown'}: never used (each node's namespace is set "
+                                           "and read back)"))
+    else:
+        out.append(("TCP", "not recorded (documents from before results v4 ran the host's own TCP)"))
+    sysctl = [f"{k} {e[k]}" for k in ("bridge_nf_call_iptables", "tcp_reordering") if k in e]
+    if sysctl:
+        out.append(("host sysctls", ", ".join(sysctl)))
+    return out
+
+
+def environment_lines(docs: dict[str, dict]) -> list[str]:
+    return [f"{label}: {value}" for label, value in environment(docs)]
+
+
+# -- measured values with their units and labels --------------------------------------------------
+
+def _val(key: str, v) -> str:
+    if isinstance(v, list):
+        if len(v) > 2 and all(isinstance(x, int) for x in v) and v == list(range(v[0], v[-1] + 1)):
+            return f"{v[0]}-{v[-1]}"
+        return "/".join(_val(key, x) for x in v)
+    if key in ("token_size", "file_size") and isinstance(v, int):
+        return f"{human_size(v)}B"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _kv(key: str, v) -> str:
+    """'remote copies 4-7', 'token 8KB', 'local-wire', '100 Mbit/s'."""
+    if key == "rate_mbit":
+        return f"{_val(key, v)} Mbit/s"
+    return f"{_KEYS.get(key, key.replace('_', ' '))} {_val(key, v)}".strip()
+
+
+def _labels(sels: list[dict], context: list[dict] | None = None) -> list[str]:
+    """What tells selections apart: the keys (and metric) in which they differ from the others
+    of the context (default: of each other)."""
+    context = context or sels
+    out = []
+    for s in sels:
+        where = s.get("where", {})
+        parts = [_kv(k, where[k]) for k in where
+                 if any(o.get("where", {}).get(k) != where[k] for o in context)]
+        if len({o.get("metric") for o in context}) > 1:
+            parts.append(_METRICS.get(s.get("metric") or "throughput_mbyte_s", s.get("metric")))
+        out.append(", ".join(parts))
+    return out
+
+
+def _pair(a: str, b: str, sep: str) -> str:
+    """'remote copies 0' and 'remote copies 7' -> 'remote copies 0 / 7'; '' when either is unnamed."""
+    if not a or not b:
+        return ""
+    if " " in a and " " in b and "," not in a + b and a.rsplit(" ", 1)[0] == b.rsplit(" ", 1)[0]:
+        return f"{a} {sep} {b.rsplit(' ', 1)[1]}"
+    return f"{a} {sep} {b}"
+
+
+def _num(v, unit: str) -> str:
+    return f"{show(v, 'not measured')} {unit}".strip() if v is not None else "not measured"
+
+
+def _x(key: str, x) -> str:
+    try:
+        x = int(x)
+    except (TypeError, ValueError):
+        pass
+    return _kv(key, x)
+
+
+def _selections(check: dict) -> list[dict]:
+    out = [check[k] for k in ("select", "a", "b") if k in check] + list(check.get("items", []))
+    for sub in [check.get("first"), check.get("second"), *check.get("checks", [])]:
+        out += _selections(sub) if sub else []
+    return out
+
+
+def _parts(check: dict, measured, unit: str | None, top: bool,
+           context: list[dict] | None = None) -> list[tuple[str, str]]:
+    """(label, number with unit) for each number a check measured; labels tell the numbers apart
+    by what differs among the selections of the context (a check of kind all: all of its parts')."""
+    kind = check["kind"]
+    if kind == "all":
+        out: list[tuple[str, str]] = []
+        for sub, m in zip(check["checks"], measured):
+            out += [p for p in _parts(sub, m, unit, False, _selections(check)) if p not in out]
+        return out
+    if kind == "value":
+        sel = check["select"]
+        u = (unit or "") if "scale" in sel else "MB/s"
+        label = "" if top else _labels([sel], context)[0]
+        return [(label, _num(measured, u))]
+    if kind in ("ratio", "drop"):
+        la, lb = _labels([check["a"], check["b"]], context)
+        if isinstance(measured, list):         # the divisor measured 0: both numbers
+            return [(la or "a", _num(measured[0], "MB/s")), (lb or "b", _num(measured[1], "MB/s"))]
+        own = top and unit and not (kind == "ratio" and unit.startswith("x"))
+        if kind == "ratio":
+            return [("" if own else _pair(la, lb, "/"), _num(measured, f"x ({unit})" if own else "x"))]
+        return [("" if own else _pair(la, lb, "->"), _num(measured, unit if own else "fraction lost"))]
+    if measured is None:
+        return [("", "not measured")]
+    if kind == "order":
+        labels = _labels(check["items"], context)
+        return [(lab, _num(m, "" if "scale" in sel else "MB/s"))
+                for lab, m, sel in zip(labels, measured, check["items"])]
+    if kind == "ratio_order":
+        out = []
+        for n, part, m in zip(("first", "second"), (check["first"], check["second"]), measured):
+            la, lb = _labels([part["a"], part["b"]])
+            out.append((_pair(la, lb, "/") or f"{n} ratio", _num(m, "x")))
+        return out
+    over = check.get("over", "x")
+    if kind == "converge":
+        la, lb = _labels([check["a"], check["b"]])
+        key = [(f"per {_kv(over, '').strip() or over}", f"{la or 'a'} / {lb or 'b'}")]
+        return key + [(_x(over, x), f"{' / '.join(show(v) for v in ab)} MB/s") for x, ab in measured.items()]
+    return [(_x(over, x), _num(y, "MB/s")) for x, y in measured.items()]
+
+
+def measured_parts(claim: dict, measured) -> list[tuple[str, str]]:
+    """A claim's measured value as (label, number with its unit) pairs: the unit from the check
+    (MB/s, x, fraction lost) or the paper's, the label naming what each number is."""
+    if claim["check"]["kind"] == "tested":
+        return [("", "a test, not a measurement")]
+    if measured is None:
+        return [("", "not measured")]
+    try:
+        return _parts(claim["check"], measured, claim["paper"].get("unit"), True)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return [("", show(measured))]
+
+
+def _parts_text(parts: list[tuple[str, str]]) -> str:
+    return "; ".join(f"{label}: {text}" if label else text for label, text in parts)
+
+
+def _spread(x: dict) -> str:
+    if x.get("repeats", 0) > 1 and isinstance(x["measured"], (int, float)):
+        return f"+-{x['spread']:.1%}, {x['repeats']} runs"
+    if x.get("repeats", 0) > 1:
+        return f"{x['repeats']} runs, points spread up to +-{x['spread']:.1%}"
+    if x.get("repeats") == 1:
+        return "1 run"
+    return ""
+
+
+def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[dict]:
+    """The calibration table: per view, each calibration point's target, measurement and verdict."""
+    cals = load_calibrations()
+    rows = []
+    for w in shown:
+        for v in calibrations(view(docs, w), cals):
+            measured = "not measured" if v["measured"] is None else \
+                f"{v['measured']:.3g} MB/s (+-{v['spread']:.1%}, {len(v['values'])} runs)"
+            rows.append({"view": SHORT[w], "id": v["id"], "what": v["what"],
+                         "target": f"{v['target']:g} MB/s +- {v['tolerance']:.0%}", "measured": measured,
+                         "verdict": v["verdict"], "class": VERDICT_CLASS.get(v["verdict"], "na"),
+                         "why": v["reason"]})
+    return rows
+
+
+# -- the model both files are built from ----------------------------------------------------------
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24])
+    return 0, 0
+
+
+def _claims(claims: list[dict], by_view: dict[str, list[dict]]) -> list[dict]:
+    out = []
+    for claim, rows in zip(claims, zip(*by_view.values())):
+        r = rows[0]
+        bias = (claim.get("bias") or {}).get("why", "")
+        views = []
+        for x in rows:
+            # the page's why stays short: the bias the reason quotes goes beside the gap
+            short = x["reason"].replace(f" ({bias})", "") if bias else x["reason"]
+            views.append({"key": x["hardware"], "title": TITLES[x["hardware"]], "short": SHORT[x["hardware"]],
+                          "verdict": x["verdict"], "class": VERDICT_CLASS[x["verdict"]],
+                          "parts": measured_parts(claim, x["measured"]), "spread": _spread(x),
+                          "why": x["reason"], "why_short": short,
+                          "bias": bias if short != x["reason"] else "", "gap": x["gap"]})
+        same = len(views) > 1 and all((v["verdict"], v["why"], v["parts"], v["gap"]) ==
+                                      (views[0]["verdict"], views[0]["why"], views[0]["parts"], views[0]["gap"])
+                                      for v in views)
+        paper = r["paper"]
+        value = paper["value"]
+        out.append({"id": r["id"], "source": r["source"], "statement": r["statement"],
+                    "paper": (f"{value:g} {paper.get('unit', '')}".strip() if not isinstance(value, str)
+                              else value),
+                    "status": paper["status"], "precision": paper.get("precision", ""),
+                    "shares": [s for s in r["shares"] if s != r["id"]], "counted": r["counted"],
+                    "views": views, "same": same})
+    return out
+
+
+def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
+    out = []
+    for name, doc in docs.items():
+        paper = doc.get("paper") or {}
+        images = []
+        for png in map(Path, plot(doc, str(figdir / f"{name}.png"))):
+            width, height = _png_size(png)
+            images.append({"file": f"figures/{png.name}", "path": png, "width": width, "height": height,
+                           "alt": f"{name}: {'by network' if png.stem.endswith('-networks') else 'measured'} "
+                                  f"throughput, the paper's values overlaid"})
+        out.append({"name": name, "source": paper.get("source", "-"), "hardware": paper.get("hardware", "-"),
+                    "choices": paper.get("choices", []), "images": images, "table": table(doc)})
+    return out
+
+
+def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
+          elapsed_s: float | None = None) -> dict:
+    """Everything the report says, as data: judged claims, calibration, figures (written into
+    out/figures), gates, bonding, environment, the unmodelled, the glossary."""
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+    claims = load_claims(claims_path) if claims_path else load_claims()
+    shown = views_present(docs) or [TODAY]
+    by_view = {w: judge_all(claims, docs, w) for w in shown}
+    summaries = []
+    for w, verdicts in by_view.items():
+        counts = summary(verdicts)
+        main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
+        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, TESTED) if counts.get(v)]
+        summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
+                          "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
+                          "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],
+                          "text": f"on {VIEWS[w]}: " + ", ".join(f"{n} {v}" for v, n in main)
+                                  + (f" (apart: {', '.join(f'{n} {v}' for v, n in apart)})" if apart else "")})
+    cal = calibration_rows(docs, shown)
+    return {
+        "title": "Beowulf Netlab reproduction report",
+        "run": "quick" if quick else "full",
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "elapsed": f"{elapsed_s / 60:.1f} minutes" if elapsed_s else "",
+        "views": [{"key": w, "title": TITLES[w], "name": VIEWS[w], "short": SHORT[w]} for w in shown],
+        "summaries": summaries,
+        "missed": [r for r in cal if r["verdict"] != MET],
+        "legend": [(v, VERDICT_CLASS[v], text) for v, text in LEGEND],
+        "claims": _claims(claims, by_view),
+        "results": [r for rows in by_view.values() for r in rows],
+        "calibration": cal,
+        "figures": _figures(docs, figdir),
+        "gates": gate_summary(docs),
+        "locked": bonding_balance(docs),
+        "locked_ratio": f"{LOCKED:g}",
+        "environment": environment(docs),
+        "tc_tree": tc_tree(docs),
+        "not_modelled": NOT_MODELLED,
+        "glossary": GLOSSARY,
+        "documents": list(docs),
+    }
+
+
+def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
+          elapsed_s: float | None = None) -> Path:
+    """Write report.md, report.html and figures/ into out; return report.html."""
+    try:
+        return _build(docs, out, quick, claims_path, elapsed_s)
+    except OSError as e:
+        raise BadInput(f"cannot write the report in {out}: {e.strerror or e}; choose another --out")
+
+
+def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None,
+           elapsed_s: float | None) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    m = model(docs, out, quick, claims_path, elapsed_s)
+    (out / "report.md").write_text(markdown(m))
+    (out / "claims.json").write_text(json.dumps(m["results"], indent=1, default=str))
+    page = out / "report.html"
+    page.write_text(to_html(m))
+    return page
+
+
+# -- report.md ------------------------------------------------------------------------------------
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _row(cells) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def markdown(m: dict) -> str:
+    """The Markdown record of the report."""
+    views = m["views"]
+    md = [f"# {m['title']} ({m['run']} run), {m['when']}", "",
+          f"Claims {'; '.join(s['text'] for s in m['summaries'])} (claims that read one measurement count "
+          "once)." + (f" Measured in {m['elapsed']}." if m["elapsed"] else ""), ""]
+    if m["missed"]:
+        md += [f"**{len(m['missed'])} calibration point(s) NOT MET**: every claim that rests on them is not "
+               "checkable (see Calibration). Rerun on a quieter machine before reading any verdict.", ""]
+    md += ["Each claim is judged on today's hosts (hardware none: the wires are 1996's, the hosts are this "
+           "machine's) and on the paper's hardware (the hardware profile of the machine the figure ran on: "
+           "its disks and its per-packet host cost; hardware/*.json states every number and its source). "
+           "Every point ran several times; the median is judged, on the medians and on each run alone. "
+           "Paper values and their status (verified / seed / derived, see the Glossary) are from "
+           "docs/papers.md.", "", "Verdicts:", ""]
+    md += [f"- *{v}*: {text}" for v, _, text in m["legend"]]
+    head = ["#", "source", "claim", "paper"]
+    for w in views:
+        head += [f"measured, {w['name']}", "verdict", "why"]
+    md += ["", "## Claims", "", _row(head), "|" + "---|" * len(head)]
+    gaps = []
+    for c in m["claims"]:
+        cells = [c["id"], c["source"], c["statement"] + (f" (counted once with claim "
+                 f"{', '.join(map(str, c['shares']))})" if c["shares"] and not c["counted"] else ""),
+                 f"{c['paper']} ({c['status']})"]
+        for v in c["views"]:
+            text = _parts_text(v["parts"]) + (f" ({v['spread']})" if v["spread"] else "")
+            cells += [text, f"**{v['verdict']}**", v["why"]]
+            if v["gap"]:
+                gaps.append(f"- claim {c['id']}, {v['short']}: {v['gap']}")
+        md.append(_row(cells))
+    if gaps:
+        md += ["", "What explains each gap, from this run's numbers:", "", *gaps]
+    md += ["", "## Calibration", "", "The measurements the model's constants were set from "
+           "(claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
+           "One not met makes every point resting on it untrusted.", "",
+           "| view | calibration point | target | measured (median) | verdict | why |", "|---|---|---|---|---|---|"]
+    md += [_row([r["view"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
+                 r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
+           for r in m["calibration"]] or ["| - | no point of this run rests on a calibration | - | - | - | - |"]
+    md += ["", "## Figures", ""]
+    for f in m["figures"]:
+        md += [f"### {f['name']}", ""]
+        for img in f["images"]:
+            md += [f"![{img['alt']}]({img['file']})", ""]
+        md += [f"Paper: {f['source']}. Hardware of the paper's figure: {f['hardware']}.", ""]
+        md += [f"- our choice: {choice}" for choice in f["choices"]]
+        md += ["", "```", f["table"], "```", ""]
+    md += ["## Fidelity gates", "", GATES_TEXT, "",
+           "| experiment | points | failed a gate | first failures |", "|---|---|---|---|"]
+    md += [_row([name, total, failed, "; ".join(reasons) or "-"]) for name, total, failed, reasons in m["gates"]]
+    md += ["", "## Bonding: round-robin that locks on", "", BONDING_TEXT.format(ratio=m["locked_ratio"]), ""]
+    md += (["| experiment | hardware | point | repeat | wire utilisation |", "|---|---|---|---|---|",
+            *(_row(r) for r in m["locked"])] if m["locked"] else ["none."])
+    md += ["", "## Environment", ""] + [f"- {label}: {value}" for label, value in m["environment"]]
+    if m["tc_tree"]:
+        md += ["", "Applied to one wire (every wire's and node's argv is in the results documents):", "",
+               "```", *m["tc_tree"], "```"]
+    md += ["", "## What the emulation does not model", "", "| left out | expected bias |", "|---|---|"]
+    md += [_row([a, b]) for a, b in m["not_modelled"]]
+    md += ["", "## Glossary", ""] + [f"- **{term}**: {text}" for term, text in m["glossary"]]
+    md += ["", "Results documents: " + ", ".join(f"`results/{n}.json`" for n in m["documents"]), ""]
+    return "\n".join(md)
+
+
+GATES_TEXT = ("Every point is checked: no free bandwidth (each wire counted at least the payload that crossed "
+              "it); within the wires' payload capacity on the time base of the figure the workload reports; "
+              "disk-bound figures within what the throttled disks and ports allow; no CPU core or "
+              "single-threaded emulator thread saturated while no wire was full; no stalled transport (every "
+              "flow had data queued yet its path idled, with nothing else busy and no loss recovery to "
+              "explain it); and (token) the pairs ran concurrently. A claim reading a failed point is not "
+              "checkable.")
+BONDING_TEXT = ("Channel bonding stripes packets round-robin per node, over one counter for all its connections "
+                "(the kernel's balance-rr; the nftables fallback counts the same way), as Becker's 1996 driver "
+                "did. When a node's packets come in a fixed two-packet rhythm - a 1 KB token and the pure ACK "
+                "of the token it received, or a 2 KB token's full frame and its short remainder - every other "
+                "packet, always of the same kind, takes the same wire: one wire carries the full frames and "
+                "the other the short ones. This is the mechanism itself, not an emulator artefact, and it "
+                "would have struck the 1996 machine too; only other traffic interleaving shifts the rhythm. "
+                "Bonded points of this run whose wires' utilisations differ by more than {ratio}x:")
+
+
+# -- report.html ----------------------------------------------------------------------------------
+
+def to_html(m: dict) -> str:
+    """The report as one self-contained page (Jinja2 template templates/report.html.j2): figures
+    embedded as data: URIs, no script, nothing fetched."""
+    import jinja2
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    figures = [{**f, "images": [{**img, "src": "data:image/png;base64,"
+                                 + base64.b64encode(img["path"].read_bytes()).decode()}
+                                for img in f["images"]]} for f in m["figures"]]
+    return env.get_template("report.html.j2").render(
+        **{**m, "figures": figures}, gates_text=GATES_TEXT,
+        bonding_text=BONDING_TEXT.format(ratio=m["locked_ratio"]))

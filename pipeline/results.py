@@ -44,7 +44,16 @@ PAPER_SCHEMA = {
                                             "properties": {"value": {"type": "number"},
                                                            "status": {"enum": ["verified", "seed",
                                                                                "derived"]},
-                                                           "where": {"type": "string"}}}},
+                                                           "where": {"type": "string"},
+                                                           "unit": {"type": "string", "description":
+                                                                    "what the value is in (MB/s, x)"},
+                                                           "measure": {
+                                                               "type": "object", "required": ["kind"],
+                                                               "description": "how a run reads the same "
+                                                               "quantity, to print it beside the paper's "
+                                                               "(never judged): {kind: value, select} or "
+                                                               "{kind: ratio, a, b}, selections as in "
+                                                               "claims/claims.json"}}}},
         "notes": {"type": "array", "items": {"type": "string"},
                   "description": "lines printed beside the measured table"},
         "choices": {"type": "array", "items": {"type": "string"},

@@ -123,7 +123,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                     point["time_scale"] = d
                     point["scaled"] = {k: point[k] * d for k in workload.rate_keys
                                        if isinstance(point.get(k), (int, float))}
-                point["gates"] = evaluate(point, point["fidelity"], rates, workload.bounds)
+                point["gates"] = evaluate(point, point["fidelity"], rates, workload.bounds,
+                                          workload.concurrent_pairs)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if progress and plan and plan != shown:
                     load = " ".join(f"{w}:{n}" for w, n in sorted(point.get("wire_load", {}).items()))

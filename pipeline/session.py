@@ -19,7 +19,8 @@ from core.errors import BadInput, RuntimeFailure
 from netlab.capabilities import Capabilities, probe
 from netlab.impls import BuildOptions
 from pipeline.calibration import MET, table_lines
-from pipeline.report import plot, table
+from pipeline.plot import plot
+from pipeline.table import table
 from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 from pipeline.sweep import Sweep
 

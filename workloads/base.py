@@ -2,7 +2,8 @@
 
 A Workload names its own axes (with their one default each), checks a point
 against a network before anything is built, runs one point on a built
-testbed, and lists the CSV columns that tell its points apart. The runner
+testbed, lists the CSV columns that tell its points apart, and declares how
+its points are tabulated and drawn (`Figure`). The runner
 looks workloads up in `workloads.WORKLOADS`; it never branches on their names.
 """
 from __future__ import annotations
@@ -17,11 +18,42 @@ PAIRS = Axis("pairs", "int", [4], "process pairs communicating at once (no node 
 
 
 @dataclass(frozen=True)
+class Level:
+    """Points off the x axis drawn as one level across it (MACHE01's ttcp and bonnie
+    baselines): a per-node figure times the point key `times` (nodes)."""
+    where: tuple[tuple[str, Any], ...]          # the point keys that pick them
+    metric: str
+    label: str
+    times: str | None = None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """How tables and plots show a workload's points: declared here, so the report layer
+    (pipeline.table, pipeline.plot) never asks a workload's name."""
+    what: str                                   # "token exchange throughput": heading of table and plot
+    x: str                                      # the point key put across
+    x_label: str
+    x_scale: str = "linear"                     # "log2": token sizes, labelled as sizes
+    # which measured neighbours a line may join: "double" (log2 sizes), "one" (counts), None (any);
+    # points further apart are markers only, so no line crosses what was never measured
+    x_step: str | None = None
+    series: tuple[str, ...] = ()                # point keys besides the network that always split curves
+    split_if_varying: tuple[str, ...] = ()      # point keys that split curves when they vary
+    metrics: tuple[tuple[str, str], ...] = (("throughput_mbyte_s", ""),)   # (result key, label)
+    table_extra: tuple[tuple[str, str], ...] = ()   # (result key, label): table rows, not plotted
+    y_label: str = "aggregate MB/s (10^6 bytes/s of payload)"
+    on_curve: tuple[tuple[str, Any], ...] = ()  # the points on curves (the rest are `levels`)
+    levels: tuple[Level, ...] = ()
+    context: tuple[str, ...] = ()               # point keys the table's heading names (copies, disk)
+
+
+@dataclass(frozen=True)
 class Workload:
     name: str
     summary: str
     axes: tuple[Axis, ...]                      # its own axes; `many` ones make points
-    x_axis: str                                 # the point key tables and plots put across
+    figure: Figure                              # how its points are tabulated and drawn
     csv_columns: tuple[str, ...]                # its point keys, after the common columns
     check: Callable[[Any, dict, dict], None]    # (spec, point, settings); raises BadInput
     run_point: Callable[[Any, Any, dict, dict], dict]   # (testbed, context, point, settings)
@@ -32,6 +64,9 @@ class Workload:
     # (what, measured MB/s, most the model allows) for the fidelity gates: a disk-bound figure
     # above its disks' rate is an artefact (pipeline.gates); None: the flows' gates suffice
     bounds: Callable[[dict], list[tuple[str, float, float]]] | None = None
+    # its figure is bytes / the longest pair's time, which holds only if the pairs ran together
+    # (the gates check their span); False where each flow reports its own rate
+    concurrent_pairs: bool = False
 
     def axis(self, name: str) -> Axis:
         return next(a for a in self.axes if a.name == name)

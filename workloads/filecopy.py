@@ -22,7 +22,7 @@ from topologies.hardware import load as load_profile
 from topologies.spec import NetworkSpec, SpecError
 from topologies.timescale import time_scale_of
 from workloads.agent import PYTHON, Agents
-from workloads.base import Workload
+from workloads.base import Figure, Workload
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
@@ -221,6 +221,9 @@ def bounds(point: dict) -> list[tuple[str, float, float]]:
 
 WORKLOAD = Workload(
     name="filecopy", summary="the Disk/Net balance test (simultaneous file copies over emulated disks)",
-    axes=AXES, x_axis="remote", csv_columns=("copies", "remote", "file_size", "disk"),
+    axes=AXES, csv_columns=("copies", "remote", "file_size", "disk"),
     check=check, run_point=run_point, prepare=prepare, bounds=bounds,
-    label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}")
+    label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}",
+    figure=Figure("Disk/Net balance: simultaneous file copies, aggregate throughput", x="remote",
+                  x_label="remote (internode) copies", x_step="one", series=("file_size",),
+                  split_if_varying=("copies",), context=("copies", "disk")))

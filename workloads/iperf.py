@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from core.values import Axis
 from workloads.agent import Agents, wait_listening
-from workloads.base import PAIRS, Workload
+from workloads.base import Figure, PAIRS, Workload
 from workloads.placement import place, wire_load
 
 BASE_PORT = 5201
@@ -77,6 +77,7 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
 
 
 WORKLOAD = Workload(
-    name="iperf", summary="iperf3 TCP flows (capacity baseline)", axes=AXES, x_axis="pairs",
+    name="iperf", summary="iperf3 TCP flows (capacity baseline)", axes=AXES,
     csv_columns=("pairs", "goodput_mbit"), check=check, run_point=run_point,
-    label=lambda pt: f"{pt['pairs']} pairs")
+    label=lambda pt: f"{pt['pairs']} pairs",
+    figure=Figure("iperf3 TCP goodput", x="pairs", x_label="pairs", x_step="one"))

@@ -36,7 +36,7 @@ from topologies.hardware import load as load_profile
 from topologies.spec import SpecError
 from topologies.timescale import time_scale_of
 from workloads.agent import PYTHON, Agents, WorkloadFailed
-from workloads.base import Workload
+from workloads.base import Figure, Level, Workload
 from workloads.filecopy import AXES as FILECOPY_AXES
 from workloads.iperf import run_pairs
 
@@ -357,8 +357,17 @@ def label(pt: dict) -> str:
 
 WORKLOAD = Workload(
     name="pfs", summary="MACHE01's parallel I/O study: ttcp and bonnie baselines, the MPI read/write "
-    "test over GlusterFS", axes=AXES, x_axis="local_fraction",
+    "test over GlusterFS", axes=AXES,
     csv_columns=("test", "local_fraction", "stripe_size", "volume", "write_mbyte_s", "read_mbyte_s",
                  "local_fraction_measured"),
     check=check, run_point=run_point, prepare=prepare, label=label, normalize=normalize, bounds=bounds,
-    rate_keys=("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s"))
+    rate_keys=("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s"),
+    figure=Figure("parallel file system: aggregate read and write", x="local_fraction",
+                  x_label="local fraction (share of each rank's blocks in its own node's stripe)",
+                  series=("stripe_size",), metrics=(("read_mbyte_s", "read"), ("write_mbyte_s", "write")),
+                  table_extra=(("local_fraction_measured", "measured local share"),),
+                  on_curve=(("test", "pfs"),),
+                  levels=(Level((("test", "ttcp"),), "throughput_mbyte_s", "network alone: nodes x ttcp", "nodes"),
+                          Level((("test", "bonnie"),), "read_mbyte_s", "disks alone: nodes x bonnie read", "nodes"),
+                          Level((("test", "bonnie"),), "write_mbyte_s", "disks alone: nodes x bonnie write",
+                                "nodes"))))

@@ -14,7 +14,7 @@ import os
 from core.values import Axis, human_size
 from netlab.shaping import MSS
 from workloads.agent import PYTHON, Agents
-from workloads.base import PAIRS, Workload
+from workloads.base import Figure, PAIRS, Workload
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
@@ -89,7 +89,9 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
 
 WORKLOAD = Workload(
     name="token", summary="the papers' token exchange (network throughput test)",
-    axes=AXES, x_axis="token_size",
+    axes=AXES, concurrent_pairs=True,
+    figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
+                  x_step="double", split_if_varying=("pairs", "tokens_in_flight")),
     csv_columns=("pairs", "token_size", "tokens_in_flight", "rtt_ms_median"),
     check=check, run_point=run_point,
     label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}")

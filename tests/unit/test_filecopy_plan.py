@@ -4,7 +4,7 @@ import pytest
 from core.errors import BadInput
 from core.values import parse_counts
 from netlab.disk_profiles import PROFILES, parse_disk
-from pipeline.report import filecopy_table
+from pipeline.table import table
 from topologies.presets import build_spec
 from topologies.spec import SpecError
 from workloads.filecopy import nodes_used, plan
@@ -68,8 +68,9 @@ def test_filecopy_table_rows_per_size_columns_per_remote():
             "remote": k, "copies": 7, "throughput_mbyte_s": v, "fidelity": {"suspect": None},
             "disk": {"profile": "ide-1995", "throttle": "cgroup1-blkio-throttle"}}
            for s, k, v in [(1 << 20, 0, 11.0), (1 << 20, 7, 1.1), (2 << 20, 0, 11.8), (2 << 20, 7, 1.2)]]
-    text = filecopy_table({"workload": "filecopy", "points": pts})
+    text = table({"workload": "filecopy", "points": pts})
     lines = text.splitlines()
+    assert "7 copies, disk ide-1995 (cgroup1-blkio-throttle)" in lines[0]
     assert lines[1].split()[-2:] == ["0", "7"]
-    assert lines[2].split()[-3:] == ["1M", "11.00", "1.10"]
-    assert lines[3].split()[-3:] == ["2M", "11.80", "1.20"]
+    assert lines[2].split() == ["single-net", "1M", "@10Mb", "11.00", "1.10"]
+    assert lines[3].split() == ["single-net", "2M", "@10Mb", "11.80", "1.20"]

@@ -1,5 +1,7 @@
 """The fidelity gates pass a point a real network could produce and fail the ones it could not."""
-from pipeline.gates import evaluate, payload_capacity_bytes_s
+from pipeline.gates import evaluate as gate
+from pipeline.gates import payload_capacity_bytes_s
+from workloads import WORKLOADS
 
 RATES = {"w0": 10.0, "w1": 10.0}
 CAP = payload_capacity_bytes_s(10)       # 1.177 MB/s of payload on a 10 Mbit/s wire
@@ -8,6 +10,12 @@ CAP = payload_capacity_bytes_s(10)       # 1.177 MB/s of payload on a 10 Mbit/s 
 def point(bytes_per_pair, elapsed, spans, path=(("w0",),), workload="token"):
     flows = [{"path": path, "bytes": b, "start": s, "end": e} for b, (s, e) in zip(bytes_per_pair, spans)]
     return {"workload": workload, "elapsed_s": elapsed, "flows": flows}
+
+
+def evaluate(pt, fidelity, rates, bounds=None):
+    """The gates as the runner applies them: with the point's workload's own declarations."""
+    wl = WORKLOADS[pt["workload"]]
+    return gate(pt, fidelity, rates, bounds, wl.concurrent_pairs)
 
 
 def fidelity(w0=None, w1=0, suspect=None):

@@ -31,7 +31,7 @@ pytest.importorskip("jsonschema")
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-from pipeline.reproduction import build  # noqa: E402
+from pipeline.report import build  # noqa: E402
 from pipeline.results import load  # noqa: E402
 
 STORED = sorted((ROOT / "tests" / "fixtures" / "reproduction").glob("*.json"))

@@ -11,7 +11,7 @@ pytest.importorskip("matplotlib")
 
 import commands  # noqa: E402
 from pipeline.claims import CALIBRATION, NOT_CHECKABLE, TESTED  # noqa: E402
-from pipeline.reproduction import build  # noqa: E402
+from pipeline.report import build  # noqa: E402
 from pipeline.results import load  # noqa: E402
 
 STORED = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
@@ -88,7 +88,7 @@ def test_report_judges_both_hardware_views(docs, tmp_path):
 def test_report_reads_without_a_key(docs, tmp_path):
     """Every measured number carries its unit and names what it is; verdicts are coloured with
     their text; the environment is labelled; the terms are explained; one heading per figure."""
-    from pipeline.reproduction import measured_parts
+    from pipeline.report import measured_parts
     from pipeline.claims import load_claims
     page = build(docs, tmp_path, quick=True)
     md = (tmp_path / "report.md").read_text()

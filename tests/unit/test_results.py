@@ -11,7 +11,8 @@ pytest.importorskip("jsonschema")
 
 from core.errors import BadInput  # noqa: E402
 from pipeline import results  # noqa: E402
-from pipeline.report import plot, table  # noqa: E402
+from pipeline.plot import plot  # noqa: E402
+from pipeline.table import table
 from pipeline.results import load, new_document, validate, write_atomic, write_csv  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
