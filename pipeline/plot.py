@@ -48,6 +48,17 @@ def neighbours(a, b, step: str | None) -> bool:
     return True
 
 
+def runs(xs: list, step: str | None) -> list[list]:
+    """The sorted xs cut where two neighbours are not adjacent: each run is one line."""
+    out: list[list] = []
+    for x in sorted(xs):
+        if out and neighbours(out[-1][-1], x, step):
+            out[-1].append(x)
+        else:
+            out.append([x])
+    return out
+
+
 def view_title(view: str) -> str:
     return "today's hosts (--hardware none)" if view == "none" else f"the paper's hardware: {view}"
 
@@ -60,17 +71,10 @@ def _draw(ax, s: Series, colour, marker: str, style: str, step: str | None) -> N
     hollow = marker != METRIC_MARKERS[0]
     ax.errorbar(xs, meds, yerr=[lo, hi], fmt=marker, color=colour, capsize=3, markersize=8 if hollow else 5,
                 markerfacecolor="white" if hollow else colour, linestyle="none")
-    run_x, run_y = [xs[0]], [meds[0]]
-    for (x0, _), (x1, y1) in zip(zip(xs, meds), list(zip(xs, meds))[1:]):
-        if neighbours(x0, x1, step):
-            run_x.append(x1)
-            run_y.append(y1)
-        else:
-            if len(run_x) > 1:
-                ax.plot(run_x, run_y, linestyle=style, color=colour, linewidth=1.4)
-            run_x, run_y = [x1], [y1]
-    if len(run_x) > 1:
-        ax.plot(run_x, run_y, linestyle=style, color=colour, linewidth=1.4)
+    at = dict(zip(xs, meds))
+    for run in runs(xs, step):
+        if len(run) > 1:
+            ax.plot(run, [at[x] for x in run], linestyle=style, color=colour, linewidth=1.4)
     bad = sorted(x for x in s.suspect if x in s.values)
     if bad:
         ax.plot(bad, [median(s.values[x]) for x in bad], linestyle="none", marker="x", color="red",

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from core.values import human_size
+from netlab.shaping import MSS
 from pipeline.results import real_rate
 from topologies.hardware import describe_tcp
 from workloads import WORKLOADS
@@ -221,6 +222,16 @@ def tcp_note(doc: dict) -> str:
 
 BUSY_WIRE = 0.85      # a wire this busy is the limit
 BUSY_CORE = 0.90      # a host core this busy: the emulator may be the limit
+UNEVEN = 0.75         # a bonded wire below this share of its partner's load carried less than its half
+RESENT = 0.01        # retransmissions above this share of the segments are named in a reading
+DIP = 0.85            # a point below this share of its row's peak gets its own reading
+
+
+def _resent(p: dict) -> str:
+    """', 4% of its segments sent again' when retransmissions took a visible share of the wire."""
+    sent = (p.get("payload_bytes") or 0) / MSS
+    again = (p.get("tcp") or {}).get("retrans_segs") or 0
+    return f", {again / sent:.0%} of its segments sent again" if sent and again > RESENT * sent else ""
 
 
 def limit(p: dict) -> str:
@@ -230,10 +241,17 @@ def limit(p: dict) -> str:
     util = fid.get("wire_utilisation") or {}
     used = sorted({w for f in p.get("flows") or [] for seg in f.get("path", []) for w in seg} & set(util))
     busiest = max(used or util, key=lambda w: util[w], default=None)
+    crossed = [len(f.get("path", [])) for f in p.get("flows") or []]
+    hops = (f", each pair crossing {max(crossed)} wires in turn" if crossed and min(crossed) > 1 else "")
+    for seg in {tuple(seg) for f in p.get("flows") or [] for seg in f.get("path", []) if len(seg) > 1}:
+        loads = [util.get(w, 0.0) for w in seg]
+        if max(loads) >= BUSY_WIRE and min(loads) < UNEVEN * max(loads):
+            return (f"one wire of a bonded pair: {' / '.join(f'{w} {util.get(w, 0):.0%}' for w in seg)} busy "
+                    f"(round-robin fell into step with the traffic){_resent(p)}")
     if busiest is not None and util[busiest] >= BUSY_WIRE:
         wires = [w for w in (used or util) if util[w] >= BUSY_WIRE]
         return (f"the wire{'s' if len(wires) > 1 else ''}: {', '.join(wires[:4])}"
-                f"{' ...' if len(wires) > 4 else ''} {util[busiest]:.0%} busy")
+                f"{f' (+{len(wires) - 4})' if len(wires) > 4 else ''} {util[busiest]:.0%} busy{hops}{_resent(p)}")
     busy = p.get("cpu_busy") or {}
     if isinstance(busy, dict) and busy and max(busy.values()) >= BUSY_CORE:
         node = max(busy, key=busy.get)
@@ -245,3 +263,29 @@ def limit(p: dict) -> str:
     said = f", {rtt:.1f} ms median round trip" if rtt is not None else ""
     return (f"round trips, not the wires (busiest {util[busiest]:.0%}{said})" if busiest is not None
             else "not recorded")
+
+
+def readings(doc: dict) -> list[str]:
+    """One line per curve: what limited it at its peak, read from that point's monitors."""
+    doc = sweep_points(doc)
+    fig = figure_of(doc)
+    extra = list(fig.series) + varying(doc)
+    curves: dict[str, dict] = defaultdict(lambda: defaultdict(list))
+    for p in doc["points"]:
+        if fig.on_curve and not _matches(p, fig.on_curve):
+            continue
+        curves[curve_key(p, extra)][p[fig.x]].append(p)
+    width = max((len(c) for c in curves), default=10) + 2
+    out = []
+    for name, by_x in curves.items():
+        x = max(by_x, key=lambda x: median([real_rate(p) for p in by_x[x]]))
+        pts = sorted(by_x[x], key=real_rate)
+        p = pts[len(pts) // 2]
+        peak = median([real_rate(q) for q in by_x[x]])
+        out.append(f"{name.ljust(width)}{real_rate(p):5.2f} MB/s at {x_label(fig, x)}: {limit(p)}")
+        for dx in sorted(by_x):
+            pts = sorted(by_x[dx], key=real_rate)
+            q = pts[len(pts) // 2]
+            if real_rate(q) < DIP * peak:
+                out.append(f"{''.ljust(width)}{real_rate(q):5.2f} MB/s at {x_label(fig, dx)} (a dip): {limit(q)}")
+    return out
