@@ -145,7 +145,7 @@ def plot(doc: dict, path: str) -> list[str]:
         ax.set_ylabel(decl.y_label + (" x D" if scale_note(doc) else ""), fontsize=8)
     for ax in list(axes.flat)[len(views):]:
         ax.axis("off")
-    handles = [Line2D([], [], color=colour[c], marker="o", linestyle="-", label=c) for c in configs]
+    handles = [Line2D([], [], color=colour[c], marker="s", markersize=8, linestyle="none", label=c) for c in configs]
     if len(metrics) > 1:
         handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",
                            markerfacecolor="black" if i == 0 else "white", label=m or "value")
