@@ -86,13 +86,14 @@ GLOSSARY = [
     ("contention", "the optional CSMA/CD model (--contention on): each frame on a shared wire is charged the "
                    "average cost of collisions, jam and backoff."),
     ("fidelity gate", "a check every point must pass to be trusted: no free bandwidth, within the wires' "
-                      "capacity, no saturated CPU or emulator thread, no stalled transport (see Fidelity "
-                      "gates). A claim reading a failed point is not checkable."),
+                      "capacity, within its disks' (and ports') rate, no saturated CPU or emulator thread, "
+                      "no stalled transport, pairs that ran at once (see Fidelity gates). A claim reading "
+                      "a failed point is not checkable."),
     ("calibration point", "a measurement a constant of the model was set from (claims/calibrations.json), "
                           "checked on every run against a tolerance declared beforehand; one not met makes "
                           "every point resting on it untrusted."),
-    ("repeats", "every point runs several times (quick: 2, full: 3); the median is judged, and the check "
-                "is run again on each repeat alone."),
+    ("repeats", "the points a claim reads run several times (quick: 2, full: 3), the rest of each curve "
+                "once; the median is judged, and the check is run again on each repeat alone."),
     ("spread", "half the range of the repeats, relative to their median (+- x %)."),
     ("noisy", "not checkable because the repeats disagree on the verdict, or spread wider than the "
               "claim's tolerance."),
