@@ -213,10 +213,25 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
                                            "and read back)"))
     else:
         out.append(("TCP", "not recorded (documents from before results v4 ran the host's own TCP)"))
+    out.append(("where the time went", time_split(docs)))
     sysctl = [f"{k} {e[k]}" for k in ("bridge_nf_call_iptables", "tcp_reordering") if k in e]
     if sysctl:
         out.append(("host sysctls", ", ".join(sysctl)))
     return out
+
+
+def time_split(docs: dict[str, dict]) -> str:
+    """Wall time by phase over every network the documents built (results v4 `timing`)."""
+    timings = [t["timing"] for d in docs.values() for t in d["environment"].get("topologies", {}).values()
+               if t.get("timing")]
+    if not timings:
+        return "not recorded (documents from before timing was recorded)"
+    total = {k: sum(t[k] for t in timings) for k in ("build_s", "prepare_s", "points_s", "teardown_s")}
+    whole = sum(total.values()) or 1.0
+    names = {"build_s": "building networks", "prepare_s": "preparing disks and daemons",
+             "points_s": "measuring points", "teardown_s": "tearing down"}
+    return (f"{whole / 60:.1f} minutes over {len(timings)} networks and {sum(t['points'] for t in timings)} "
+            "points: " + ", ".join(f"{names[k]} {v:.0f} s ({v / whole:.0%})" for k, v in total.items()))
 
 
 def environment_lines(docs: dict[str, dict]) -> list[str]:

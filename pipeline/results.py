@@ -248,7 +248,9 @@ SCHEMA = {
                              "+profile on a hardware profile, +contention): bonding_impl, switch_impl, "
                              "netem, hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | null), "
                              "hardware_profile (the profile as it ran), contention (the controller's "
-                             "record, or null), collisions_modelled, build_s, and applied_commands "
+                             "record, or null), collisions_modelled, build_s, timing (build_s, prepare_s, "
+                             "points_s, teardown_s, points: where this network's wall time went, "
+                             "seconds), and applied_commands "
                              "(owner -> [{argv, rc, stdin?}], every tc/ip/nft/ethtool/sysctl argv applied)"),
                         "additionalProperties": {"type": "object", "properties": {
                             "applied_commands": {"type": "object", "additionalProperties": {

@@ -87,12 +87,15 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
     workload = sweep.spec_workload
     settings = sweep.settings()
     for spec, points in schedule:
+        t_build = time.monotonic()
         with Testbed(spec, opts, caps) as tb:
+            t_built = time.monotonic()
             env = tb.environment()
             doc["environment"]["topologies"][network_key(spec)] = {
                 k: v for k, v in env.items() if k != "capabilities"}
             doc["environment"].setdefault("capabilities", env["capabilities"])
             context = workload.prepare(tb, points, settings) if workload.prepare else None
+            t_prepared = time.monotonic()
             wires = {w.name: tb.wire(w.name) for w in spec.wires}
             rates = {w.name: w.rate_mbit for w in spec.wires}
             shown = None
@@ -139,6 +142,13 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             if tb.contention is not None:
                 doc["environment"]["topologies"][network_key(spec)]["contention"] = tb.contention.record()
             doc["calibrations"] = calibration.verdicts(doc["points"])
+            t_measured = time.monotonic()
+        # where the time went (the report sums it): build includes the namespaces, links and
+        # shaping; prepare the workload's disks or daemons; teardown the whole cleanup
+        doc["environment"]["topologies"][network_key(spec)]["timing"] = {
+            "build_s": round(t_built - t_build, 2), "prepare_s": round(t_prepared - t_built, 2),
+            "points_s": round(t_measured - t_prepared, 2), "teardown_s": round(time.monotonic() - t_measured, 2),
+            "points": len(points)}
     doc["calibrations"] = calibration.verdicts(doc["points"])
     doc["complete"] = True
     write_atomic(doc, out)
