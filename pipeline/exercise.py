@@ -12,7 +12,8 @@ An expected answer is one of:
   (`name` = the `value` of the points a `measure` entry selects), never
   hard-coded, so a slower or faster machine checks against its own numbers;
 - choice: one of the listed options (compared case-insensitively).
-Answers files: {"exercise": NAME, "student": WHO, "answers": {QUESTION_ID: value}}.
+Answers files: {"exercise": NAME, "student": WHO, "answers": {QUESTION_ID: value}}, where a
+value may also be the template's {"question": TEXT, "unit" or "choices": ..., "answer": value}.
 """
 from __future__ import annotations
 
@@ -189,11 +190,36 @@ def quantities(ex: dict, points: dict[str, list[dict]]) -> dict[str, float]:
     return out
 
 
+NO_UNIT = "none: a plain number"
+TEMPLATE_HOW = ("replace each \"answer\": null with your answer: a number in the unit given, or one of "
+                "the choices, its exact text; leave the rest as it is. Then: "
+                "sudo python3 emulate.py exercise check {name} THIS_FILE")
+
+
 def template(ex: dict) -> dict:
-    """An answers file to fill in."""
-    return {"exercise": ex["name"], "student": "your name",
-            "answers": {q["id"]: (f"one of: {', '.join(q['choices'])}" if "choices" in q else None)
-                        for q in ex["questions"]}}
+    """An answers file to fill in: each question's text, with its unit or its choices,
+    beside a null answer (read_answers takes this form as well as a bare value)."""
+    answers = {}
+    for q in ex["questions"]:
+        entry = {"question": q["text"]}
+        if "choices" in q:
+            entry["choices"] = list(q["choices"])
+        else:
+            entry["unit"] = q.get("unit") or NO_UNIT
+        entry["answer"] = None
+        answers[q["id"]] = entry
+    return {"exercise": ex["name"], "student": "your name", "how": TEMPLATE_HOW.format(name=ex["name"]),
+            "answers": answers}
+
+
+def _bare(path: Path, qid: str, value):
+    """An answer as given: a bare value, or the template's {"question": ..., "answer": value}."""
+    if not isinstance(value, dict):
+        return value
+    if "answer" not in value:
+        raise BadInput(f"answers file {path}: {qid} is an object without \"answer\" "
+                       "(fill in the template's \"answer\": null, or give the bare value)")
+    return value["answer"]
 
 
 def read_answers(path: Path, ex: dict) -> dict:
@@ -209,6 +235,7 @@ def read_answers(path: Path, ex: dict) -> dict:
     if unknown:
         raise BadInput(f"answers file {path}: no question {', '.join(unknown)} in {ex['name']} "
                        f"(questions: {', '.join(ids)})")
+    data = {**data, "answers": {qid: _bare(path, qid, a) for qid, a in data["answers"].items()}}
     missing = [i for i in ids if data["answers"].get(i) is None]
     if missing:
         raise BadInput(f"answers file {path}: no answer to {', '.join(missing)}; answer every question "

@@ -1,4 +1,5 @@
-"""Every exercise on a real network: the sheet's commands run on its topology, and
+"""Every exercise on a real network: the sheet's commands run on its topology (its last CLI
+task closes the network) and print no answer to a question to compute, and
 `exercise check` accepts the teacher's solution and rejects a plausible wrong
 answer on this machine's own measurements (at most about 2 minutes each), against
 which no answer read or derived from the sheet passes a measured question."""
@@ -7,6 +8,7 @@ from tests.integration import require_testbed  # noqa: E402
 require_testbed()
 
 import json  # noqa: E402
+import re  # noqa: E402
 import shlex  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -16,12 +18,20 @@ import pytest  # noqa: E402
 
 from pipeline import exercise  # noqa: E402
 from tests.integration.hostsnap import diff, snapshot  # noqa: E402
-from tests.unit.test_exercises import passing_without_measuring, sheet_commands  # noqa: E402
+from tests.unit.test_exercises import in_unit, passes, passing_without_measuring, sheet_commands  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 EMULATE = [sys.executable, str(ROOT / "emulate.py")]
 NAMES = list(exercise.exercise_dirs())
 BAD_OUTPUT = ("Unknown command", "command not found", "No such file", "Traceback", "error:")
+RATE_KEYS = {"goodput_mbit": "Mbit/s", "throughput_mbyte_s": "MB/s"}
+
+
+def formula_answered_by(ex: dict, values: list[tuple[float, str]]) -> list[str]:
+    """Questions to compute (formulas with a rate unit) that a printed rate answers."""
+    return [f"{ex['name']} {q['id']}: {v:g} {u} printed" for v, u in values for q in ex["questions"]
+            if "formula" in q["expected"] and q.get("unit") and in_unit(v, u, q) is not None
+            and passes(q, in_unit(v, u, q), {})]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -32,8 +42,11 @@ def test_every_command_of_the_sheet_runs(name, tmp_path):
                        capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr
     assert "## Tasks" not in r.stdout and "1." in r.stdout          # the tasks were printed
+    assert cmds["cli"][-1] == "exit"                                 # the sheet closes the network
     for bad in BAD_OUTPUT:
         assert bad not in r.stdout, (bad, r.stdout[-3000:])
+    ex = exercise.load(name)
+    printed = [(float(n), "Mbit/s") for n in re.findall(r"([\d.]+) Mbits/sec", r.stdout)]
     for line in cmds["sh"]:
         argv = shlex.split(line)
         assert argv[:3] == ["sudo", "python3", "emulate.py"], line
@@ -41,7 +54,11 @@ def test_every_command_of_the_sheet_runs(name, tmp_path):
         s = subprocess.run([*EMULATE, *argv[3:], "--out", str(out)], capture_output=True, text=True,
                            timeout=300, cwd=ROOT)
         assert s.returncode == 0, s.stderr[-2000:]
-        assert json.loads(out.read_text())["complete"]
+        doc = json.loads(out.read_text())
+        assert doc["complete"]
+        printed += [(float(p[k]), u) for p in doc["points"] for k, u in RATE_KEYS.items()
+                    if isinstance(p.get(k), (int, float))]
+    assert formula_answered_by(ex, printed) == []
     assert diff(before, snapshot()) == {}
 
 
