@@ -525,7 +525,7 @@ def markdown(m: dict) -> str:
     md += ["Each claim is judged on today's hosts (hardware none: the wires are 1996's, the hosts are this "
            "machine's) and on the paper's hardware (the hardware profile of the machine the figure ran on: "
            "its disks and its per-packet host cost; hardware/*.json states every number and its source). "
-           "Every point ran several times; the median is judged, on the medians and on each run alone. "
+           "The points a claim reads ran several times; the median is judged, and again each run alone. "
            "Paper values and their status (verified / seed / derived, see the Glossary) are from "
            "docs/papers.md.", "", "Verdicts:", ""]
     md += [f"- *{v}*: {text}" for v, _, text in m["legend"]]
