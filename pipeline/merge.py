@@ -70,8 +70,9 @@ def merge(docs: list[dict]) -> dict:
     out = copy.deepcopy(first)
     out["points"] = [points[i] for i in sorted(points)] + calibrating
     out["environment"] = {**copy.deepcopy(first["environment"]), "hosts": hosts}
-    out["complete"] = (all(d.get("complete") for d in docs) and len(seen) == shards[0][1]
-                       and sorted(points) == list(range(total)))
+    # every point present and every shard finished: a shard that held no point of a small sweep
+    # wrote no document (reproduce skips it), so the count of shards is not asked
+    out["complete"] = all(d.get("complete") for d in docs) and sorted(points) == list(range(total))
     out["shards"] = [d["shard"] for d in docs]
     out.pop("shard", None)
     return out

@@ -77,3 +77,29 @@ def test_campaign_over_lab_vm_and_localhost(tmp_path):
     by_host = {s["points"][0]["host"]: s["environment"] for s in shards}
     assert by_host["labvm"]["kernel"] != by_host["localhost"]["kernel"]
     assert by_host["labvm"]["topologies"]["bonded-dual-net@100x2"]["bonding_impl"] == "kernel-balance-rr"
+
+
+@needs_ansible
+def test_a_reproduction_sharded_over_two_hosts_gives_one_report(tmp_path):
+    """-e netlab_reproduce=quick: each host runs its shard of `reproduce --quick` (here one small
+    experiment), the results come back and `merge` writes one report from every shard."""
+    inv = tmp_path / "lab.ini"
+    hosts = ("lab-a", "lab-b")
+    inv.write_text("[lab]\n" + "".join(
+        f"{h} ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n" for h in hosts))
+    base = os.path.join(ROOT, "results", "campaign", "reproduction")
+    try:
+        r = subprocess.run(["ansible-playbook", "-i", str(inv), "playbooks/campaign.yml",
+                            "-e", "netlab_reproduce=quick", "-e", "netlab_only=ipps96-fig4-channels-100",
+                            "-e", "netlab_parallel=1", "-e", f"netlab_dir={ROOT}"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        assert r.returncode == 0, r.stdout[-3000:]
+        merged = json.load(open(os.path.join(base, "report", "results", "ipps96-fig4-channels-100.json")))
+        assert merged["complete"] is True and merged["shards"] == ["1/2", "2/2"]
+        assert {p["host"] for p in merged["points"] if not p.get("calibration_of")} == set(hosts)
+        assert [p["point_index"] for p in merged["points"]] == list(range(merged["total_points"]))
+        page = open(os.path.join(base, "report", "report.html")).read()
+        assert "ipps96-fig4-channels-100" in page and "Claims" in page
+        assert not any(os.path.exists(f"/tmp/netlab-reproduction-{h}") for h in hosts)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

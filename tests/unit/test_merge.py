@@ -70,3 +70,36 @@ def test_missing_shards_make_an_incomplete_merge():
 
 def test_shard_is_not_a_parameter():
     assert sweep((1, 2)).parameters() == sweep().parameters()
+
+
+def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp_path, capsys):
+    """The stored quick reproduction cut into shards 1/2 and 2/2 (as two lab hosts would run
+    it), merged by directory: every experiment whole again and every claim's verdict the same."""
+    import copy
+    from pathlib import Path
+
+    from commands.merge import merge_reproductions
+    from pipeline.claims import judge_all, load_claims, views_present
+    from pipeline.results import load, write_atomic
+
+    stored = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
+    whole = {p.stem: load(p) for p in stored}
+    dirs = []
+    for i in (1, 2):
+        host = tmp_path / f"host{i}"
+        for name, doc in whole.items():
+            part = copy.deepcopy(doc)
+            part["shard"] = f"{i}/2"
+            part["points"] = [p for p in doc["points"] if p.get("calibration_of") and i == 1
+                              or not p.get("calibration_of") and p["point_index"] % 2 == i - 1]
+            write_atomic(part, host / "results" / f"{name}.json")
+        dirs.append(host)
+    assert merge_reproductions(dirs, tmp_path / "merged") == 0
+    assert (tmp_path / "merged" / "report.html").exists()
+    merged = {p.stem: load(p) for p in (tmp_path / "merged" / "results").glob("*.json")}
+    assert set(merged) == set(whole) and all(d["complete"] for d in merged.values())
+    claims = load_claims()
+    for view in views_present(whole):
+        before = [(r["id"], r["verdict"]) for r in judge_all(claims, whole, view)]
+        after = [(r["id"], r["verdict"]) for r in judge_all(claims, merged, view)]
+        assert after == before, view
