@@ -79,19 +79,14 @@ def test_campaign_over_lab_vm_and_localhost(tmp_path):
     assert by_host["labvm"]["topologies"]["bonded-dual-net@100x2"]["bonding_impl"] == "kernel-balance-rr"
 
 
-@needs_ansible
-def test_a_reproduction_sharded_over_two_hosts_gives_one_report(tmp_path):
+def run_reproduction(inventory: str, hosts: tuple[str, ...], extra: list[str] = ()) -> dict:
     """-e netlab_reproduce=quick: each host runs its shard of `reproduce --quick` (here one small
     experiment), the results come back and `merge` writes one report from every shard."""
-    inv = tmp_path / "lab.ini"
-    hosts = ("lab-a", "lab-b")
-    inv.write_text("[lab]\n" + "".join(
-        f"{h} ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n" for h in hosts))
     base = os.path.join(ROOT, "results", "campaign", "reproduction")
     try:
-        r = subprocess.run(["ansible-playbook", "-i", str(inv), "playbooks/campaign.yml",
+        r = subprocess.run(["ansible-playbook", "-i", inventory, "playbooks/campaign.yml",
                             "-e", "netlab_reproduce=quick", "-e", "netlab_only=ipps96-fig4-channels-100",
-                            "-e", "netlab_parallel=1", "-e", f"netlab_dir={ROOT}"],
+                            "-e", "netlab_parallel=1", *extra],
                            cwd=ROOT, capture_output=True, text=True, timeout=1800)
         assert r.returncode == 0, r.stdout[-3000:]
         merged = json.load(open(os.path.join(base, "report", "results", "ipps96-fig4-channels-100.json")))
@@ -100,6 +95,27 @@ def test_a_reproduction_sharded_over_two_hosts_gives_one_report(tmp_path):
         assert [p["point_index"] for p in merged["points"]] == list(range(merged["total_points"]))
         page = open(os.path.join(base, "report", "report.html")).read()
         assert "ipps96-fig4-channels-100" in page and "Claims" in page
-        assert not any(os.path.exists(f"/tmp/netlab-reproduction-{h}") for h in hosts)
+        return merged
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_ansible
+def test_a_reproduction_sharded_over_two_hosts_gives_one_report(tmp_path):
+    inv = tmp_path / "lab.ini"
+    hosts = ("lab-a", "lab-b")
+    inv.write_text("[lab]\n" + "".join(
+        f"{h} ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n" for h in hosts))
+    run_reproduction(str(inv), hosts, ["-e", f"netlab_dir={ROOT}"])
+    assert not any(os.path.exists(f"/tmp/netlab-reproduction-{h}") for h in hosts)
+
+
+@needs_ansible
+@pytest.mark.skipif(not os.environ.get("NETLAB_LAB_INVENTORY"),
+                    reason="lab-VM stage only (NETLAB_LAB_INVENTORY names the VM + localhost inventory)")
+def test_a_reproduction_over_lab_vm_and_localhost():
+    """The same over two kernels: the VM's shard and this machine's, one report (the verdicts of
+    a merge equal a single machine's: tests/unit/test_merge.py, on stored documents)."""
+    merged = run_reproduction(os.environ["NETLAB_LAB_INVENTORY"], ("labvm", "localhost"))
+    kernels = {h["kernel"] for h in merged["environment"]["hosts"].values()}
+    assert len(kernels) == 2, kernels
