@@ -85,7 +85,15 @@ class BeowulfHost(Host):
         return self.log.run(self.name, cmd, stdin=stdin, check=check, prefix=self._ns())
 
     def read_file(self, path: str) -> str:
-        """A /sys or /proc file as this node's namespace shows it."""
+        """A /sys or /proc file as this node's namespace shows it. A /sys file is read
+        through /proc/<pid>/root, without a process: a Mininet host's mount namespace
+        has its own sysfs, which lists only the node's devices (/proc is the reader's)."""
+        if path.startswith("/sys/"):
+            try:
+                with open(f"/proc/{self.pid}/root{path}") as f:
+                    return f.read().strip()
+            except OSError:
+                pass
         return self.run(["cat", path]).strip()
 
     def popen_netns(self, cmd: list[str], **kwargs) -> subprocess.Popen:
@@ -95,9 +103,12 @@ class BeowulfHost(Host):
         return subprocess.Popen(["nsenter", f"--net=/proc/{self.pid}/ns/net", "--", *cmd], **kwargs)
 
     def ip_batch(self, cmds: list[list[str]]) -> None:
-        if cmds:
-            lines = "\n".join(" ".join(c[1:]) for c in cmds) + "\n"
-            self.apply(["ip", "-batch", "-"], stdin=lines)
+        """ip commands in this namespace in one process, each recorded (core.command)."""
+        self.log.batch("ip", [(self.name, c) for c in cmds], prefix=self._ns())
+
+    def tc_batch(self, cmds: list[list[str]]) -> None:
+        """tc commands in this namespace in one process, each recorded (core.command)."""
+        self.log.batch("tc", [(self.name, c) for c in cmds], prefix=self._ns())
 
     def nics(self) -> list[str]:
         """Interfaces that sit on wires, in NIC order (b0-eth0, b0-eth1, ...)."""
@@ -125,18 +136,18 @@ class BeowulfHost(Host):
         self.apply(["sysctl", "-qw", *[f"{k}={v}" for k, v in sysctls.items()]])
         for nic in nics:
             self.apply(offload_off_cmd(nic), check=False)
-        self.ip_batch([one_frame_per_skb_cmd(nic) for nic in nics])
         if self.forward_delay_ms:
-            for nic in nics:
-                for cmd in relay_egress_cmds(nic, self.address, self.forward_delay_ms):
-                    self.apply(cmd)
+            self.tc_batch([cmd for nic in nics for cmd in relay_egress_cmds(nic, self.address,
+                                                                          self.forward_delay_ms)])
+        gso = [one_frame_per_skb_cmd(nic) for nic in nics]
         if self.bonded and len(nics) > 1:
-            self._bond(nics)
+            self._bond(nics, gso)
         else:
-            self._address(nics)
+            self.ip_batch(gso + self._address_cmds(nics))
         if self.host_cost is not None:
-            for cmd in cpu_cmds(nics, self.host_cost, self.cpu_netem):
-                self.apply(cmd)
+            cmds = cpu_cmds(nics, self.host_cost, self.cpu_netem)
+            self.ip_batch([c for c in cmds if c[0] == "ip"])    # the IFB first, then its tc tree
+            self.tc_batch([c for c in cmds if c[0] == "tc"])
         if self.rto_min_ms:
             self._rto_min(self.rto_min_ms)
         return r
@@ -147,28 +158,27 @@ class BeowulfHost(Host):
         routes = [ln.split() for ln in self.run(["ip", "-4", "route", "show"]).splitlines() if ln.strip()]
         self.ip_batch([["ip", "route", "change", *r, "rto_min", f"{ms:.0f}ms"] for r in routes])
 
-    def _address(self, nics: list[str]) -> None:
+    def _address_cmds(self, nics: list[str]) -> list[list[str]]:
         cmds = [["ip", "addr", "add", f"{self.address}/32", "dev", nic] for nic in nics[1:]]
         for dst, nic, via in self.routes:
             cmd = ["ip", "route", "replace", f"{dst}/32", "dev", nics[nic]]
             if via:
                 cmd += ["via", via, "onlink"]
             cmds.append(cmd)
-        self.ip_batch(cmds)
+        return cmds
 
-    def _bond(self, nics: list[str]) -> None:
+    def _bond(self, nics: list[str], gso: list[list[str]]) -> None:
         cidr = f"{self.address}/{SUBNET.prefixlen}"
         if self.bonding_impl == "kernel-balance-rr":
             bond = f"{self.name}-bond0"
-            for cmd in kernel_bond_cmds(bond, nics, cidr):
-                self.apply(cmd)
+            self.ip_batch(gso + kernel_bond_cmds(bond, nics, cidr))
             self.apply(offload_off_cmd(bond), check=False)
             self.apply(one_frame_per_skb_cmd(bond))
             self.bond_intf = BondIntf(bond, node=self)
             self.bond_intf.ip, self.bond_intf.prefixLen = self.address, SUBNET.prefixlen
         elif self.bonding_impl == "nft-numgen-rr":
             cmds, nft = nft_bond_cmds(nics, self.address, str(SUBNET))
-            self.ip_batch(cmds)
+            self.ip_batch(gso + cmds)
             self.apply(["nft", "-f", "-"], stdin=nft)
         else:
             raise RuntimeFailure(f"{self.name}: no bonding implementation on this host (needs the "

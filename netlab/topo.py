@@ -11,6 +11,7 @@ from __future__ import annotations
 from mininet.topo import Topo
 
 from core.command import CommandLog
+from netlab.manifest import device_group
 from netlab.node import BeowulfHost
 from netlab.wire import JoinBridge, JoinOVS, SharedWire
 from topologies.presets import PRESETS, build_spec
@@ -40,13 +41,14 @@ class SpecTopo(Topo):
         self.log = log = log or CommandLog()
         # Every switch gets a datapath id: Mininet would derive one from digits in the
         # name, and a run prefix such as bnlae has none.
+        group = device_group(prefix)
         for i, wire in enumerate(spec.wires):
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
                            queue_packets=wire.queue_packets, impairment=wire.impairment,
                            contention=wire.contention, full_duplex=wire.full_duplex, log=log,
-                           dpid=f"{0xbe1000 + i:016x}")
+                           group=group, dpid=f"{0xbe1000 + i:016x}")
         for i, sw in enumerate(spec.switches):
-            params = {"cls": JoinBridge}
+            params = {"cls": JoinBridge, "group": group}
             if switch_impl.startswith("ovs"):
                 params = {"cls": JoinOVS, "datapath": "user" if switch_impl == "ovs-user" else "kernel"}
             self.addSwitch(switch_node(prefix, sw.name), log=log, dpid=f"{0xbe0000 + i:016x}", **params)

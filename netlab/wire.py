@@ -16,6 +16,8 @@ rate of its own: the wire a frame enters next charges it.
 
 Every command a wire applies goes through the testbed's CommandLog, so the
 results record the exact tc/ip argv of each wire.
+
+Building: see Bridge (batched starts, the run's device group).
 """
 from __future__ import annotations
 
@@ -33,10 +35,18 @@ def prepare_port(log: CommandLog, owner: str, dev: str) -> None:
 
 
 class Bridge(Switch):
-    """A plain Linux bridge (made with iproute2, so bridge-utils is not needed)."""
+    """A plain Linux bridge (made with iproute2, so bridge-utils is not needed).
 
-    def __init__(self, name: str, log: CommandLog | None = None, **params):
+    Mininet starts the bridges of one class together (batchStartup): their ip
+    and tc commands go in a few `-batch` processes instead of one process each
+    (core.command). Every root-namespace device a bridge makes or adopts joins
+    the run's device `group`, which teardown deletes in one request."""
+
+    def __init__(self, name: str, log: CommandLog | None = None, group: int = 0,
+                 batch: bool = False, **params):
         self.log = log or CommandLog()
+        self.group = int(group)
+        self.batch = batch
         Switch.__init__(self, name, **params)
 
     def port_names(self) -> list[str]:
@@ -46,19 +56,59 @@ class Bridge(Switch):
         return True
 
     def start(self, _controllers) -> None:
-        apply = self.log.run
-        apply(self.name, ["ip", "link", "add", "name", self.name, "type", "bridge", "forward_delay",
-                          "0", "stp_state", "0"])
-        apply(self.name, ["sysctl", "-qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1"], check=False)
+        if not self.batch:
+            start_bridges([self])
+
+    @classmethod
+    def batchStartup(cls, switches, run=None):
+        """Mininet's hook: start every bridge of this class at once."""
+        start_bridges(list(switches))
+        return switches
+
+    def in_group(self) -> list[str]:
+        return ["group", str(self.group)] if self.group else []
+
+    # What starting a bridge applies, in the order start_bridges runs it.
+    def create_cmds(self) -> list[list[str]]:
+        return [["ip", "link", "add", "name", self.name, *self.in_group(), "type", "bridge",
+                 "forward_delay", "0", "stp_state", "0"]]
+
+    def ipv6_off_cmd(self) -> list[str]:
+        """No IPv6 chatter from the bridge or its root-namespace ports (before the bridge is up)."""
+        return ["sysctl", "-qw", *[f"net.ipv6.conf.{dev}.disable_ipv6=1"
+                                   for dev in (self.name, *self.port_names())]]
+
+    def join_cmds(self) -> list[list[str]]:
+        cmds = []
         for port in self.port_names():
-            prepare_port(self.log, self.name, port)
-            apply(self.name, ["ip", "link", "set", port, "master", self.name])
-            apply(self.name, ["ip", "link", "set", port, "up"])
-        apply(self.name, ["ip", "link", "set", self.name, "up"])
+            cmds.append(["ip", "link", "set", port, "master", self.name, *self.in_group()])
+            cmds.append(["ip", "link", "set", port, "up"])
+        return cmds + [["ip", "link", "set", self.name, "up"]]
+
+    def shaping_cmds(self) -> list[list[str]]:
+        return []
 
     def stop(self, deleteIntfs: bool = True) -> None:
         run(["ip", "link", "del", self.name], check=False)
         super().stop(deleteIntfs)
+
+
+def start_bridges(bridges: list[Bridge]) -> None:
+    """Start bridges together: ports' offloads off (ethtool has no batch mode), every bridge
+    made, IPv6 off, ports joined, then every wire's tc tree, in one ip/tc process per step."""
+    logs: dict[int, list[Bridge]] = {}
+    for br in bridges:
+        logs.setdefault(id(br.log), []).append(br)
+    for group in logs.values():
+        log = group[0].log
+        for br in group:
+            for port in br.port_names():
+                log.run(br.name, offload_off_cmd(port), check=False)
+        log.batch("ip", [(br.name, cmd) for br in group for cmd in br.create_cmds()])
+        for br in group:
+            log.run(br.name, br.ipv6_off_cmd(), check=False)
+        log.batch("ip", [(br.name, cmd) for br in group for cmd in br.join_cmds()])
+        log.batch("tc", [(br.name, cmd) for br in group for cmd in br.shaping_cmds()])
 
 
 class SharedWire(Bridge):
@@ -78,17 +128,16 @@ class SharedWire(Bridge):
     def ifb(self) -> str:
         return f"{self.name}i"
 
-    def start(self, controllers) -> None:
-        super().start(controllers)
-        apply = self.log.run
-        apply(self.name, ["ip", "link", "add", self.ifb, "type", "ifb"])
-        apply(self.name, ["ip", "link", "set", self.ifb, "up"])
-        for cmd in shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(),
-                                    self.queue_packets, self.impairment, self.full_duplex):
-            apply(self.name, cmd)
+    def create_cmds(self) -> list[list[str]]:
+        return super().create_cmds() + [["ip", "link", "add", "name", self.ifb, *self.in_group(), "type", "ifb"],
+                                        ["ip", "link", "set", self.ifb, "up"]]
+
+    def shaping_cmds(self) -> list[list[str]]:
+        cmds = shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(), self.queue_packets,
+                                self.impairment, self.full_duplex)
         for port in self.port_names():
-            for cmd in redirect_ingress_cmds(port, self.ifb):
-                apply(self.name, cmd)
+            cmds += redirect_ingress_cmds(port, self.ifb)
+        return cmds
 
     def station_macs(self) -> list[str]:
         """MACs of the hosts' NICs on this wire, read from inside their namespaces

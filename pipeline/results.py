@@ -251,7 +251,8 @@ SCHEMA = {
                              "record, or null), collisions_modelled, build_s, timing (build_s, prepare_s, "
                              "points_s, teardown_s, points: where this network's wall time went, "
                              "seconds), and applied_commands "
-                             "(owner -> [{argv, rc, stdin?}], every tc/ip/nft/ethtool/sysctl argv applied)"),
+                             "(owner -> [{argv, rc, stdin?, batch?}], every tc/ip/nft/ethtool/sysctl argv applied; "
+                             "batch {argv, line}: the ip/tc -batch process and line that applied it)"),
                         "additionalProperties": {"type": "object", "properties": {
                             "applied_commands": {"type": "object", "additionalProperties": {
                                 "type": "array", "items": {"type": "object", "required": ["argv", "rc"],
