@@ -78,6 +78,8 @@ def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp
     import copy
     from pathlib import Path
 
+    pytest.importorskip("jsonschema")
+    pytest.importorskip("matplotlib")      # the report draws its figures
     from commands.merge import merge_reproductions
     from pipeline.claims import judge_all, load_claims, views_present
     from pipeline.results import load, write_atomic
