@@ -7,6 +7,10 @@ the wire's name in the spec. `report` gives the raw figures; the gates
 The monitor's own verdict marks a point `suspect` when some core was nearly
 saturated while no wire was close to full: a single-threaded emulator part
 (e.g. OVS's userspace datapath) pegs one core while the host mean looks fine.
+It also records how crowded the host was (the share of each core spent in
+softirq, where the kernel moves every emulated frame, and the CPU pressure:
+the share of time some task waited for a CPU): a crowded host delivers frames
+late even when no core is pegged, which the gates read (pipeline.gates).
 """
 from __future__ import annotations
 
@@ -17,6 +21,26 @@ import time
 CPU_SATURATED = 0.90
 THREAD_SATURATED = 0.80
 WIRE_FULL = 0.90
+
+
+def softirq_times() -> list[tuple[int, int]]:
+    """(softirq, total) jiffies per core."""
+    out = []
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu") and line[3:4].isdigit():
+                fields = [int(x) for x in line.split()[1:9]]
+                out.append((fields[6], sum(fields)))
+    return out
+
+
+def cpu_pressure_us() -> int | None:
+    """Microseconds some task has waited for a CPU since boot (PSI), or None without PSI."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return int(f.readline().split("total=")[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def cpu_times() -> list[tuple[int, int]]:
@@ -43,6 +67,8 @@ class Monitor:
         self._t0 = time.monotonic()
         self._bytes0 = {n: w.carried_bytes() for n, w in self.wires.items()}
         self._threads0 = emulator_threads()
+        self._softirq0 = softirq_times()
+        self._pressure0 = cpu_pressure_us()
         self._thread.start()
         return self
 
@@ -50,6 +76,11 @@ class Monitor:
         self._stop.set()
         self._thread.join()
         self.elapsed = time.monotonic() - self._t0
+        self.softirq = [round((s1 - s0) / (t1 - t0), 3) if t1 > t0 else 0.0
+                        for (s0, t0), (s1, t1) in zip(self._softirq0, softirq_times())]
+        pressure = cpu_pressure_us()
+        self.pressure = (round((pressure - self._pressure0) / 1e6 / self.elapsed, 3)
+                         if pressure is not None and self._pressure0 is not None and self.elapsed > 0 else None)
         self.carried = {n: w.carried_bytes() - self._bytes0[n] for n, w in self.wires.items()}
         ticks = os.sysconf("SC_CLK_TCK")
         after = emulator_threads()
@@ -80,6 +111,7 @@ class Monitor:
         busiest = max(self.thread_busy.items(), key=lambda kv: kv[1], default=("", 0.0))
         return {"host_cpu_mean": round(cpu_mean, 3), "host_cpu_max": round(max(host, default=0.0), 3),
                 "core_busy_mean": per_core, "emulator_thread_busy": dict(self.thread_busy),
+                "softirq_busy_mean": list(self.softirq), "cpu_pressure": self.pressure,
                 "wire_utilisation": util, "wire_bytes": dict(self.carried), "window_s": round(span, 4),
                 "suspect": verdict(max(per_core, default=0.0), util, busiest)}
 

@@ -125,6 +125,10 @@ COMMON_POINT = {
                         core_busy_mean=_t("array", "mean busy fraction of each CPU core"),
                         emulator_thread_busy=_t("object", "busy fraction of each thread of a "
                                                 "single-threaded emulator part (ovs-vswitchd)"),
+                        softirq_busy_mean=_t("array", "share of each CPU core spent in softirq (where "
+                                             "the kernel moves every emulated frame)"),
+                        cpu_pressure=_t(["number", "null"], "share of the point some task waited for a "
+                                        "CPU (PSI; null without it): with softirq, how crowded the host was"),
                         wire_bytes=_t("object", "wire -> on-wire bytes (framing included) its shaper "
                                       "counted while the point ran"),
                         window_s=_t("number", "the time base of wire_utilisation, s"),

@@ -99,3 +99,23 @@ def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
     two_hops = {**pt, "flows": [{"path": (("w0",), ("w1",)), "bytes": 10**5, "start": 0, "end": 2,
                                  "backlogged": True}]}
     assert evaluate(two_hops, util(0.3, w1=0.95), RATES)["ok"]
+
+
+def test_a_crowded_host_fails_a_held_back_flow_even_with_retransmissions():
+    """One flow beside another network's traffic (bench, switched-cluster at 100 Mbit/s): 0.65 of its
+    limit, 621 retransmissions with no frame dropped on a wire, no core pegged, softirq 70 % of a
+    core: late frames, not lost ones, made TCP back off."""
+    pt = {"workload": "iperf", "elapsed_s": 6.0,
+          "tcp": {"congestion_control": "cubic", "retrans_segs": 9, "timeouts": 0},
+          "flows": [{"path": (("w0",), ("w1",)), "bytes": 600_000, "seconds": 6.0, "backlogged": True}]}
+    crowded = {**util(0.64, w1=0.64, cores=(0.78, 0.73)), "cpu_pressure": 0.69, "softirq_busy_mean": [0.7, 0.62]}
+    gates = evaluate(pt, crowded, RATES)
+    assert not gates["ok"] and gates["failed"][0].startswith("crowded host") and "70%" in gates["failed"][0]
+    lossy = {**pt, "tcp": {**pt["tcp"], "retrans_segs": 30}}                   # 30 of 414 segments
+    assert not evaluate(lossy, crowded, RATES)["ok"]                            # late frames, not losses
+    quiet = {**crowded, "cpu_pressure": 0.69, "softirq_busy_mean": [0.15, 0.1]}  # busy user tasks only
+    assert evaluate(lossy, quiet, RATES)["ok"]                                  # TCP's own loss recovery
+    full = {**crowded, "wire_utilisation": {"w0": 0.95, "w1": 0.95}}
+    assert evaluate(pt, full, RATES)["ok"]                      # the path was full: nothing held it back
+    assert not evaluate(lossy, full, RATES)["ok"]               # ... but its wires carried 7 % duplicates
+    assert not evaluate(pt, {**crowded, "wire_utilisation": {"w0": 0.85, "w1": 0.85}}, RATES)["ok"]

@@ -28,3 +28,16 @@ def test_a_busy_emulator_thread_is_suspect_even_beside_a_full_wire():
     assert why and "ovs-vswitchd/5755" in why
     assert verdict(0.6, {"r0": 0.95, "c0": 0.5}, ("ovs-vswitchd/5755", 0.9))
     assert verdict(0.6, {"r0": 0.8}, ("ovs-vswitchd/5755", 0.3)) is None
+
+
+def test_the_monitor_records_how_crowded_the_host_was():
+    import os
+    import time
+
+    from pipeline.monitor import Monitor
+    with Monitor({}) as mon:
+        time.sleep(0.3)
+    rep = mon.report()
+    assert 1 <= len(rep["softirq_busy_mean"]) <= (os.cpu_count() or 1)
+    assert all(0.0 <= s <= 1.0 for s in rep["softirq_busy_mean"])
+    assert rep["cpu_pressure"] is None or rep["cpu_pressure"] >= 0.0
