@@ -89,7 +89,10 @@ def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
     gates = evaluate(pt, util(0.55), RATES)
     assert not gates["ok"] and "stalled transport" in gates["failed"][0] and "bbr" in gates["failed"][0]
     assert evaluate(pt, util(0.97), RATES)["ok"]                               # the wire was full
-    assert evaluate(pt, util(0.55, cores=(0.95, 0.2)), RATES)["ok"]            # a core was the limit
+    busy = evaluate(pt, util(0.55, cores=(0.95, 0.2)), RATES)                 # a core was the limit:
+    assert not busy["ok"] and busy["failed"][0].startswith("saturated emulator")   # not TCP's doing
+    said = {**util(0.55, cores=(0.95, 0.2)), "suspect": "a CPU core was 95% busy"}
+    assert evaluate(pt, said, RATES)["failed"] == ["a CPU core was 95% busy"]     # said once
     assert evaluate({**pt, "cpu_busy": {"b0": 0.9}}, util(0.55), RATES)["ok"]  # the modelled CPU was
     lossy = {**pt, "tcp": {**pt["tcp"], "retrans_segs": 30}}                  # 30 of 276 segments
     assert evaluate(lossy, util(0.55), RATES)["ok"]                            # TCP backed off on loss
@@ -119,3 +122,16 @@ def test_a_crowded_host_fails_a_held_back_flow_even_with_retransmissions():
     assert evaluate(pt, full, RATES)["ok"]                      # the path was full: nothing held it back
     assert not evaluate(lossy, full, RATES)["ok"]               # ... but its wires carried 7 % duplicates
     assert not evaluate(pt, {**crowded, "wire_utilisation": {"w0": 0.85, "w1": 0.85}}, RATES)["ok"]
+
+
+def test_a_saturated_emulator_fails_a_flow_whose_own_path_idled_beside_a_full_wire():
+    """8 mesh flows at 141 Mbit/s: 0.86 of their limit, a core 99 % busy; one full wire spared the
+    point the monitor's verdict, yet it explains nothing for the flow on the other wire."""
+    flows = [{"path": (("w0",),), "bytes": 10**5, "seconds": 2.0, "backlogged": True},
+             {"path": (("w1",),), "bytes": 10**5, "seconds": 2.0, "backlogged": True}]
+    pt = {"workload": "iperf", "elapsed_s": 2.0, "flows": flows, "tcp": {"retrans_segs": 0, "timeouts": 0}}
+    gates = evaluate(pt, util(0.95, w1=0.80, cores=(0.99, 0.9)), RATES)
+    assert not gates["ok"] and "w1" in gates["failed"][0] and "99%" in gates["failed"][0]
+    assert evaluate(pt, util(0.95, w1=0.93, cores=(0.99, 0.9)), RATES)["ok"]     # every path full
+    thread = {**util(0.95, w1=0.80), "emulator_thread_busy": {"ovs-vswitchd/7": 0.95}}
+    assert not evaluate(pt, thread, RATES)["ok"]
