@@ -206,6 +206,9 @@ RESULTS = [
     ("merge overlapping", ["merge", "{tmp}/s1.json", "{tmp}/s1.json", "--out", "{tmp}/m.json"], "twice"),
     ("merge missing file", ["merge", "{tmp}/missing.json", "--out", "{tmp}/m.json"], "cannot read"),
     ("merge nothing", ["merge", "--out", "{tmp}/m.json"], "required"),
+    ("merge directories and files", ["merge", "{tmp}", "{tmp}/s1.json", "--out", "{tmp}/m"], "not both"),
+    ("merge a directory of no reproduction", ["merge", "{fixtures}", "--out", "{tmp}/m"], "holds no results"),
+    ("merge reproductions out under a file", ["merge", "{fixtures}", "--out", NOT_A_DIR], "cannot write"),
 ]
 
 OTHERS = [
