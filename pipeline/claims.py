@@ -319,12 +319,10 @@ def beside_paper(doc: dict, name: str) -> list[dict]:
         if not m:
             continue
         ev = Evidence()
-        docs = {name: doc}
-        if m["kind"] == "value":
-            measured = ev.reduce(docs, m["select"], name)
-        else:
-            a, b = ev.reduce(docs, m["a"], name), ev.reduce(docs, m["b"], name)
-            measured = a / b if a is not None and b else None
+        # the judge's own reading of a check; its verdict is dropped (a measure has no target)
+        _, measured, _ = _check(m, {name: doc}, name, ev)
+        if isinstance(measured, list):     # a ratio whose denominator read 0: nothing to set beside
+            measured = None
         out.append({"key": key, "paper": v["value"], "status": v["status"], "where": v.get("where", key),
                     "unit": v.get("unit", ""), "measured": measured, "problems": ev.problems})
     return out

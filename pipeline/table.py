@@ -278,14 +278,12 @@ def readings(doc: dict) -> list[str]:
     width = max((len(c) for c in curves), default=10) + 2
     out = []
     for name, by_x in curves.items():
-        x = max(by_x, key=lambda x: median([real_rate(p) for p in by_x[x]]))
-        pts = sorted(by_x[x], key=real_rate)
-        p = pts[len(pts) // 2]
-        peak = median([real_rate(q) for q in by_x[x]])
-        out.append(f"{name.ljust(width)}{real_rate(p):5.2f} MB/s at {x_label(fig, x)}: {limit(p)}")
+        middle = {x: sorted(pts, key=real_rate)[len(pts) // 2] for x, pts in by_x.items()}
+        x = max(middle, key=lambda x: median([real_rate(p) for p in by_x[x]]))
+        peak = median([real_rate(p) for p in by_x[x]])
+        out.append(f"{name.ljust(width)}{real_rate(middle[x]):5.2f} MB/s at {x_label(fig, x)}: {limit(middle[x])}")
         for dx in sorted(by_x):
-            pts = sorted(by_x[dx], key=real_rate)
-            q = pts[len(pts) // 2]
+            q = middle[dx]
             if real_rate(q) < DIP * peak:
                 out.append(f"{''.ljust(width)}{real_rate(q):5.2f} MB/s at {x_label(fig, dx)} (a dip): {limit(q)}")
     return out
