@@ -135,7 +135,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                                      f"; wire load {load or '-'}\n")
                     shown = plan
                 doc["points"].append(point)
-                write_atomic(doc, out)
+                write_atomic(doc, out, new_point=point)
                 write_csv(doc, csv_path)
                 bar.step(f"{network_key(spec)} {pt['placement']} {workload.label(pt)}: "
                          f"{point['throughput_mbyte_s']:.2f} MB/s")

@@ -40,13 +40,14 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
     with Agents() as agents:
         servers = [agents.start(dst, [PYTHON, AGENT, "serve", "--port", str(base_port + i)],
                                 f"token server on {dst.name}") for i, (_src, dst) in enumerate(pairs)]
-        for server in servers:
-            server.wait_ready()
+        # clients start beside their servers and retry connecting until these listen
         clients = [agents.start(src, [PYTHON, AGENT, "client", "--host", dst.address, "--port",
                                       str(base_port + i), "--size", str(size), "--tokens", str(tokens),
                                       "--wait-go", *limit], f"token exchange {src.name}->{dst.name}",
                                 stdin=True)
                    for i, (src, dst) in enumerate(pairs)]
+        for server in servers:
+            server.wait_ready()
         for client in clients:   # all connected: then every pair starts at once
             client.wait_ready()
         for client in clients:

@@ -95,9 +95,22 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
     return buf
 
 
+def _connect(host: str, port: int, within: float = 10.0) -> socket.socket:
+    """Connect, retrying while the server is still starting (the runner starts servers
+    and clients together rather than waiting for every server first)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return socket.create_connection((host, port), timeout=within)
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
            duration: float | None, wait_go: bool = False) -> dict:
-    conn = socket.create_connection((host, port), timeout=10)
+    conn = _connect(host, port)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     conn.sendall(size.to_bytes(4, "big"))
     if wait_go:  # the start line: every pair begins together
