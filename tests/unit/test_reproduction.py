@@ -104,7 +104,7 @@ def test_report_reads_without_a_key(docs, tmp_path):
     today = {v["id"]: v for v in verdicts if v["hardware"] == "none"}
     parts = measured_parts(claims[18], today[18]["measured"])     # per remote count: a keyed series
     assert parts[0] == ("per remote copies", "switched-mesh / routed-mesh")
-    assert parts[1][0] == "remote copies 0" and parts[1][1].endswith(" MB/s") and " / " in parts[1][1]
+    assert parts[1][0] == "remote copies 1" and parts[1][1].endswith(" MB/s") and " / " in parts[1][1]
     assert measured_parts(claims[9], today[9]["measured"])[0][0] == "remote copies 0 / 7"
     assert measured_parts(claims[10], today[10]["measured"])[0][1].endswith("fraction lost")
     # the Markdown record: a why per view, units in the measured cells, a glossary, labelled environment
