@@ -148,15 +148,23 @@ class BeowulfHost(Host):
             cmds = cpu_cmds(nics, self.host_cost, self.cpu_netem)
             self.ip_batch([c for c in cmds if c[0] == "ip"])    # the IFB first, then its tc tree
             self.tc_batch([c for c in cmds if c[0] == "tc"])
-        if self.rto_min_ms:
-            self._rto_min(self.rto_min_ms)
+        metrics = self._route_metrics()
+        if metrics:
+            routes = [ln.split() for ln in self.run(["ip", "-4", "route", "show"]).splitlines() if ln.strip()]
+            self.ip_batch([["ip", "route", "change", *r, *metrics] for r in routes])
         return r
 
-    def _rto_min(self, ms: float) -> None:
-        """A time-scaled network's TCP waits D times longer before retransmitting:
-        rto_min on every IPv4 route of the node (topologies.timescale)."""
-        routes = [ln.split() for ln in self.run(["ip", "-4", "route", "show"]).splitlines() if ln.strip()]
-        self.ip_batch([["ip", "route", "change", *r, "rto_min", f"{ms:.0f}ms"] for r in routes])
+    def rto_min_applied(self) -> float | None:
+        """The minimum RTO this node's routes carry: a time-scaled network's (its profile's x D,
+        topologies.timescale), else its TCP profile's."""
+        return self.rto_min_ms or (self.tcp.rto_min_ms if self.tcp is not None else None)
+
+    def _route_metrics(self) -> list[str]:
+        """Metrics set on every IPv4 route: the TCP profile's window clamp and minimum RTO
+        (Linux keeps both per route, not per namespace)."""
+        out = ["window", str(self.tcp.window_clamp_bytes)] if self.tcp and self.tcp.window_clamp_bytes else []
+        rto = self.rto_min_applied()
+        return out + (["rto_min", f"{rto:.0f}ms"] if rto else [])
 
     def _address_cmds(self, nics: list[str]) -> list[list[str]]:
         cmds = [["ip", "addr", "add", f"{self.address}/32", "dev", nic] for nic in nics[1:]]
@@ -186,11 +194,22 @@ class BeowulfHost(Host):
                                  "see 'emulate.py doctor'")
 
     def tcp_readback(self) -> dict:
-        """The TCP settings as this namespace reports them (key -> value as in TcpSettings)."""
+        """The TCP settings as this namespace reports them (key -> value as in TcpSettings):
+        the sysctls, and the route metrics when every route carries the same (else 'mixed')."""
         from topologies.hardware import TCP_SYSCTLS
         out = self.run(["sysctl", "-n", *TCP_SYSCTLS.values()]).split("\n")
-        return {k: (v.strip() if k == "congestion_control" else int(v))
-                for k, v in zip(TCP_SYSCTLS, out)}
+        have: dict = {k: (v.strip() if k == "congestion_control" else
+                          [int(x) for x in v.split()] if k in ("rmem", "wmem") else int(v))
+                      for k, v in zip(TCP_SYSCTLS, out)}
+        routes = [ln.split() for ln in self.run(["ip", "-4", "route", "show"]).splitlines() if ln.strip()]
+        for key, metric, parse in (("window_clamp_bytes", "window", int),
+                                   ("rto_min_ms", "rto_min", lambda v: int(float(v.rstrip("ms"))))):
+            values = set()
+            for r in routes:
+                words = [w for w in r if w != "lock"]
+                values.add(parse(words[words.index(metric) + 1]) if metric in words else None)
+            have[key] = values.pop() if len(values) == 1 else "mixed"
+        return have
 
     def tcp_counters(self) -> dict[str, int]:
         """Retransmissions, time-outs, loss probes of this namespace so far (read from the

@@ -125,9 +125,11 @@ class Testbed:
         if wanted is None:
             return None
         for node in self.spec.nodes:
-            have = self.host(node.name).tcp_readback()
-            if have != node.tcp.record():
-                diff = ", ".join(f"{k} {have.get(k)} (wanted {v})" for k, v in node.tcp.record().items()
+            host = self.host(node.name)
+            have = host.tcp_readback()
+            want = {**node.tcp.record(), "rto_min_ms": round(host.rto_min_applied())}
+            if have != want:
+                diff = ", ".join(f"{k} {have.get(k)} (wanted {v})" for k, v in want.items()
                                  if have.get(k) != v)
                 raise RuntimeFailure(f"{node.name} runs another TCP than its hardware profile sets: "
                                      f"{diff}; see 'emulate.py doctor' (node TCP)")

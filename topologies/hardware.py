@@ -30,6 +30,8 @@ NONE = "none"
 ERA = "era"        # the profile whose network rate is the wire's rate
 
 _TEXT = {"type": "string", "minLength": 1}
+_BUFFERS = {"type": "array", "items": {"type": "integer", "minimum": 1024, "maximum": 1 << 30},
+            "minItems": 3, "maxItems": 3}
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "$id": "https://beowulf-netlab.invalid/hardware/schema.json",
@@ -84,7 +86,8 @@ SCHEMA = {
                               "not_modelled": _TEXT}}]},
         "tcp": {"type": "object", "additionalProperties": False,
                 "required": ["congestion_control", "sack", "dsack", "timestamps", "window_scaling",
-                             "ecn", "frto", "recovery", "early_retrans", "source"],
+                             "ecn", "frto", "recovery", "early_retrans", "rmem", "wmem", "reordering",
+                             "window_clamp_bytes", "rto_min_ms", "source"],
                 "description": "the TCP every node runs: each key is set in the node's namespace "
                                "(net.ipv4.tcp_<key>) and read back; the host's own setting never leaks in",
                 "properties": {
@@ -101,6 +104,20 @@ SCHEMA = {
                                  "description": "loss detection bits (1 = RACK)"},
                     "early_retrans": {"type": "integer", "minimum": 0, "maximum": 4,
                                       "description": "tail loss probes (3 = on, Linux's default)"},
+                    "rmem": {**_BUFFERS, "description": "net.ipv4.tcp_rmem: a socket's receive buffer "
+                             "min, default and max (bytes); the advertised window follows from it"},
+                    "wmem": {**_BUFFERS, "description": "net.ipv4.tcp_wmem: a socket's send buffer "
+                             "min, default and max (bytes)"},
+                    "reordering": {"type": "integer", "minimum": 1, "maximum": 300,
+                                   "description": "net.ipv4.tcp_reordering: duplicate ACKs before a "
+                                                  "fast retransmit (above any window: none)"},
+                    "window_clamp_bytes": {"type": ["integer", "null"], "minimum": 536, "maximum": 1073725440,
+                                           "description": "the largest window a node advertises "
+                                                          "(route metric 'window' on every route); "
+                                                          "null: the buffers alone decide"},
+                    "rto_min_ms": {"type": "integer", "minimum": 1, "maximum": 60000,
+                                   "description": "minimum retransmission time-out (route metric "
+                                                  "'rto_min' on every route; x D on a time-scaled network)"},
                     "source": {**_TEXT, "description": "why these values: the stack the machine ran"},
                     "not_modelled": {**_TEXT, "description": "what of that stack is not set here"}}},
     },
@@ -109,14 +126,24 @@ SCHEMA = {
 # tcp keys -> the per-namespace sysctl that sets each
 TCP_SYSCTLS = {key: f"net.ipv4.tcp_{key}" for key in
                ("congestion_control", "sack", "dsack", "timestamps", "window_scaling", "ecn",
-                "frto", "recovery", "early_retrans")}
+                "frto", "recovery", "early_retrans", "rmem", "wmem", "reordering")}
+# tcp keys set as metrics of every route of a node (ip route ... window N rto_min Xms)
+TCP_ROUTE_METRICS = ("window_clamp_bytes", "rto_min_ms")
+TCP_KEYS = (*TCP_SYSCTLS, *TCP_ROUTE_METRICS)
 
 
 def describe_tcp(record: dict) -> str:
     """One line for tables and reports, from a TcpSettings record (as results keep it)."""
     feats = [name for key, name in (("sack", "SACK"), ("timestamps", "timestamps"),
                                     ("window_scaling", "window scaling")) if record.get(key)]
-    return f"{record.get('congestion_control')} ({', '.join(feats) if feats else 'no SACK, timestamps or window scaling'})"
+    out = f"{record.get('congestion_control')} ({', '.join(feats) if feats else 'no SACK, timestamps or window scaling'}"
+    if isinstance(record.get("window_clamp_bytes"), int):
+        out += f"; window at most {record['window_clamp_bytes']} B"
+    if isinstance(record.get("reordering"), int) and record["reordering"] >= 100:
+        out += "; no fast retransmit"
+    if isinstance(record.get("rto_min_ms"), int):
+        out += f"; minimum RTO {record['rto_min_ms']} ms"
+    return out + ")"
 
 
 @dataclass(frozen=True)
@@ -131,13 +158,25 @@ class TcpSettings:
     frto: int
     recovery: int
     early_retrans: int
+    rmem: tuple[int, int, int]
+    wmem: tuple[int, int, int]
+    reordering: int
+    window_clamp_bytes: int | None
+    rto_min_ms: int
 
     def sysctls(self) -> dict[str, str]:
-        return {TCP_SYSCTLS[k]: str(v) for k, v in self.record().items()}
+        return {TCP_SYSCTLS[k]: " ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+                for k, v in self.record().items() if k in TCP_SYSCTLS}
+
+    def route_metrics(self, time_scale: float = 1) -> list[str]:
+        """ip route arguments that set the window clamp and minimum RTO (the RTO x D)."""
+        out = ["window", str(self.window_clamp_bytes)] if self.window_clamp_bytes else []
+        return out + ["rto_min", f"{self.rto_min_ms * time_scale:.0f}ms"]
 
     def record(self) -> dict:
-        """Key -> value, as results documents keep it."""
-        return {k: getattr(self, k) for k in TCP_SYSCTLS}
+        """Key -> value, as results documents keep it (buffers as lists)."""
+        return {k: list(v) if isinstance(v, tuple) else v
+                for k, v in ((k, getattr(self, k)) for k in TCP_KEYS)}
 
 
 
@@ -206,7 +245,8 @@ def load(name: str) -> Profile:
     hc = data["host_cost"]
     cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]),
                     int(hc.get("queue_packets", 100))) if hc else None
-    tcp = TcpSettings(**{k: data["tcp"][k] for k in TCP_SYSCTLS})
+    tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
+                         for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})
     return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data)
 
 

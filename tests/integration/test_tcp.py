@@ -69,6 +69,17 @@ def test_nodes_run_the_profiles_tcp_not_the_hosts(testbed, hardware):
         server.kill()
         server.wait()
     assert re.search(rf"\b{want.congestion_control}\b", info), info   # the flow's own socket
+    # the era TCP (issue 20): the window the receiver advertised, the minimum RTO, the
+    # duplicate-ACK threshold, all as the sender's own socket reports them
+    snd_wnd = int(re.search(r"\bsnd_wnd:(\d+)", info).group(1))
+    if want.window_clamp_bytes:
+        assert snd_wnd <= want.window_clamp_bytes, info
+    else:
+        assert snd_wnd > 14335, info      # today's buffers open the window past the era's clamp
+    assert int(re.search(r"\brto:(\d+)", info).group(1)) >= want.rto_min_ms, info
+    shown = re.search(r"\breordering:(\d+)", info)        # ss leaves out the default, 3
+    assert (int(shown.group(1)) if shown else 3) == want.reordering, info
+    assert "sack" not in info.split() or want.sack, info
     cc, options = negotiated(a, b)
     assert cc == want.congestion_control
     assert bool(options & SACK) == bool(want.sack), options

@@ -138,8 +138,29 @@ def test_every_profile_pins_its_tcp():
         assert tcp.congestion_control == "reno" and not (tcp.sack or tcp.timestamps or tcp.window_scaling)
     for name in hardware.profile_names():
         sysctls = hardware.load(name).tcp.sysctls()
-        assert sysctls["net.ipv4.tcp_congestion_control"] and len(sysctls) == 9
+        assert sysctls["net.ipv4.tcp_congestion_control"] and len(sysctls) == 12
+        assert len(sysctls["net.ipv4.tcp_rmem"].split()) == 3
         assert "source" in hardware.load(name).data["tcp"]
     spec = build_spec("single-net", hardware="prototype-1995")
     assert {n.tcp.congestion_control for n in spec.nodes} == {"reno"}
     assert {n.tcp.congestion_control for n in build_spec("single-net").nodes} == {"cubic"}
+
+
+def test_the_1996_profiles_run_the_era_tcp():
+    """Linux 1.2.13/1.3.89 (era-machines.md M5): 32767-byte buffers, a 14,335 B window,
+    a 200 ms minimum RTO on every route; no fast retransmit on the 1.2.x prototype."""
+    proto, demo = hardware.load("prototype-1995").tcp, hardware.load("demonstration-1996").tcp
+    for tcp in (proto, demo):
+        assert tcp.window_clamp_bytes == (32767 // 2) - 2048 == 14335
+        assert tcp.rmem[2] == tcp.wmem[2] == 32767 and tcp.rto_min_ms == 200
+        assert tcp.route_metrics() == ["window", "14335", "rto_min", "200ms"]
+        assert tcp.sysctls()["net.ipv4.tcp_rmem"] == "4096 32767 32767"
+    # no window of 14,335 B (9 full segments) can produce the duplicate ACKs 1.2.x never acted on
+    assert proto.reordering > 14335 // 1460 + 1 and demo.reordering == 3
+    assert proto.recovery == proto.early_retrans == proto.sack == 0
+    # a time-scaled network waits D times longer; today's view clamps nothing
+    assert proto.route_metrics(20)[-1] == "4000ms"
+    assert hardware.load("none").tcp.route_metrics() == ["rto_min", "200ms"]
+    assert "window at most 14335 B" in hardware.describe_tcp(proto.record())
+    assert "no fast retransmit" in hardware.describe_tcp(proto.record())
+    assert "no fast retransmit" not in hardware.describe_tcp(demo.record())
