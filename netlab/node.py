@@ -15,6 +15,7 @@ from mininet.util import moveIntf
 
 from core.command import CommandLog, run
 from core.errors import RuntimeFailure
+from core.values import parse_time_ms
 from netlab.bond import kernel_bond_cmds, nft_bond_cmds
 from netlab.hostcost import IFB as CPU_IFB, cpu_cmds
 from netlab.relay import relay_egress_cmds
@@ -203,7 +204,8 @@ class BeowulfHost(Host):
                       for k, v in zip(TCP_SYSCTLS, out)}
         routes = [ln.split() for ln in self.run(["ip", "-4", "route", "show"]).splitlines() if ln.strip()]
         for key, metric, parse in (("window_clamp_bytes", "window", int),
-                                   ("rto_min_ms", "rto_min", lambda v: int(float(v.rstrip("ms"))))):
+                                   ("rto_min_ms", "rto_min",
+                                    lambda v: round(parse_time_ms(v, "rto_min")))):
             values = set()
             for r in routes:
                 words = [w for w in r if w != "lock"]
