@@ -7,7 +7,8 @@ Per profile: one TCP flow at 10 and 100 Mbit/s against the era's figures the
 profile cites (ttcp), and the model's own prediction; the small-token round
 trip against lmbench's loopback latencies; then what the model costs: build
 time of a 16-node network and host CPU during a 100 Mbit/s flow, with and
-without a profile.
+without a profile; last the era validation table (claims/era-checks.json), as
+the reproduction report shows it.
 """
 from __future__ import annotations
 
@@ -90,6 +91,25 @@ def contention_table() -> None:
         print(f"  {frame:5d} B frames: " + "  ".join(f"Q={q}: {efficiency(q, frame):.2f}" for q in (1, 2, 4, 8, 16)))
 
 
+def era_validation(quick: bool) -> None:
+    """The era validation table (claims/era-checks.json), measured by the experiments it names,
+    exactly as `reproduce` measures and reads it (pipeline/validation.py)."""
+    import tempfile
+    from pathlib import Path
+    from netlab.testbed import BuildOptions
+    from pipeline.experiment import experiment_files, load as load_experiment
+    from pipeline.session import Session
+    from pipeline.validation import experiments, readings, table
+    docs = {}
+    with tempfile.TemporaryDirectory(prefix="bench-era-") as tmp:
+        names = experiments()
+        sweeps = {n: load_experiment(experiment_files()[n], quick=quick)[0] for n in names}
+        session = Session("bench", BuildOptions(), list(sweeps.values()), [])
+        for n, sweep in sweeps.items():
+            docs[n] = session.run(sweep, Path(tmp) / f"{n}.json", None, n, progress=False)
+    print("\n".join(table(readings(docs))))
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="shorter flows")
@@ -101,6 +121,7 @@ def main() -> int:
     small_token()
     model_cost(a.quick)
     contention_table()
+    era_validation(a.quick)
     return 0
 
 

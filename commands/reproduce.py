@@ -13,6 +13,7 @@ from pipeline.report import build
 from pipeline.results import RESULTS_DIR
 from pipeline.session import Session
 from pipeline.sweep import Sweep
+from pipeline.validation import experiments as era_experiments
 from topologies.hardware import NONE
 
 
@@ -44,15 +45,16 @@ def add_parser(sub) -> None:
 
 
 def planned(only: str | None) -> list[str]:
+    """The experiments the claims read, then those the era checks read (claims/era-checks.json)."""
     files = experiment_files()
-    wanted = [name for c in load_claims() for name in c["experiments"]]
+    wanted = [name for c in load_claims() for name in c["experiments"]] + era_experiments()
     names = [n for n in dict.fromkeys(wanted) if n in files]
     if only:
         chosen = [n.strip() for n in only.split(",")]
         unknown = [n for n in chosen if n not in names]
         if unknown:
-            raise BadInput(f"--only: {', '.join(unknown)} is not an experiment the claims read; "
-                           f"choose from {', '.join(names)}")
+            raise BadInput(f"--only: {', '.join(unknown)} is not an experiment the claims or era checks "
+                           f"read; choose from {', '.join(names)}")
         names = [n for n in names if n in chosen]
     return names
 
@@ -75,9 +77,13 @@ def run(args) -> int:
     sweeps = {}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
-        sweep = with_hardware(sweep, args.hardware, args.contention)
+        era_only = name in era_experiments() and not any(name in c["experiments"] for c in claims)
+        if era_only and args.hardware == "none":
+            continue        # an era check compares a 1996 profile: nothing to run on today's hosts
+        # an era check compares the era's profiles: it runs on them alone, every point repeated
+        sweep = with_hardware(sweep, "paper" if era_only else args.hardware, args.contention)
         sweep.shard = args.shard
-        sweep.claimed = read_by_claims(claims, name)   # repeats where claims read, once elsewhere
+        sweep.claimed = None if era_only else read_by_claims(claims, name)   # repeats where read
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)
     stamp = time.strftime("%Y%m%d-%H%M%S")

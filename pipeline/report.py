@@ -27,6 +27,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.values import human_size
 from pipeline.calibration import MET, MISSED, load_calibrations
+from pipeline.validation import IN_BAND, NOT_MEASURED, readings
 from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
@@ -387,6 +388,21 @@ def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[dict]:
     return rows
 
 
+def era_rows(docs: dict[str, dict]) -> list[dict]:
+    """The era validation table (claims/era-checks.json): each 1996 profile against a figure
+    measured on such a machine outside the papers, with its band; read, never judged."""
+    rows = []
+    for r in readings(docs):
+        measured = "not measured" if r["measured"] is None else \
+            f"{r['measured']:.3g} {r['unit']} (+-{r['spread']:.1%}, {len(r['values'])} runs)"
+        rows.append({"profile": r["profile"], "id": r["id"], "what": r["what"],
+                     "era": f"{r['era_value']:g} {r['unit']}", "band": f"{r['band'][0]:g}-{r['band'][1]:g} {r['unit']}",
+                     "measured": measured, "reads": r["reads"],
+                     "class": {IN_BAND: "ok", NOT_MEASURED: "na"}.get(r["reads"], "shape"),
+                     "why_band": r["why_band"], "source": r["source"], "reason": r["reason"]})
+    return rows
+
+
 # -- the model both files are built from ----------------------------------------------------------
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -471,6 +487,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "claims": _claims(claims, by_view),
         "results": [r for rows in by_view.values() for r in rows],
         "calibration": cal,
+        "era": era_rows(docs),
         "figures": _figures(docs, figdir),
         "gates": gate_summary(docs),
         "locked": bonding_balance(docs),
@@ -553,6 +570,15 @@ def markdown(m: dict) -> str:
     md += [_row([r["view"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
                  r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
            for r in m["calibration"]] or ["| - | no point of this run rests on a calibration | - | - | - | - |"]
+    md += ["", "## Era validation", "", "Each 1996 profile against figures measured on such machines "
+           "outside the papers (claims/era-checks.json), with a band declared before running. Never judged "
+           "as a claim and never tuned to: a reading outside its band points at a mechanism the model "
+           "lacks, not at a constant to change.", "",
+           "| profile | era figure | era value | band | measured (median) | reads | why this band |",
+           "|---|---|---|---|---|---|---|"]
+    md += [_row([r["profile"], f"{r['id']}: {r['what']}", r["era"], r["band"],
+                 r["measured"] if r["measured"] != "not measured" else f"not measured: {r['reason']}",
+                 r["reads"], r["why_band"]]) for r in m["era"]]
     md += ["", "## Figures", ""]
     for f in m["figures"]:
         md += [f"### {f['name']}", ""]

@@ -130,3 +130,17 @@ def test_report_reads_without_a_key(docs, tmp_path):
     assert len(re.findall(r'<tr id="claim-\d+">', html)) == 24
     assert html.count('id="g-seed"') == 1 and 'href="#g-seed"' in html
     assert "<dt>host load</dt>" in html and "<dt>bonding implementation</dt>" in html
+
+
+def test_the_report_shows_the_era_validation_table(docs, tmp_path):
+    """Every era check has a row in both files, read (in/below/above band, or not measured with why),
+    beside the claims and never among them."""
+    from pipeline.validation import load_checks
+    page = build(docs, tmp_path, quick=True)
+    md, html = (tmp_path / "report.md").read_text(), page.read_text()
+    section = md.split("## Era validation")[1].split("## Figures")[0]
+    for check in load_checks():
+        assert check["id"] in section and check["id"] in html
+    assert "not measured:" in section and 'id="era"' in html
+    assert all(c["id"] not in {r["id"] for r in json.loads((tmp_path / "claims.json").read_text())}
+               for c in load_checks())
