@@ -19,7 +19,8 @@ from topologies.hardware import NONE
 
 def add_parser(sub) -> None:
     p = sub.add_parser("reproduce", help="run the papers' experiments and write a report with verdicts",
-                       description="Run every experiment the claims file (claims/claims.json) reads, one "
+                       description="Run every experiment the claims file (claims/claims.json) reads, and the "
+                                   "era checks' (claims/era-checks.json, on the 1996 profiles alone), one "
                                    "network at a time, then write a report directory: report.md, a "
                                    "self-contained report.html, figures/ and the results documents. "
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
