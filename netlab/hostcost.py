@@ -13,6 +13,14 @@ the CPU for per_packet_us + L x per_byte_ns, and packets wait their turn:
   per_packet_us (the latency a lone packet saw); without netem a lone packet
   after idle time passes at once (HTB charges after sending), which is what
   `latency_modelled` records.
+A relay whose profile charges a forwarding copy (Linux 1.2's ip_forward copies
+every packet: relay_copy_per_byte_ns) sorts its packets into two leaves of the
+budget: its own (from or to its address) and forwarded ones, whose leaf may use
+the budget only at forward_budget_mbit, the rate at which per_byte_ns plus half
+the copy per pass leaves it. That is exact while the relay only forwards (the
+papers' relays); while it also sends its own traffic, forwarded packets draw on
+the shared budget at the plain rate (HTB charges a parent the same bytes for
+every child), so the copy is under-charged then.
 Not charged: loopback traffic, and disk work (the disk has its own rate, see
 netlab.disk). The clsact hook runs before the NIC's root qdisc, so a relay's
 netem tree (netlab.relay) still applies after the CPU.
@@ -32,24 +40,41 @@ def burst_bytes(cost: HostCost) -> int:
     return cost.packet_bytes + 1600
 
 
-def cpu_cmds(nics: list[str], cost: HostCost, netem: bool) -> list[list[str]]:
-    """tc/ip argv, run inside the node's namespace, in order (see module doc)."""
+def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | None = None) -> list[list[str]]:
+    """tc/ip argv, run inside the node's namespace, in order (see module doc). relay_address:
+    the node forwards others' packets and this is its own address (the forwarding copy's leaf)."""
     burst = str(burst_bytes(cost))
     rate = rate_arg(cost.budget_mbit)
     r2q = str(max(1, int(cost.budget_mbit * 1e6 / 8 / (cost.packet_bytes + 1600))))
     leaf = netem_args(Impairment(delay_ms=cost.per_packet_us / 1000), cost.queue_packets) if netem \
         else ["pfifo", "limit", str(cost.queue_packets)]
+    copying = bool(relay_address and cost.relay_copy_per_byte_ns > 0)
     cmds = [
         ["ip", "link", "add", IFB, "type", "ifb"],
         ["ip", "link", "set", IFB, "up"],
         # tc refuses an all-zero size table: a profile with no per-packet cost gets none
         ["tc", "qdisc", "add", "dev", IFB, "root", "handle", "1:",
          *(["stab", "overhead", str(cost.packet_bytes)] if cost.packet_bytes else []),
-         "htb", "default", "1", "r2q", r2q],
+         "htb", "default", "10" if copying else "1", "r2q", r2q],
         ["tc", "class", "add", "dev", IFB, "parent", "1:", "classid", "1:1", "htb", "rate", rate,
          "ceil", rate, "burst", burst, "cburst", burst],
-        ["tc", "qdisc", "add", "dev", IFB, "parent", "1:1", "handle", "10:", *leaf],
     ]
+    if not copying:
+        cmds.append(["tc", "qdisc", "add", "dev", IFB, "parent", "1:1", "handle", "10:", *leaf])
+    else:
+        # two leaves borrowing the whole budget: the node's own packets, and forwarded ones at the
+        # rate the copy leaves (their assured rates are nominal: the parent is the budget)
+        floor = rate_arg(cost.budget_mbit / 100)
+        fwd = rate_arg(cost.forward_budget_mbit)
+        for classid, ceil, handle in (("1:10", rate, "10:"), ("1:20", fwd, "20:")):
+            cmds += [["tc", "class", "add", "dev", IFB, "parent", "1:1", "classid", classid, "htb",
+                      "rate", floor, "ceil", ceil, "burst", burst, "cburst", burst],
+                     ["tc", "qdisc", "add", "dev", IFB, "parent", classid, "handle", handle, *leaf]]
+        for field in ("src", "dst"):     # from or to the node itself: its own; any other IP: forwarded
+            cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "1",
+                         "u32", "match", "ip", field, f"{relay_address}/32", "flowid", "1:10"])
+        cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "2",
+                     "u32", "match", "u32", "0", "0", "flowid", "1:20"])
     for nic in nics:
         cmds.append(["tc", "qdisc", "add", "dev", nic, "clsact"])
         for hook in ("ingress", "egress"):

@@ -146,7 +146,8 @@ class BeowulfHost(Host):
         else:
             self.ip_batch(gso + self._address_cmds(nics))
         if self.host_cost is not None:
-            cmds = cpu_cmds(nics, self.host_cost, self.cpu_netem)
+            cmds = cpu_cmds(nics, self.host_cost, self.cpu_netem,
+                            relay_address=self.address if self.forwarding else None)
             self.ip_batch([c for c in cmds if c[0] == "ip"])    # the IFB first, then its tc tree
             self.tc_batch([c for c in cmds if c[0] == "tc"])
         metrics = self._route_metrics()

@@ -75,6 +75,15 @@ SCHEMA = {
                                               "description": "CPU time per byte of such a packet"},
                               "queue_packets": {"type": "integer", "minimum": 2, "maximum": 10000,
                                                 "description": "packets waiting for the CPU before drops"},
+                              "nic_per_byte_ns": {"type": "number", "minimum": 0, "maximum": 100000,
+                                                  "description": "CPU time per byte the network card's path "
+                                                                 "adds to every packet sent or received (a card "
+                                                                 "whose bytes the CPU moves); 0: a bus-master card"},
+                              "nic_source": {**_TEXT, "description": "why that card cost (its make, or that it is unknown)"},
+                              "relay_copy_per_byte_ns": {"type": "number", "minimum": 0, "maximum": 100000,
+                                                         "description": "CPU time per byte a relay spends copying "
+                                                                        "each packet it forwards (Linux 1.2's ip_forward)"},
+                              "relay_copy_source": _TEXT,
                               "per_packet_source": _TEXT, "per_byte_source": _TEXT,
                               "checks": {"type": "array", "items": _TEXT,
                                          "description": "era figures the model is compared with, not set from"},
@@ -182,10 +191,20 @@ class TcpSettings:
 
 @dataclass(frozen=True)
 class HostCost:
-    """One CPU budget per node: per_packet_us + per_byte_ns x bytes per packet."""
+    """One CPU budget per node: per_packet_us + per_byte_ns x bytes per packet, per_byte_ns
+    being every pass the CPU makes over a packet's bytes (the stack's copy and checksum, and
+    the card's path when the CPU moves its bytes); a forwarded packet also costs
+    relay_copy_per_byte_ns per byte (netlab.hostcost charges it on the forwarding class)."""
     per_packet_us: float
     per_byte_ns: float
     queue_packets: int = 100
+    relay_copy_per_byte_ns: float = 0.0
+
+    @property
+    def forward_budget_mbit(self) -> float:
+        """The byte rate at which the budget carries forwarded packets alone: each passes the
+        budget twice (received, sent) and pays the copy once, half on each pass."""
+        return 8e3 / (self.per_byte_ns + self.relay_copy_per_byte_ns / 2)
 
     @property
     def budget_mbit(self) -> float:
@@ -243,8 +262,8 @@ def load(name: str) -> Profile:
     data = read_json(path, "hardware profile")
     _validate(data, path)
     hc = data["host_cost"]
-    cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]),
-                    int(hc.get("queue_packets", 100))) if hc else None
+    cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]) + float(hc.get("nic_per_byte_ns", 0)),
+                    int(hc.get("queue_packets", 100)), float(hc.get("relay_copy_per_byte_ns", 0))) if hc else None
     tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
                          for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})
     return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data)

@@ -47,7 +47,8 @@ def scale(spec: NetworkSpec, d: float) -> NetworkSpec:
     nodes = []
     for n in spec.nodes:
         cost = n.host_cost and dataclasses.replace(n.host_cost, per_packet_us=n.host_cost.per_packet_us * d,
-                                                   per_byte_ns=n.host_cost.per_byte_ns * d)
+                                                   per_byte_ns=n.host_cost.per_byte_ns * d,
+                                                   relay_copy_per_byte_ns=n.host_cost.relay_copy_per_byte_ns * d)
         nodes.append(dataclasses.replace(n, host_cost=cost, rto_min_ms=(n.tcp.rto_min_ms if n.tcp else LINUX_RTO_MIN_MS) * d,
                                          forward_delay_ms=n.forward_delay_ms * d))
     return dataclasses.replace(spec, params={**spec.params, "time_scale": d}, wires=tuple(wires),
