@@ -338,7 +338,7 @@ def test_sheet_derived_answers_cover_what_a_student_can_read():
                        (2 * 10 * 1448 / 1538, "2 x the 10 Mbit/s"), (100 * 1448 / 1538 / 2, "0.5 x the 100"),
                        (17.32, "17.32 Mbit/s (printed)"),            # the README's Lab VM table
                        (1.14 * 8, "1.14 MB/s (printed)"),             # README: one TCP flow, MB/s
-                       (6.39 * 8, "6.39 MB/s (printed)")):            # README: one flow on a 486
+                       (2.75 * 8, "2.75 MB/s (printed)")):            # README: one flow on a 486
         assert any(how in m for m in passing_without_measuring(probe, {"v": value})), (value, how)
     q2 = {"id": "q98", "text": "y", "unit": "Mbit/s", "expected": {"measured": "v / 2"}, "tolerance": 0.001}
     probe = {**ex, "questions": [*given, q, q2]}
@@ -469,7 +469,7 @@ def formula_measured_by_a_task(ex: dict, runs: list[dict[str, float]]) -> list[s
 @pytest.mark.parametrize("name", NAMES)
 def test_no_formula_answer_is_what_a_task_measures(name):
     """A prediction is not read off a task: software-routing's q4 asked for the 486's goodput,
-    which its Task 3 prints (51 Mbit/s); it now asks for CPU time per packet."""
+    which its Task 3 prints (51 Mbit/s then, 22 with the ISA card); it now asks for CPU time per packet."""
     ex = exercise.load(name)
     assert formula_measured_by_a_task(ex, [fake_measured(ex), *recorded_runs(name)]) == []
 
@@ -478,7 +478,7 @@ def test_the_answer_checks_catch_the_old_giveaways():
     """What the tests above would have said before issue 22's rework."""
     sr = exercise.load("software-routing")
     old_q4 = {"id": "q4", "text": "x", "unit": "Mbit/s", "tolerance": 0.02,
-              "expected": {"formula": "1448 * 8 / (90 + 0.059 * 1514 + (90 + 0.059 * 66) / 2)"}}
+              "expected": {"formula": "1448 * 8 / (90 + 0.248 * 1514 + (90 + 0.248 * 66) / 2)"}}
     assert formula_measured_by_a_task({**sr, "questions": [old_q4]}, [fake_measured(sr)])
     hub = exercise.load("shared-hub")
     old_q1 = {"id": "q1", "text": "x", "unit": "Mbit/s", "tolerance": 0.01, "expected": {"formula": "10 * 1448 / 1538"}}
