@@ -5,12 +5,15 @@ completely and sends it straight back, T tokens in flight (token_agent.py runs
 in the nodes). Throughput counts the papers' message traffic: token payload
 bytes that crossed the network, S per token per direction, summed over pairs,
 divided by the longest pair's elapsed time, in MB/s (10^6 bytes/s). TCP/IP
-headers and Ethernet framing are not counted.
+headers and Ethernet framing are not counted. With --transport udp each token
+is one datagram each way, one in flight (lmbench's lat_udp round trip): the era
+validation table reads it.
 """
 from __future__ import annotations
 
 import os
 
+from core.errors import BadInput
 from core.values import Axis, human_size
 from netlab.shaping import MSS
 from workloads.agent import PYTHON, Agents
@@ -20,12 +23,15 @@ from workloads.placement import place, wire_load
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
 BASE_PORT = 7000
 MAX_TOKEN = 16 << 20
+MAX_DATAGRAM = 1472        # one Ethernet frame: 1500 - 20 (IP) - 8 (UDP)
 
 AXES = (
     PAIRS,
     Axis("token_size", "size", [64 << i for i in range(9)], "token bytes (K/M suffix = 1024/1048576)",
          minimum=1, maximum=MAX_TOKEN, unit="bytes"),
     Axis("tokens_in_flight", "int", [1], "tokens each pair keeps in flight", minimum=1, maximum=64),
+    Axis("transport", "choice", ["tcp"], "tcp: the papers' token exchange; udp: each token one datagram "
+         "each way, 1 in flight, at most 1472 bytes (lmbench's lat_udp)", choices=("tcp", "udp")),
     Axis("duration", "float", 2.0, "seconds of exchanges per point", many=False,
          minimum=0.1, maximum=3600, unit="s"),
     Axis("exchanges", "int", None, "round trips per pair instead of --duration", many=False,
@@ -34,16 +40,17 @@ AXES = (
 
 
 def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
-                 exchanges: int | None = None, base_port: int = BASE_PORT) -> dict:
+                 exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp") -> dict:
     """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures."""
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
+    udp = ["--udp"] if transport == "udp" else []
     with Agents() as agents:
-        servers = [agents.start(dst, [PYTHON, AGENT, "serve", "--port", str(base_port + i)],
+        servers = [agents.start(dst, [PYTHON, AGENT, "serve", "--port", str(base_port + i), *udp],
                                 f"token server on {dst.name}") for i, (_src, dst) in enumerate(pairs)]
         # clients start beside their servers and retry connecting until these listen
         clients = [agents.start(src, [PYTHON, AGENT, "client", "--host", dst.address, "--port",
                                       str(base_port + i), "--size", str(size), "--tokens", str(tokens),
-                                      "--wait-go", *limit], f"token exchange {src.name}->{dst.name}",
+                                      "--wait-go", *udp, *limit], f"token exchange {src.name}->{dst.name}",
                                 stdin=True)
                    for i, (src, dst) in enumerate(pairs)]
         for server in servers:
@@ -70,6 +77,10 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
 
 def check(spec, point: dict, _settings: dict) -> None:
     place(spec, point["pairs"], point["placement"])
+    if point.get("transport") == "udp" and (point["token_size"] > MAX_DATAGRAM or point["tokens_in_flight"] != 1):
+        raise BadInput(f"--transport udp sends each token as one datagram, 1 in flight: use --token-size "
+                       f"{MAX_DATAGRAM} or less and --tokens-in-flight 1 (got {point['token_size']} B, "
+                       f"{point['tokens_in_flight']} in flight)")
 
 
 def run_point(tb, _context, point: dict, settings: dict) -> dict:
@@ -77,7 +88,8 @@ def run_point(tb, _context, point: dict, settings: dict) -> dict:
     hosts = [(tb.host(p.src), tb.host(p.dst)) for p in pairs]
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
-                       duration=None if exchanges else settings["duration"], exchanges=exchanges)
+                       duration=None if exchanges else settings["duration"], exchanges=exchanges,
+                       transport=point.get("transport", "tcp"))
     # a pair keeps T tokens of S bytes outstanding: with at least two full frames per wire it
     # stripes over, something is always queued for its path (the stalled-transport gate's premise)
     demand = point["tokens_in_flight"] * point["token_size"]
@@ -92,7 +104,8 @@ WORKLOAD = Workload(
     name="token", summary="the papers' token exchange (network throughput test)",
     axes=AXES, concurrent_pairs=True,
     figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
-                  x_step="double", split_if_varying=("pairs", "tokens_in_flight")),
-    csv_columns=("pairs", "token_size", "tokens_in_flight", "rtt_ms_median"),
+                  x_step="double", split_if_varying=("pairs", "tokens_in_flight", "transport")),
+    csv_columns=("pairs", "token_size", "tokens_in_flight", "transport", "rtt_ms_median"),
     check=check, run_point=run_point,
-    label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}")
+    label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}"
+                     + (" UDP" if pt.get("transport") == "udp" else ""))

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The papers' token exchange, one pair: run inside the host namespaces.
 
-  token_agent.py serve  --port P [--corrupt-after N]
-  token_agent.py client --host IP --port P --size S [--tokens T] [--wait-go] (--exchanges N | --duration D)
+  token_agent.py serve  --port P [--corrupt-after N] [--udp]
+  token_agent.py client --host IP --port P --size S [--tokens T] [--wait-go] [--udp] (--exchanges N | --duration D)
 
 The client sends T tokens of S bytes over one TCP connection; the server reads
 each token completely and sends it straight back; the client checks every
@@ -83,6 +83,57 @@ def serve(port: int, corrupt_after: int | None) -> int:
                 if corrupt_after is not None and echoed > corrupt_after:
                     token[len(token) // 2] ^= 0xFF
                 outbuf += token
+
+
+def serve_udp(port: int) -> int:
+    """Echo every datagram straight back; an empty one ends the exchange."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", port))
+    print("ready", flush=True)
+    while True:
+        data, peer = s.recvfrom(65535)
+        if not data:
+            return 0
+        s.sendto(data, peer)
+
+
+def client_udp(host: str, port: int, size: int, exchanges: int | None, duration: float | None,
+               wait_go: bool = False, timeout: float = 1.0) -> dict:
+    """One datagram of `size` bytes each way, one in flight; a datagram not back within
+    `timeout` counts as lost and is sent again (its time is not a round trip)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect((host, port))
+    s.settimeout(timeout)
+    if wait_go:
+        print("ready", flush=True)
+        if sys.stdin.readline().strip() != "go":
+            raise ConnectionError("no start signal")
+    token = os.urandom(size)
+    rtts: list[float] = []
+    lost = 0
+    limit = exchanges if exchanges is not None else float("inf")
+    wall0 = time.time()
+    t0 = time.perf_counter()
+    deadline = t0 + duration if duration is not None else float("inf")
+    while len(rtts) < limit and time.perf_counter() < deadline:
+        sent = time.perf_counter()
+        s.send(token)
+        try:
+            back = s.recv(65535)
+        except socket.timeout:
+            lost += 1
+            continue
+        if back != token:
+            raise Corrupted(f"datagram {len(rtts) + 1} came back wrong")
+        rtts.append(time.perf_counter() - sent)
+    elapsed = time.perf_counter() - t0
+    s.send(b"")
+    done = len(rtts)
+    return {"start": wall0, "end": wall0 + elapsed, "round_trips": done, "token_size": size,
+            "tokens_in_flight": 1, "payload_bytes": 2 * size * done, "elapsed_s": elapsed, "lost": lost,
+            "rtt_ms_median": statistics.median(rtts) * 1e3 if rtts else None,
+            "rtt_ms_min": min(rtts) * 1e3 if rtts else None,
+            "rtt_ms_max": max(rtts) * 1e3 if rtts else None}
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -178,6 +229,7 @@ def main(argv=None) -> int:
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--corrupt-after", type=int, default=None,
                    help="testing only: flip a byte in every token after the Nth")
+    s.add_argument("--udp", action="store_true", help="echo datagrams instead of a TCP stream")
     c = sub.add_parser("client", help="send tokens and check what comes back")
     c.add_argument("--host", required=True)
     c.add_argument("--port", type=int, required=True)
@@ -185,13 +237,17 @@ def main(argv=None) -> int:
     c.add_argument("--tokens", type=int, default=1)
     c.add_argument("--wait-go", action="store_true",
                    help="print 'ready' once connected, start when a 'go' line arrives on stdin")
+    c.add_argument("--udp", action="store_true", help="one datagram each way, 1 in flight")
     g = c.add_mutually_exclusive_group(required=True)
     g.add_argument("--exchanges", type=int)
     g.add_argument("--duration", type=float)
     a = p.parse_args(argv)
     if a.role == "serve":
-        return serve(a.port, a.corrupt_after)
+        return serve_udp(a.port) if a.udp else serve(a.port, a.corrupt_after)
     try:
+        if a.udp:
+            print(json.dumps(client_udp(a.host, a.port, a.size, a.exchanges, a.duration, a.wait_go)))
+            return 0
         print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration, a.wait_go)))
         return 0
     except Corrupted as e:

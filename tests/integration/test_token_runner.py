@@ -78,3 +78,18 @@ def test_sigint_keeps_finished_points_and_leaves_nothing(tmp_path):
     doc = json.loads(out.read_text())
     assert 2 <= len(doc["points"]) < 8 and doc["complete"] is False
     assert diff(before, snapshot()) == {}
+
+
+def test_udp_round_trips_cross_the_wire(testbed):
+    """--transport udp (lmbench's lat_udp): every datagram comes back intact, none is lost on an
+    idle wire, and a round trip takes at least the wire time of two minimum frames (84 bytes on a
+    10 Mbit/s wire: 67 us each way), which a loopback or an unshaped path would not."""
+    from workloads.token import run_exchange
+    tb = testbed("single-net", nodes=2, rate_mbit=10)
+    res = run_exchange([(tb.host("b0"), tb.host("b1"))], 1, 1, exchanges=300, transport="udp")
+    [pair] = res["per_pair"]
+    assert pair["round_trips"] == 300 and pair["lost"] == 0
+    assert res["rtt_ms_median"] >= 2 * 84 * 8 / 10e6 * 1e3, res["rtt_ms_median"]
+    big = run_exchange([(tb.host("b0"), tb.host("b1"))], 1472, 1, exchanges=100, transport="udp")
+    # 1472 B each way is a full 1538-byte frame on the wire: 1.23 ms each way at 10 Mbit/s
+    assert big["rtt_ms_median"] >= 2 * 1538 * 8 / 10e6 * 1e3, big["rtt_ms_median"]

@@ -58,7 +58,7 @@ def test_a_latency_reads_in_its_unit():
     check = next(c for c in validation.load_checks() if c["id"] == "lmbench-lat-tcp-10baset")
     docs = {"era-validation-latency": {"points": [
         {"hardware": "prototype-1995", "topology": "single-net", "rate_mbit": 10, "pairs": 1, "token_size": 1,
-         "tokens_in_flight": 1, "rtt_ms_median": v} for v in (0.5, 0.52)]}}
+         "tokens_in_flight": 1, "transport": "tcp", "rtt_ms_median": v} for v in (0.5, 0.52)]}}
     r = validation.read(check, docs)
     assert r["measured"] == pytest.approx(510) and r["reads"] == validation.BELOW
     assert "us" in validation.table([r])[1]
