@@ -38,14 +38,15 @@ from topologies.hardware import describe_tcp
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 NOT_MODELLED = [
-    ("profiles' TCP: reno without SACK, timestamps or window scaling is set, but Linux 1.x's "
-     "advertised window (at most 14,335 B), its 200 ms minimum RTO and 1.2's lack of fast "
-     "retransmit are today's kernel's",
-     "bulk transfers and loss recovery slightly too FAST on the paper's hardware"),
+    ("profiles' TCP: the era's buffers, window, minimum RTO and (1.2) missing fast retransmit are "
+     "set, but its delayed-ACK timer, round-trip estimator and receive-window growth are today's "
+     "kernel's; no emulated wire loses a frame (no 16-collision drops), so the RTO never acts",
+     "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
-    ("profiles: Linux 1.x TCP's per-message latency beyond the per-packet cost (lmbench lat_tcp was "
-     "4-5x lat_udp); without netem a lone packet after idle time is not delayed",
+    ("profiles: Linux 1.x TCP's per-message cost beyond the per-packet cost (lmbench lat_tcp was "
+     "4-5x lat_udp) and the network card's own latency; without netem a lone packet after idle "
+     "time is not delayed (the era validation table reads it)",
      "small tokens too FAST on the paper's hardware"),
     ("profiles: disk work does not draw on the node's CPU budget (the disk has its own rate, set from "
      "all-local copies); bus contention between disk and NIC",
