@@ -75,6 +75,15 @@ def parse_disk(text: str) -> DiskProfile | None:
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
 
 
+def for_spec(setting: str, spec) -> DiskProfile:
+    """The disk every node of this network gets for a --disk setting: its hardware profile's
+    (topologies.hardware.hardware_of) at its time scale. The workloads' and the calibration's
+    one way to ask."""
+    from topologies.hardware import hardware_of, load
+    from topologies.timescale import time_scale_of
+    return for_hardware(setting, load(hardware_of(spec)), time_scale_of(spec))
+
+
 def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0) -> DiskProfile:
     """The disk a node gets: --disk if it names one, else the hardware
     profile's disk (ide-1995 for a profile without one, such as none);

@@ -27,7 +27,7 @@ from netlab.manifest import LABEL_ENV, Manifest, claim, release
 from netlab.node import BeowulfHost
 from netlab.topo import SpecTopo, wire_node
 from netlab.wire import JoinOVS, SharedWire
-from topologies.hardware import load as load_profile
+from topologies.hardware import hardware_of, load as load_profile
 from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
@@ -174,7 +174,7 @@ class Testbed:
     def environment(self) -> dict:
         """What ran, for the results record: implementations, and the exact
         argv applied to every wire and node (with exit status)."""
-        hardware = self.spec.params.get("hardware", "none")
+        hardware = hardware_of(self.spec)
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
                 "hardware": hardware, "host_cost_impl": self.impls.get("host_cost"),
                 "hardware_profile": load_profile(hardware).record(),

@@ -23,10 +23,9 @@ from pathlib import Path
 
 from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
-from netlab.disk_profiles import for_hardware
+from netlab.disk_profiles import for_spec
 from pipeline.results import real_rate
-from topologies.hardware import load as load_profile
-from topologies.timescale import time_scale_of
+from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
@@ -81,7 +80,7 @@ def applies(cal: dict, point: dict) -> bool:
     """The point rests on this calibration."""
     a = cal["applies"]
     return (point.get("workload") == a["workload"]
-            and ("hardware" not in a or point.get("hardware", "none") == a["hardware"])
+            and ("hardware" not in a or hardware_of(point) == a["hardware"])
             and ("disk" not in a or disk_profile(point) == a["disk"]))
 
 
@@ -144,10 +143,10 @@ def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict
 def as_recorded(sweep, spec, pt: dict) -> dict:
     """A planned point with the keys calibrations match on (workload, hardware, disk profile)."""
     settings = sweep.settings()
-    hw = spec.params.get("hardware", "none")
+    hw = hardware_of(spec)
     out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
     if "disk" in settings:
-        out["disk"] = {"profile": for_hardware(settings["disk"], load_profile(hw), time_scale_of(spec)).name}
+        out["disk"] = {"profile": for_spec(settings["disk"], spec).name}
     return out
 
 

@@ -44,6 +44,7 @@ from typing import Any
 from core.jsonfile import check_schema, write_schema
 from pipeline import calibration as cal
 from pipeline.results import read_json, real_rate
+from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS_FILE = ROOT / "claims" / "claims.json"
@@ -503,7 +504,7 @@ def view(docs: dict[str, dict], which: str) -> dict[str, dict]:
     """The documents with only the points of one view (results v3 name every
     point's hardware; older documents read as none)."""
     def keep(p: dict) -> bool:
-        hw, on = p.get("hardware", "none"), p.get("contention", "off") == "on"
+        hw, on = hardware_of(p), p.get("contention", "off") == "on"
         if which == TODAY:
             return hw == "none" and not on
         return hw != "none" and on == (which == CONTENDED)

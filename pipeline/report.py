@@ -33,7 +33,7 @@ from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REP
                              view, views_present)
 from pipeline.plot import plot
 from pipeline.table import table, trusted
-from topologies.hardware import describe_tcp
+from topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -147,7 +147,7 @@ def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
             if max(util.values()) / min(util.values()) > LOCKED:
                 what = ", ".join(_kv(k, p[k]) for k in ("pairs", "token_size", "remote", "file_size")
                                  if p.get(k) is not None)
-                rows.append([name, p.get("hardware", "none"), what, str(p.get("repeat", 0)),
+                rows.append([name, hardware_of(p), what, str(p.get("repeat", 0)),
                              ", ".join(f"{w} {u:.2f}" for w, u in sorted(util.items()))])
     return rows
 
@@ -206,7 +206,7 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
     tcp = {}
     for p in points:
         if p.get("tcp"):
-            tcp.setdefault(p.get("hardware", "none"), describe_tcp(p["tcp"]))
+            tcp.setdefault(hardware_of(p), describe_tcp(p["tcp"]))
     host = next((t.get("tcp_host_default") for t in nets if t.get("tcp_host_default")), None)
     for hw, text in sorted(tcp.items()):
         out.append((f"TCP on hardware {hw}", text))

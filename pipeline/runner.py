@@ -19,6 +19,7 @@ from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep
+from topologies.hardware import NONE, hardware_of
 from topologies.timescale import time_scale_of
 
 
@@ -50,7 +51,7 @@ def network_key(spec) -> str:
     +profile on a hardware profile, +contention with the contention model, /D<d> time-scaled."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
     key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
-    if spec.params.get("hardware", "none") != "none":
+    if hardware_of(spec) != NONE:
         key += f"+{spec.params['hardware']}"
     key += "+contention" if spec.params.get("contention") else ""
     return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
@@ -111,7 +112,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 tcp_after = tcp_counters(hosts)
                 point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                          "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-                         "hardware": spec.params.get("hardware", "none"),
+                         "hardware": hardware_of(spec),
                          "contention": "on" if spec.params.get("contention") else "off",
                          "workload": sweep.workload, **pt, **result,
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from core.errors import BadInput
 from core.values import Axis
-from topologies.hardware import ERA, NONE, profile_names
+from topologies.hardware import ERA, NONE, hardware_of, profile_names
 from topologies.presets import PRESETS, build_spec, check_topology
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
@@ -134,7 +134,7 @@ class Sweep:
         pts, seen = [], set()
         network = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
                    "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-                   "hardware": spec.params.get("hardware", "none"),
+                   "hardware": hardware_of(spec),
                    "contention": "on" if spec.params.get("contention") else "off"}
         for placement, *combo in itertools.product(self.placements_for(spec), *(self[name] for name in many)):
             base = {"placement": placement, **dict(zip(many, combo)), **settings}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from core.values import human_size
 from netlab.shaping import MSS
 from pipeline.results import real_rate
-from topologies.hardware import describe_tcp
+from topologies.hardware import describe_tcp, hardware_of
 from workloads import WORKLOADS
 from workloads.base import Figure
 
@@ -76,7 +76,7 @@ def config_key(p: dict, extra: list[str] = ()) -> str:
 
 
 def view_of(p: dict) -> str:
-    return p.get("hardware") or "none"
+    return hardware_of(p)
 
 
 def curve_key(p: dict, extra: list[str] = ()) -> str:

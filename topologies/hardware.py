@@ -239,6 +239,13 @@ class Profile:
         return dict(self.data)
 
 
+def hardware_of(spec_or_point) -> str:
+    """The hardware profile a network spec (its params) or a results point ran on: `none` when
+    unset (documents before v3 and specs built without --hardware). The one home of that default."""
+    params = getattr(spec_or_point, "params", spec_or_point)
+    return params.get("hardware") or NONE
+
+
 def profile_names() -> list[str]:
     """Every profile in hardware/ (file stems), `none` first."""
     names = sorted(p.stem for p in HARDWARE_DIR.glob("*.json") if p.name != "schema.json")

@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from core.errors import DataCorrupted
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import for_hardware, parse_disk
-from topologies.hardware import load as load_profile
+from netlab.disk_profiles import for_spec, parse_disk
 from topologies.spec import NetworkSpec, SpecError
-from topologies.timescale import time_scale_of
 from workloads.agent import PYTHON, Agents
 from workloads.base import Figure, Workload
 from workloads.placement import place, wire_load
@@ -184,7 +182,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
 
 def check(spec, point: dict, settings: dict) -> None:
     plan(spec, settings["copies"], point["remote"], point["placement"])
-    for_hardware(settings["disk"], load_profile(spec.params.get("hardware", "none")), time_scale_of(spec))
+    for_spec(settings["disk"], spec)
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
@@ -192,8 +190,7 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     nodes = {n for pt in points
              for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"]))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
-    disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")),
-                        time_scale_of(tb.spec))
+    disk = for_spec(settings["disk"], tb.spec)
     return DiskSet(tb.manifest, disk, order,
                    max(pt["file_size"] for pt in points)).create()
 

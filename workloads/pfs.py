@@ -28,11 +28,10 @@ from dataclasses import dataclass
 from core.errors import DataCorrupted, RuntimeFailure
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import for_hardware
+from netlab.disk_profiles import for_spec
 from netlab.manifest import netns_inode
 from netlab.pfs import GlusterCluster
 from netlab.shaping import payload_capacity_bytes_s
-from topologies.hardware import load as load_profile
 from topologies.spec import SpecError
 from topologies.timescale import time_scale_of
 from workloads.agent import PYTHON, Agents, WorkloadFailed
@@ -82,7 +81,7 @@ def check(spec, point: dict, settings: dict) -> None:
         if settings["volume"] % point["stripe_size"]:
             raise SpecError(f"--volume ({human_size(settings['volume'])}) must be a whole number of "
                             f"stripes ({human_size(point['stripe_size'])})")
-    for_hardware(settings["disk"], load_profile(spec.params.get("hardware", "none")), time_scale_of(spec))
+    for_spec(settings["disk"], spec)
     if settings["volume"] % BONNIE_BLOCK:
         raise SpecError("--volume must be a whole number of MiB")
 
@@ -222,7 +221,7 @@ def prepare(tb, points: list[dict], settings: dict) -> Context:
     """Disks on every node; the file system when some point needs it."""
     nodes = [n.name for n in tb.spec.nodes]
     d = time_scale_of(tb.spec)
-    disk = for_hardware(settings["disk"], load_profile(tb.spec.params.get("hardware", "none")), d)
+    disk = for_spec(settings["disk"], tb.spec)
     # a node's disk holds its bonnie file, or its stripe: every rank's blocks there, `volume` in all
     disks = DiskSet(tb.manifest, disk, nodes, settings["volume"]).create()
     launcher = _launcher(tb, str(disks.root / "mpi-rsh-agent.sh"))
