@@ -13,6 +13,7 @@ from pipeline.report import build
 from pipeline.results import RESULTS_DIR
 from pipeline.session import Session
 from pipeline.sweep import Sweep
+from pipeline.sensitivity import load_variants, variant_sweep
 from pipeline.validation import experiments as era_experiments
 from topologies.hardware import NONE
 
@@ -39,6 +40,9 @@ def add_parser(sub) -> None:
                         "figure ran on, and on today's hosts), paper, or none (today's hosts only)")
     p.add_argument("--contention", action="store_true",
                    help="charge CSMA/CD contention on every wire too (with --hardware paper)")
+    p.add_argument("--sensitivity", action="store_true",
+                   help="also run each variant of claims/sensitivity.json (the choices the papers leave "
+                        "open) on the paper's hardware; the report shows how each claim's verdict moves")
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -72,6 +76,12 @@ def with_hardware(sweep, which: str, contention: bool):
     return Sweep(sweep.workload, values, sweep.shard)
 
 
+def split_variants(docs: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(the experiments' documents, the sensitivity variants' by variant id)."""
+    main = {n: d for n, d in docs.items() if not n.startswith("sensitivity-")}
+    return main, {n[len("sensitivity-"):]: d for n, d in docs.items() if n.startswith("sensitivity-")}
+
+
 def run(args) -> int:
     names = planned(args.only)
     claims = load_claims()
@@ -87,11 +97,22 @@ def run(args) -> int:
         sweep.claimed = None if era_only else read_by_claims(claims, name)   # repeats where read
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)
+    variants = {}
+    if args.sensitivity:
+        if args.hardware == "none":
+            raise BadInput("--sensitivity runs on the paper's hardware: drop --hardware none")
+        for v in load_variants():
+            if v["experiment"] in sweeps:
+                vsweep = with_hardware(variant_sweep(v, args.quick)[0], "paper", args.contention)
+                vsweep.shard = args.shard
+                vsweep.claimed = read_by_claims(claims, v["experiment"])
+                if vsweep.schedule():
+                    variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else RESULTS_DIR / f"reproduction-{stamp}{'-quick' if args.quick else ''}"
-    session = Session("reproduce", build_options(args), [s for s, _ in sweeps.values()],
+    session = Session("reproduce", build_options(args), [s for s, _ in (*sweeps.values(), *variants.values())],
                       [out / "report.html"], checked=True)
-    total = sum(len(pts) for s, _ in sweeps.values() for _, pts in s.schedule())
+    total = sum(len(pts) for s, _ in (*sweeps.values(), *variants.values()) for _, pts in s.schedule())
     print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
           f"report in {out}/", flush=True)
     t0 = time.monotonic()
@@ -100,13 +121,20 @@ def run(args) -> int:
             points = sum(len(p) for _, p in sweep.schedule())
             print(f"[{k}/{len(sweeps)}] {name}: {points} points", file=sys.stderr, flush=True)
             session.run(sweep, out / "results" / f"{name}.json", paper, name, progress=not args.no_progress)
+        for k, (vid, (vsweep, paper)) in enumerate(variants.items(), 1):
+            points = sum(len(p) for _, p in vsweep.schedule())
+            print(f"[sensitivity {k}/{len(variants)}] {vid}: {points} points", file=sys.stderr, flush=True)
+            vname = f"sensitivity-{vid}"
+            session.run(vsweep, out / "sensitivity" / f"{vid}.json", paper, vname, progress=not args.no_progress)
     except (KeyboardInterrupt, NetlabError):
         sys.stderr.write(f"\nstopped: writing the report from what finished ({len(session.docs)} "
-                         "experiment(s), the last one partly)\n")
-        page = build(session.docs, out, args.quick, elapsed_s=time.monotonic() - t0)
+                         "document(s), the last one partly)\n")
+        main, varied = split_variants(session.docs)
+        page = build(main, out, args.quick, elapsed_s=time.monotonic() - t0, sensitivity=varied)
         sys.stderr.write(f"report: {page}\n")
         raise
-    page = build(session.docs, out, args.quick, elapsed_s=time.monotonic() - t0)
+    main, varied = split_variants(session.docs)
+    page = build(main, out, args.quick, elapsed_s=time.monotonic() - t0, sensitivity=varied)
     print((out / "report.md").read_text().split("## Figures")[0])
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

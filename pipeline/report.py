@@ -27,6 +27,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.values import human_size
 from pipeline.calibration import MET, MISSED, load_calibrations
+from pipeline import sensitivity as sensitivity_table
 from pipeline.validation import IN_BAND, NOT_MEASURED, readings
 from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
@@ -389,6 +390,13 @@ def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[dict]:
     return rows
 
 
+def sensitivity_rows(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, dict]) -> list[dict]:
+    """The sensitivity table: per variant and claim, the verdict as run and with the variant."""
+    return [{**r, "set": ", ".join(f"{k} {v}" for k, v in r["set"].items()),
+             "class": VERDICT_CLASS.get(r["variant_verdict"], "na")}
+            for r in sensitivity_table.rows(claims, docs, variant_docs)]
+
+
 def era_rows(docs: dict[str, dict]) -> list[dict]:
     """The era validation table (claims/era-checks.json): each 1996 profile against a figure
     measured on such a machine outside the papers, with its band; read, never judged."""
@@ -457,7 +465,7 @@ def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
 
 
 def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
-          elapsed_s: float | None = None) -> dict:
+          elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None) -> dict:
     """Everything the report says, as data: judged claims, calibration, figures (written into
     out/figures), gates, bonding, environment, the unmodelled, the glossary."""
     figdir = out / "figures"
@@ -489,6 +497,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "results": [r for rows in by_view.values() for r in rows],
         "calibration": cal,
         "era": era_rows(docs),
+        "sensitivity": sensitivity_rows(claims, docs, sensitivity) if sensitivity else [],
         "figures": _figures(docs, figdir),
         "gates": gate_summary(docs),
         "locked": bonding_balance(docs),
@@ -502,18 +511,19 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
 
 
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
-          elapsed_s: float | None = None) -> Path:
-    """Write report.md, report.html and figures/ into out; return report.html."""
+          elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None) -> Path:
+    """Write report.md, report.html and figures/ into out; return report.html. sensitivity:
+    variant id -> its document (reproduce --sensitivity)."""
     try:
-        return _build(docs, out, quick, claims_path, elapsed_s)
+        return _build(docs, out, quick, claims_path, elapsed_s, sensitivity)
     except OSError as e:
         raise BadInput(f"cannot write the report in {out}: {e.strerror or e}; choose another --out")
 
 
 def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None,
-           elapsed_s: float | None) -> Path:
+           elapsed_s: float | None, sensitivity: dict[str, dict] | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    m = model(docs, out, quick, claims_path, elapsed_s)
+    m = model(docs, out, quick, claims_path, elapsed_s, sensitivity)
     (out / "report.md").write_text(markdown(m))
     (out / "claims.json").write_text(json.dumps(m["results"], indent=1, default=str))
     page = out / "report.html"
@@ -571,6 +581,14 @@ def markdown(m: dict) -> str:
     md += [_row([r["view"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
                  r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
            for r in m["calibration"]] or ["| - | no point of this run rests on a calibration | - | - | - | - |"]
+    if m["sensitivity"]:
+        md += ["", "## Sensitivity", "", "The choices the papers leave open (claims/sensitivity.json), each run "
+               "with another value on the paper's hardware: how each claim reading that experiment moves. "
+               "Reported, never chosen from: the verdicts above are those of the experiments as written.", "",
+               "| variant | setting | claim | verdict as run | with the variant | why |", "|---|---|---|---|---|---|"]
+        md += [_row([r["variant"], r["set"], r["claim"], r["verdict"],
+                     f"**{r['variant_verdict']}**" if r["moved"] else r["variant_verdict"], r["variant_reason"]])
+               for r in m["sensitivity"]]
     md += ["", "## Era validation", "", "Each 1996 profile against figures measured on such machines "
            "outside the papers (claims/era-checks.json), with a band declared before running. Never judged "
            "as a claim and never tuned to: a reading outside its band points at a mechanism the model "

@@ -39,6 +39,8 @@ AXES = (
          "with none), ide-1995 (1.67 MB/s each way, from the papers' all-local copies), "
          "none (unthrottled), or MB/s as R or R/W", many=False,
          validator=parse_disk),
+    Axis("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time (the papers do not "
+         "say; a sensitivity of issue 20)", many=False, minimum=512, maximum=16 << 20, unit="bytes"),
 )
 
 
@@ -197,7 +199,7 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
 
 def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
     copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"])
-    res = run_copies(tb, disks, copies, point["file_size"])
+    res = run_copies(tb, disks, copies, point["file_size"], chunk=settings.get("chunk", CHUNK))
     pairs = place(tb.spec, point["remote"], point["placement"]) if point["remote"] else []
     remote = [c for c in res["per_copy"] if c["kind"] == "remote"]
     flows = [{"path": p.path, "bytes": c["bytes"], "start": c["start"], "end": c["end"]}

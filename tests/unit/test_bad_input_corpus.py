@@ -264,6 +264,7 @@ OTHERS = [
     ("experiment hardware override unknown", ["experiment", "quick-comparison", "--hardware", "486"],
      "--hardware"),
     ("reproduce contention on both", ["reproduce", "--contention"], "--hardware paper"),
+    ("reproduce sensitivity on today only", ["reproduce", "--sensitivity", "--hardware", "none"], "--hardware none"),
     ("reproduce hardware unknown", ["reproduce", "--hardware", "486"], "invalid choice"),
     ("exercise unknown", ["exercise", "show", "ethernet-101"], "exercise list"),
     ("exercise no action", ["exercise"], "ACTION"),

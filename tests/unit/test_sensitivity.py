@@ -1,0 +1,47 @@
+"""Sensitivity variants: data that names real experiments and settings, and a table that only reports."""
+import json
+
+import pytest
+
+pytest.importorskip("jsonschema")
+
+from pipeline import sensitivity  # noqa: E402
+from pipeline.claims import load_claims  # noqa: E402
+from tests.unit.test_reproduction import STORED, build, load  # noqa: E402
+
+
+def test_schema_file_is_the_schema_in_code():
+    assert json.loads(sensitivity.SCHEMA_FILE.read_text()) == sensitivity.SCHEMA, \
+        "claims/sensitivity.schema.json is stale: run python3 -m pipeline.sensitivity"
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_every_variant_changes_a_setting_of_an_experiment_the_claims_read(quick):
+    claims = load_claims()
+    for v in sensitivity.load_variants():
+        assert any(v["experiment"] in c["experiments"] for c in claims), v["id"]
+        sweep = sensitivity.variant_sweep(v, quick)[0]
+        for key, value in v["set"].items():
+            assert sweep[key] == value, (v["id"], key)
+        assert sweep.total_points() > 0
+
+
+@pytest.mark.skipif(not STORED, reason="no stored reproduction documents")
+def test_the_table_reports_moves_and_the_verdicts_stay_the_runs(tmp_path):
+    docs = {load(p)["name"]: load(p) for p in STORED}
+    claims = load_claims()
+    # a variant whose document is the experiment's own moves nothing
+    v = sensitivity.load_variants()[0]
+    rows = sensitivity.rows(claims, docs, {v["id"]: docs[v["experiment"]]})
+    assert rows and all(not r["moved"] for r in rows)
+    assert {r["claim"] for r in rows} == {c["id"] for c in claims if v["experiment"] in c["experiments"]}
+    # an empty variant document makes its claims not checkable there, and the report says so
+    empty = {**docs[v["experiment"]], "points": []}
+    page = build(docs, tmp_path, quick=True, sensitivity={v["id"]: empty})
+    md = (tmp_path / "report.md").read_text()
+    section = md.split("## Sensitivity")[1].split("## Era validation")[0]
+    assert v["id"] in section and "**not checkable**" in section and 'id="sensitivity"' in page.read_text()
+    # the claims' own verdicts are the run's, whatever the variants read
+    plain = tmp_path / "plain"
+    build(docs, plain, quick=True)
+    assert json.loads((plain / "claims.json").read_text()) == json.loads((tmp_path / "claims.json").read_text())
