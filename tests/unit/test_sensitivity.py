@@ -7,6 +7,7 @@ pytest.importorskip("jsonschema")
 
 from pipeline import sensitivity  # noqa: E402
 from pipeline.claims import load_claims  # noqa: E402
+from pipeline.experiment import experiment_files, load as load_experiment  # noqa: E402
 from tests.unit.test_reproduction import STORED, build, load  # noqa: E402
 
 
@@ -21,8 +22,10 @@ def test_every_variant_changes_a_setting_of_an_experiment_the_claims_read(quick)
     for v in sensitivity.load_variants():
         assert any(v["experiment"] in c["experiments"] for c in claims), v["id"]
         sweep = sensitivity.variant_sweep(v, quick)[0]
+        plain = load_experiment(experiment_files()[v["experiment"]], quick=quick)[0]
         for key, value in v["set"].items():
             assert sweep[key] == value, (v["id"], key)
+        assert any(plain[k] != sweep[k] for k in v["set"]), f"{v['id']} changes nothing"
         assert sweep.total_points() > 0
 
 
