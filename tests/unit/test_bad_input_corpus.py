@@ -264,6 +264,8 @@ OTHERS = [
     ("experiment hardware override unknown", ["experiment", "quick-comparison", "--hardware", "486"],
      "--hardware"),
     ("reproduce contention on both", ["reproduce", "--contention"], "--hardware paper"),
+    ("run filecopy chunk under 4K", ["run", "filecopy", "--chunk", "1K"], "4K..16M"),
+    ("run filecopy chunk not 4K-aligned", ["run", "filecopy", "--chunk", "6K"], "multiple of 4K"),
     ("reproduce sensitivity on today only", ["reproduce", "--sensitivity", "--hardware", "none"], "--hardware none"),
     ("reproduce hardware unknown", ["reproduce", "--hardware", "486"], "invalid choice"),
     ("exercise unknown", ["exercise", "show", "ethernet-101"], "exercise list"),
