@@ -85,7 +85,7 @@ def split_variants(docs: dict[str, dict]) -> tuple[dict[str, dict], dict[str, di
 def run(args) -> int:
     names = planned(args.only)
     claims = load_claims()
-    sweeps = {}
+    sweeps, shares = {}, {}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
         era_only = name in era_experiments() and not any(name in c["experiments"] for c in claims)
@@ -97,6 +97,7 @@ def run(args) -> int:
         sweep.claimed = None if era_only else read_by_claims(claims, name)   # repeats where read
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)
+            shares[name] = meta.get("same_points_as") or []
     variants = {}
     if args.sensitivity:
         if args.hardware == "none":
@@ -120,7 +121,8 @@ def run(args) -> int:
         for k, (name, (sweep, paper)) in enumerate(sweeps.items(), 1):
             points = sum(len(p) for _, p in sweep.schedule())
             print(f"[{k}/{len(sweeps)}] {name}: {points} points", file=sys.stderr, flush=True)
-            session.run(sweep, out / "results" / f"{name}.json", paper, name, progress=not args.no_progress)
+            session.run(sweep, out / "results" / f"{name}.json", paper, name, progress=not args.no_progress,
+                        same_points_as=shares.get(name))
         for k, (vid, (vsweep, paper)) in enumerate(variants.items(), 1):
             points = sum(len(p) for _, p in vsweep.schedule())
             print(f"[sensitivity {k}/{len(variants)}] {vid}: {points} points", file=sys.stderr, flush=True)

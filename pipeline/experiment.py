@@ -50,6 +50,12 @@ def schema() -> dict:
             "quick": {"type": "object", "description": "axis values that replace the sweep's in a "
                       "quick run (emulate.py reproduce --quick, experiment --quick)"},
             "paper": PAPER_SCHEMA,
+            "same_points_as": {"type": "array", "items": {"type": "string", "pattern": NAME_PATTERN},
+                               "description": "experiments that measure some of this one's points "
+                                              "with the same configuration: when they ran earlier in "
+                                              "the same reproduction, those points are taken from their "
+                                              "documents (each marked measured_in) instead of measured "
+                                              "again (pipeline/derive.py)"},
         },
         "allOf": rules,
     }
@@ -88,7 +94,7 @@ def load(path: Path, shard: tuple[int, int] | None = None, quick: bool = False,
         sweep.check()
     except BadInput as e:
         raise BadInput(f"experiment file {path}: {e}")
-    return sweep, data.get("paper", {}), {k: data.get(k) for k in ("name", "description")}
+    return sweep, data.get("paper", {}), {k: data.get(k) for k in ("name", "description", "same_points_as")}
 
 
 def experiment_files() -> dict[str, Path]:

@@ -114,6 +114,9 @@ COMMON_POINT = {
               "profile's tcp block; documents before 2026-11-24 lack the last five) and what it did over the point, "
               "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
               "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)"),
+    "measured_in": _t("string", "this point was not measured for this experiment: it is the point of "
+                      "that experiment (its name) with the same configuration, measured earlier in the "
+                      "same reproduction (experiment files' same_points_as; pipeline/derive.py)"),
     "calibration_of": _t("string", "this point measures a calibration (claims/calibrations.json id) "
                          "that the sweep's own points did not measure twice; it is not a sweep point "
                          "(no point_index) and tables leave it out"),
@@ -232,6 +235,8 @@ SCHEMA = {
         "shard": _t("string", "I/N: this document holds points I, I+N, ... of the sweep",
                     pattern=r"^[1-9][0-9]*/[1-9][0-9]*$"),
         "shards": _t("array", "merged documents: the shards merged"),
+        "same_points_as": _t("array", "experiments whose documents gave points of this one (each such "
+                             "point names its source in measured_in)"),
         "complete": _t("boolean", "every point of the sweep (or shard) finished"),
         "paper": PAPER_SCHEMA,
         "calibrations": {"type": "array", "description": "every calibration point the points rest on, "

@@ -78,10 +78,15 @@ def tcp_counters(hosts) -> dict[str, int]:
 
 
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
-              caps=None) -> dict:
+              caps=None, have: set[int] | None = None) -> dict:
+    """have: point indexes the document already holds (taken from another experiment's
+    document, pipeline.derive): not measured again."""
     schedule, cannot = calibration.with_calibrations(sweep, sweep.schedule())
     if cannot:
         doc["calibration_not_measured"] = cannot
+    if have:
+        schedule = [(spec, kept) for spec, pts in schedule
+                    if (kept := [pt for pt in pts if pt.get("point_index") not in have])]
     bar = Progress(sum(len(pts) for _, pts in schedule), progress)
     csv_path = out.with_suffix(".csv")
     host = os.environ.get("NETLAB_HOST_LABEL") or platform.node()

@@ -21,6 +21,7 @@ from netlab.impls import BuildOptions
 from pipeline.calibration import MET, table_lines
 from pipeline.plot import plot
 from pipeline.table import table
+from pipeline.derive import shared_points
 from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 from pipeline.sweep import Sweep
 
@@ -66,16 +67,31 @@ class Session:
         self.docs: dict[str, dict] = {}
 
     def run(self, sweep: Sweep, out: Path, paper: dict | None = None, name: str | None = None,
-            progress: bool = True) -> dict:
-        """Create sweep's results document at out, run every point into it, return it."""
-        from pipeline.runner import run_sweep   # imports Mininet: the run is certain now
+            progress: bool = True, same_points_as: list[str] | None = None) -> dict:
+        """Create sweep's results document at out, run every point into it, return it.
+        same_points_as: documents of this session whose points with the same configuration
+        are taken instead of measured again (pipeline.derive)."""
+        from pipeline.runner import network_key, run_sweep   # imports Mininet: the run is certain now
         doc = new_document(sweep.workload, sweep.parameters(), paper, name)
         doc["total_points"] = sweep.total_points()
         if sweep.shard:
             doc["shard"] = f"{sweep.shard[0]}/{sweep.shard[1]}"
+        sources = {n: self.docs[n] for n in (same_points_as or []) if n in self.docs}
+        shared = shared_points(sweep, sources) if sources else []
+        if shared:
+            doc["points"] = shared
+            doc["same_points_as"] = sorted({p["measured_in"] for p in shared})
+            for src in doc["same_points_as"]:     # the networks those points were measured on
+                env = self.docs[src]["environment"]
+                keys = {network_key(spec) for spec in sweep.specs()}
+                doc["environment"]["topologies"].update(
+                    {k: v for k, v in env.get("topologies", {}).items() if k in keys})
+                if "capabilities" in env:
+                    doc["environment"].setdefault("capabilities", env["capabilities"])
         write_atomic(doc, out)
         self.docs[name or sweep.workload] = doc
-        run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps)
+        run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps,
+                  have={p["point_index"] for p in shared})
         return doc
 
 

@@ -1,0 +1,58 @@
+"""Points an experiment shares with others: taken from their documents, not measured again.
+
+IPPS'96 Figure 6 sets the 2 MB curves of Figures 3 and 5 side by side: its
+experiment sweeps exactly points those two measure. An experiment file names
+such experiments (`same_points_as`); when they ran earlier in the same
+reproduction, every point of this sweep that one of their documents holds
+with the same configuration (network, placement, the workload's axes, the
+repeat, and the same one-valued settings) is copied from it, marked
+`measured_in`, and only the rest is measured. The copy keeps every measured
+field, fidelity and gates included: it is the same measurement, shown in two
+figures, never a second one.
+"""
+from __future__ import annotations
+
+from pipeline.sweep import Sweep
+from topologies.hardware import hardware_of
+from topologies.timescale import time_scale_of
+
+NETWORK_KEYS = ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention", "time_scale")
+
+
+def _network(spec) -> dict:
+    return {"topology": spec.topology, "rate_mbit": float(spec.params["rate_mbit"]),
+            "channels": spec.params.get("channels"), "nodes": len(spec.nodes), "hardware": hardware_of(spec),
+            "contention": "on" if spec.params.get("contention") else "off", "time_scale": time_scale_of(spec)}
+
+
+def _key(network: dict, point: dict, axes: list[str]) -> tuple:
+    return (tuple(network[k] for k in NETWORK_KEYS), point.get("placement"),
+            tuple(point.get(a) for a in axes), point.get("repeat", 0))
+
+
+def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
+    """This sweep's points that a source document (name -> results document) measured with
+    the same configuration, each as the source recorded it with this sweep's point_index."""
+    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    settings = sweep.settings()
+    found: dict[tuple, tuple[str, dict]] = {}
+    for name, doc in sources.items():
+        params = doc.get("parameters", {})
+        if doc.get("workload") != sweep.workload or any(params.get(k) != v for k, v in settings.items()):
+            continue
+        for p in doc.get("points", []):
+            if p.get("calibration_of"):
+                continue
+            net = {k: p.get(k) for k in NETWORK_KEYS}
+            net["rate_mbit"] = float(net["rate_mbit"]) if net["rate_mbit"] is not None else None
+            net["time_scale"] = float(p.get("time_scale") or 1)
+            found.setdefault(_key(net, p, axes), (name, p))
+    out = []
+    for spec, pts in sweep.schedule():
+        net = _network(spec)
+        for pt in pts:
+            hit = found.get(_key(net, pt, axes))
+            if hit:
+                name, p = hit
+                out.append({**p, "point_index": pt["point_index"], "measured_in": name})
+    return out

@@ -1,0 +1,54 @@
+"""Points shared between experiments: taken only when the configuration is the same."""
+import pytest
+
+pytest.importorskip("jsonschema")
+
+from pipeline.derive import shared_points  # noqa: E402
+from pipeline.experiment import experiment_files, load  # noqa: E402
+
+
+def fig6(quick=True):
+    sweep, _paper, meta = load(experiment_files()["ipps96-fig6-balance"], quick=quick)
+    return sweep, meta
+
+
+def source(sweep_name: str, quick=True, **change):
+    """A document as the runner writes it for that experiment: every scheduled point, measured."""
+    sweep = load(experiment_files()[sweep_name], quick=quick)[0]
+    pts = []
+    for spec, points in sweep.schedule():
+        for pt in points:
+            pts.append({"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
+                        "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
+                        "hardware": spec.params.get("hardware") or "none", "contention": "off",
+                        **pt, "disk": {"profile": "x"}, "throughput_mbyte_s": 1.0 + pt["point_index"]})
+    return {"workload": sweep.workload, "parameters": {**sweep.parameters(), **change}, "points": pts}
+
+
+def test_fig6_takes_its_points_from_figs_3_and_5():
+    sweep, meta = fig6()
+    assert meta["same_points_as"] == ["ipps96-fig3-prototype", "ipps96-fig5-demonstration"]
+    docs = {n: source(n) for n in meta["same_points_as"]}
+    got = shared_points(sweep, docs)
+    scheduled = [pt for _, pts in sweep.schedule() for pt in pts]
+    assert sorted(p["point_index"] for p in got) == sorted(p["point_index"] for p in scheduled)
+    assert {p["measured_in"] for p in got} == set(meta["same_points_as"])
+    for p in got:      # each is the source's measurement of the same configuration
+        src = docs[p["measured_in"]]["points"]
+        twin = [s for s in src if s["throughput_mbyte_s"] == p["throughput_mbyte_s"]]
+        assert len(twin) == 1 and all(twin[0][k] == p[k] for k in ("rate_mbit", "hardware", "remote",
+                                                                   "file_size", "repeat", "placement"))
+        assert (p["rate_mbit"], p["hardware"]) in {(10, "prototype-1995"), (100, "demonstration-1996")}
+
+
+def test_another_setting_or_workload_shares_nothing():
+    sweep, meta = fig6()
+    other_chunk = {n: source(n, chunk=4096) for n in meta["same_points_as"]}
+    assert shared_points(sweep, other_chunk) == []
+    token = {n: {**source(n), "workload": "token"} for n in meta["same_points_as"]}
+    assert shared_points(sweep, token) == []
+    # a repeat the source did not run is measured, not invented
+    one_run = {n: {**d, "points": [p for p in d["points"] if p["repeat"] == 0]}
+               for n, d in ((n, source(n)) for n in meta["same_points_as"])}
+    got = shared_points(sweep, one_run)
+    assert got and all(p["repeat"] == 0 for p in got)
