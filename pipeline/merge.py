@@ -75,4 +75,9 @@ def merge(docs: list[dict]) -> dict:
     out["complete"] = all(d.get("complete") for d in docs) and sorted(points) == list(range(total))
     out["shards"] = [d["shard"] for d in docs]
     out.pop("shard", None)
+    shared = sorted({n for d in docs for n in d.get("same_points_as", [])})
+    if shared:       # any shard's points taken from another experiment's (pipeline.derive)
+        out["same_points_as"] = shared
+    else:
+        out.pop("same_points_as", None)
     return out
