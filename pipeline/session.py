@@ -84,8 +84,10 @@ class Session:
             for src in doc["same_points_as"]:     # the networks those points were measured on
                 env = self.docs[src]["environment"]
                 keys = {network_key(spec) for spec in sweep.specs()}
+                # the network as recorded, without its timing: that time was spent for the source
                 doc["environment"]["topologies"].update(
-                    {k: v for k, v in env.get("topologies", {}).items() if k in keys})
+                    {k: {f: x for f, x in v.items() if f != "timing"}
+                     for k, v in env.get("topologies", {}).items() if k in keys})
                 if "capabilities" in env:
                     doc["environment"].setdefault("capabilities", env["capabilities"])
         write_atomic(doc, out)
