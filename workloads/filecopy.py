@@ -42,6 +42,10 @@ AXES = (
     Axis("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time, a multiple of 4K "
          "(the copies bypass the page cache, whose transfers are 4 KB-aligned; the papers do not say)",
          many=False, minimum=4096, maximum=16 << 20, unit="bytes"),
+    Axis("relays", "choice", "idle", "routed meshes: idle (local copies go to nodes that relay no "
+         "remote copy, as far as there are such) or copying (local copies go to the relays first, so "
+         "one 486 forwards and copies at once); the papers do not say", many=False,
+         choices=("idle", "copying")),
 )
 
 
@@ -71,9 +75,11 @@ def check_counts(spec: NetworkSpec, copies: int, remote: int) -> None:
                         f"--remote, or more --nodes")
 
 
-def plan(spec: NetworkSpec, copies: int, remote: int, placement: str = "any") -> list[Copy]:
-    """Remote copies where the placement puts pairs, local copies on free nodes
-    (nodes that relay no remote pair first, so a relay is not also a disk)."""
+def plan(spec: NetworkSpec, copies: int, remote: int, placement: str = "any",
+         relays_busy: bool = False) -> list[Copy]:
+    """Remote copies where the placement puts pairs, local copies on free nodes:
+    nodes that relay no remote pair first (a relay is not also a disk), or with
+    relays_busy the relays first (a relay forwards and copies on one CPU)."""
     check_counts(spec, copies, remote)
     pairs = place(spec, remote, placement) if remote else []
     out = [Copy(i, "remote", p.src, p.dst, f"on {p.wire}" if p.wire else f"via {p.relay}" if p.relay else "")
@@ -81,10 +87,14 @@ def plan(spec: NetworkSpec, copies: int, remote: int, placement: str = "any") ->
     used = {n for p in pairs for n in (p.src, p.dst)}
     relays = {p.relay for p in pairs if p.relay}
     free = [n.name for n in spec.nodes if n.name not in used]
-    free.sort(key=lambda n: n in relays)  # stable: node order, relays last
+    free.sort(key=lambda n: (n in relays) != relays_busy)  # stable: node order, relays last (or first)
     for j, node in enumerate(free[:copies - remote]):
         out.append(Copy(remote + j, "local", node, node))
     return out
+
+
+def _busy(settings: dict) -> bool:
+    return settings.get("relays", "idle") == "copying"
 
 
 def nodes_used(copies_plan: list[Copy]) -> list[str]:
@@ -184,7 +194,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
 
 
 def check(spec, point: dict, settings: dict) -> None:
-    plan(spec, settings["copies"], point["remote"], point["placement"])
+    plan(spec, settings["copies"], point["remote"], point["placement"], _busy(settings))
     if settings.get("chunk", CHUNK) % 4096:
         raise BadInput(f"--chunk {settings['chunk']}: the copies bypass the page cache (O_DIRECT), whose "
                        "transfers must be whole 4 KB blocks; give a multiple of 4K, e.g. 4K, 8K or 64K")
@@ -194,7 +204,7 @@ def check(spec, point: dict, settings: dict) -> None:
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     """Disks for every node that some point of this network copies on."""
     nodes = {n for pt in points
-             for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"]))}
+             for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"], _busy(settings)))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
     disk = for_spec(settings["disk"], tb.spec)
     return DiskSet(tb.manifest, disk, order,
@@ -202,7 +212,7 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
 
 
 def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
-    copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"])
+    copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"], _busy(settings))
     res = run_copies(tb, disks, copies, point["file_size"], chunk=settings.get("chunk", CHUNK))
     pairs = place(tb.spec, point["remote"], point["placement"]) if point["remote"] else []
     remote = [c for c in res["per_copy"] if c["kind"] == "remote"]

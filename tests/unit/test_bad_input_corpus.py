@@ -266,6 +266,7 @@ OTHERS = [
     ("reproduce contention on both", ["reproduce", "--contention"], "--hardware paper"),
     ("run filecopy chunk under 4K", ["run", "filecopy", "--chunk", "1K"], "4K..16M"),
     ("run filecopy chunk not 4K-aligned", ["run", "filecopy", "--chunk", "6K"], "multiple of 4K"),
+    ("run filecopy relays unknown", ["run", "filecopy", "--relays", "busy"], "--relays"),
     ("reproduce sensitivity on today only", ["reproduce", "--sensitivity", "--hardware", "none"], "--hardware none"),
     ("reproduce hardware unknown", ["reproduce", "--hardware", "486"], "invalid choice"),
     ("exercise unknown", ["exercise", "show", "ethernet-101"], "exercise list"),

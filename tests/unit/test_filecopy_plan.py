@@ -74,3 +74,19 @@ def test_filecopy_table_rows_per_size_columns_per_remote():
     assert lines[1].split()[-2:] == ["0", "7"]
     assert lines[2].split() == ["single-net", "1M", "@10Mb", "11.00", "1.10"]
     assert lines[3].split() == ["single-net", "2M", "@10Mb", "11.80", "1.20"]
+
+
+def test_relays_copying_puts_local_copies_on_the_relays_first():
+    """--relays copying (a sensitivity of HPDC'96 Fig 4): the local copies go to the relays of the
+    remote ones before any idle node; idle (the default) keeps them off relays while it can."""
+    from topologies.presets import build_spec
+    from workloads.filecopy import plan
+    spec = build_spec("routed-mesh", nodes=16, rate_mbit=10)
+    for remote in (1, 2, 3, 4, 5):
+        idle, busy = (plan(spec, 7, remote, "remote-wire", b) for b in (False, True))
+        relays = {c.via.split()[-1] for c in idle if c.kind == "remote" and c.via.startswith("via")}
+        on_relay = [sum(c.src in relays for c in p if c.kind == "local") for p in (idle, busy)]
+        assert on_relay[1] == min(len(relays - {n for c in busy if c.kind == "remote" for n in (c.src, c.dst)}),
+                                  7 - remote)
+        assert on_relay[1] >= on_relay[0]
+        assert {(c.src, c.dst) for c in idle if c.kind == "remote"} == {(c.src, c.dst) for c in busy if c.kind == "remote"}
