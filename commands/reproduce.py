@@ -86,9 +86,10 @@ def run(args) -> int:
     names = planned(args.only)
     claims = load_claims()
     sweeps, shares = {}, {}
+    era_only_names = set(era_experiments()) - {n for c in claims for n in c["experiments"]}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
-        era_only = name in era_experiments() and not any(name in c["experiments"] for c in claims)
+        era_only = name in era_only_names
         if era_only and args.hardware == "none":
             continue        # an era check compares a 1996 profile: nothing to run on today's hosts
         # an era check compares the era's profiles: it runs on them alone, every point repeated

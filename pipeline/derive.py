@@ -12,17 +12,15 @@ figures, never a second one.
 """
 from __future__ import annotations
 
-from pipeline.sweep import Sweep
-from topologies.hardware import hardware_of
+from pipeline.sweep import Sweep, network_fields
 from topologies.timescale import time_scale_of
 
 NETWORK_KEYS = ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention", "time_scale")
 
 
 def _network(spec) -> dict:
-    return {"topology": spec.topology, "rate_mbit": float(spec.params["rate_mbit"]),
-            "channels": spec.params.get("channels"), "nodes": len(spec.nodes), "hardware": hardware_of(spec),
-            "contention": "on" if spec.params.get("contention") else "off", "time_scale": time_scale_of(spec)}
+    net = network_fields(spec)
+    return {**net, "rate_mbit": float(net["rate_mbit"]), "time_scale": time_scale_of(spec)}
 
 
 def _key(network: dict, point: dict, axes: list[str]) -> tuple:

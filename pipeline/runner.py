@@ -18,7 +18,7 @@ from pipeline import calibration
 from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
-from pipeline.sweep import Sweep
+from pipeline.sweep import Sweep, network_fields
 from topologies.hardware import NONE, hardware_of
 from topologies.timescale import time_scale_of
 
@@ -115,11 +115,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                     result = workload.run_point(tb, context, pt, settings)
                 cpu = cpu_busy(costed, cpu_before, time.monotonic() - t_point)
                 tcp_after = tcp_counters(hosts)
-                point = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
-                         "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-                         "hardware": hardware_of(spec),
-                         "contention": "on" if spec.params.get("contention") else "off",
-                         "workload": sweep.workload, **pt, **result,
+                point = {**network_fields(spec), "workload": sweep.workload, **pt, **result,
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "tcp": {**(env["tcp"] or {}),

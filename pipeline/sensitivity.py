@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
 from pipeline.claims import PAPER, judge_all
+from pipeline.experiment import experiment_files, load
+from pipeline.sweep import axes_for
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS_FILE = ROOT / "claims" / "sensitivity.json"
@@ -47,19 +50,14 @@ def load_variants(path: Path = VARIANTS_FILE) -> list[dict]:
 
 def variant_sweep(variant: dict, quick: bool):
     """The variant's experiment with its `set` values in place of the file's (quick ones too)."""
-    from pipeline.experiment import experiment_files, load
-    from pipeline.sweep import axes_for
-    from core.jsonfile import read_json as read
     path = experiment_files().get(variant["experiment"])
     if path is None:
-        from core.errors import BadInput
         raise BadInput(f"sensitivity file {VARIANTS_FILE}: variant {variant['id']} names no experiment "
                        f"{variant['experiment']!r}")
-    axes = {a.name: a for a in axes_for(read(path, "experiment file")["workload"])}
+    axes = {a.name: a for a in axes_for(read_json(path, "experiment file")["workload"])}
     where = f"sensitivity file {VARIANTS_FILE}: variant {variant['id']}"
     unknown = [k for k in variant["set"] if k not in axes]
     if unknown:
-        from core.errors import BadInput
         raise BadInput(f"{where}: {', '.join(unknown)} is not a setting of {variant['experiment']}'s workload")
     override = {k: axes[k].from_json(v, f"{where}: set.{k}") for k, v in variant["set"].items()}
     return load(path, quick=quick, override=override)

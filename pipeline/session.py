@@ -81,9 +81,9 @@ class Session:
         if shared:
             doc["points"] = shared
             doc["same_points_as"] = sorted({p["measured_in"] for p in shared})
+            keys = {network_key(spec) for spec in sweep.specs()}
             for src in doc["same_points_as"]:     # the networks those points were measured on
                 env = self.docs[src]["environment"]
-                keys = {network_key(spec) for spec in sweep.specs()}
                 # the network as recorded, without its timing: that time was spent for the source
                 doc["environment"]["topologies"].update(
                     {k: {f: x for f, x in v.items() if f != "timing"}

@@ -71,6 +71,13 @@ def check_workload(name: str) -> Workload:
     return WORKLOADS[name]
 
 
+def network_fields(spec: NetworkSpec) -> dict[str, Any]:
+    """The network part of a point's configuration, as points record it."""
+    return {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
+            "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
+            "hardware": hardware_of(spec), "contention": "on" if spec.params.get("contention") else "off"}
+
+
 @dataclass
 class Sweep:
     workload: str
@@ -132,10 +139,7 @@ class Sweep:
         many = [a.name for a in wl.axes if a.many]
         settings = self.settings()
         pts, seen = [], set()
-        network = {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
-                   "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-                   "hardware": hardware_of(spec),
-                   "contention": "on" if spec.params.get("contention") else "off"}
+        network = network_fields(spec)
         for placement, *combo in itertools.product(self.placements_for(spec), *(self[name] for name in many)):
             base = {"placement": placement, **dict(zip(many, combo)), **settings}
             if wl.normalize:   # axes a point does not use are set to None: one point, not many

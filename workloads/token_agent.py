@@ -85,6 +85,16 @@ def serve(port: int, corrupt_after: int | None) -> int:
                 outbuf += token
 
 
+def _summary(wall0: float, elapsed: float, size: int, tokens: int, rtts: list[float]) -> dict:
+    """The client's JSON result: one round trip per completed token (S bytes each way)."""
+    done = len(rtts)
+    return {"start": wall0, "end": wall0 + elapsed, "round_trips": done, "token_size": size,
+            "tokens_in_flight": tokens, "payload_bytes": 2 * size * done, "elapsed_s": elapsed,
+            "rtt_ms_median": statistics.median(rtts) * 1e3 if rtts else None,
+            "rtt_ms_min": min(rtts) * 1e3 if rtts else None,
+            "rtt_ms_max": max(rtts) * 1e3 if rtts else None}
+
+
 def serve_udp(port: int) -> int:
     """Echo every datagram straight back; an empty one ends the exchange."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -128,12 +138,7 @@ def client_udp(host: str, port: int, size: int, exchanges: int | None, duration:
         rtts.append(time.perf_counter() - sent)
     elapsed = time.perf_counter() - t0
     s.send(b"")
-    done = len(rtts)
-    return {"start": wall0, "end": wall0 + elapsed, "round_trips": done, "token_size": size,
-            "tokens_in_flight": 1, "payload_bytes": 2 * size * done, "elapsed_s": elapsed, "lost": lost,
-            "rtt_ms_median": statistics.median(rtts) * 1e3 if rtts else None,
-            "rtt_ms_min": min(rtts) * 1e3 if rtts else None,
-            "rtt_ms_max": max(rtts) * 1e3 if rtts else None}
+    return {**_summary(wall0, elapsed, size, 1, rtts), "lost": lost}
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -215,11 +220,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
                     launch(slot)
     elapsed = time.perf_counter() - t0
     conn.close()
-    return {"start": wall0, "end": wall0 + elapsed, "round_trips": done, "token_size": size, "tokens_in_flight": tokens,
-            "payload_bytes": 2 * size * done, "elapsed_s": elapsed,
-            "rtt_ms_median": statistics.median(rtts) * 1e3 if rtts else None,
-            "rtt_ms_min": min(rtts) * 1e3 if rtts else None,
-            "rtt_ms_max": max(rtts) * 1e3 if rtts else None}
+    return _summary(wall0, elapsed, size, tokens, rtts)
 
 
 def main(argv=None) -> int:
