@@ -119,3 +119,17 @@ def test_v2_documents_read_as_hardware_none_without_contention():
     assert doc["schema_version"] == results.SCHEMA_VERSION == 4
     assert all(p["hardware"] == "none" and p["contention"] == "off" for p in doc["points"])
     assert all(p["tcp"] is None for p in doc["points"])
+
+
+def test_a_write_with_a_new_point_checks_that_point_and_the_last_write_checks_all(tmp_path):
+    doc = load(FIXTURES / "v1-token.json")
+    bad = copy.deepcopy(doc["points"][0])
+    bad.pop("throughput_mbyte_s")
+    with pytest.raises(BadInput, match=r"points\.0"):
+        write_atomic({**doc, "points": [*doc["points"], bad]}, tmp_path / "r.json", new_point=bad)
+    # a network's record is checked once, by the last write (not at every point)
+    broken = copy.deepcopy(doc)
+    broken["environment"]["topologies"]["single-net@10"] = {"applied_commands": {"w0": [{"rc": 0}]}}
+    write_atomic(broken, tmp_path / "r.json", new_point=broken["points"][-1])
+    with pytest.raises(BadInput, match="topologies"):
+        write_atomic(broken, tmp_path / "r.json")
