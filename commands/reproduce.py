@@ -27,10 +27,11 @@ def add_parser(sub) -> None:
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
                                    "Every experiment runs on the hardware profile its figure ran on and on "
                                    "today's hosts (--hardware). Points a claim reads run 3 times (--quick 2), the "
-                                   "rest of each curve once. Full run about 90 minutes on this "
+                                   "rest of each curve once (--quick: not at all). Full run about 90 minutes on this "
                                    "2-core host (60 for the 1996 figures, about 15 for MACHE01's 32-node "
                                    "cluster on each machine); --quick about 7.")
-    p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values)")
+    p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
+                   "points the claims read")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="report directory (default results/reproduction-<time>[-quick])")
     p.add_argument("--only", metavar="NAME[,...]", default=None,
@@ -96,6 +97,7 @@ def run(args) -> int:
         sweep = with_hardware(sweep, "paper" if era_only else args.hardware, args.contention)
         sweep.shard = args.shard
         sweep.claimed = None if era_only else read_by_claims(claims, name)   # repeats where read
+        sweep.unread_runs = 0 if args.quick else 1     # --quick: only what the claims read
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)
             shares[name] = meta.get("same_points_as") or []
@@ -108,6 +110,7 @@ def run(args) -> int:
                 vsweep = with_hardware(variant_sweep(v, args.quick)[0], "paper", args.contention)
                 vsweep.shard = args.shard
                 vsweep.claimed = read_by_claims(claims, v["experiment"])
+                vsweep.unread_runs = 0 if args.quick else 1
                 if vsweep.schedule():
                     variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
     stamp = time.strftime("%Y%m%d-%H%M%S")

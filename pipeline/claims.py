@@ -395,9 +395,11 @@ def _selections(check: dict):
 
 
 def read_by_claims(claims: list[dict], experiment: str):
-    """A predicate: does some claim read this point of `experiment`? (reproduce spends its
-    repeats on those points; the others run once)."""
-    wheres = [sel["where"] for c in claims for sel in _selections(c["check"])
+    """A predicate: does some claim read this point of `experiment`, for its check or for
+    the figures its gap names? (reproduce spends its repeats on those points; the others
+    run once, or with --quick not at all)."""
+    wheres = [sel["where"] for c in claims
+              for sel in (*_selections(c["check"]), *c.get("figures", {}).values())
               if sel.get("experiment", (c["experiments"] or [""])[0]) == experiment]
     return lambda point: any(_matches(point, w) for w in wheres)
 

@@ -86,6 +86,9 @@ class Sweep:
     # Where repeats are spent: a point for which this says False runs once, the others
     # `repeats` times (reproduce: the points some claim reads). None: every point repeats.
     claimed: Callable[[dict], bool] | None = None
+    # Runs of a point `claimed` says no claim reads: 1 (the curve is drawn whole), or 0
+    # (reproduce --quick: only what the claims read is measured; the full run draws the rest).
+    unread_runs: int = 1
 
     @classmethod
     def make(cls, workload: str, given: dict[str, Any] | None = None,
@@ -148,7 +151,8 @@ class Sweep:
             if key in seen:
                 continue
             seen.add(key)
-            runs = self["repeats"] if self.claimed is None or self.claimed({**network, **base}) else 1
+            runs = self["repeats"] if self.claimed is None or self.claimed({**network, **base}) \
+                else self.unread_runs
             pts += [{**base, "repeat": rep} for rep in range(runs)]
         return pts
 

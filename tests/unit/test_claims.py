@@ -264,7 +264,7 @@ def test_tautologies_are_tests_not_claims():
 
 
 def test_reproduce_spends_repeats_where_claims_read():
-    """Points some claim reads repeat; the rest of a figure's curve runs once."""
+    """Points some claim reads repeat; the rest of a figure's curve runs once (--quick: never)."""
     from pipeline.experiment import experiment_files, load
     sweep, _, _ = load(experiment_files()["ipps96-fig2-channels-10"])
     full = sweep.total_points()
@@ -277,3 +277,7 @@ def test_reproduce_spends_repeats_where_claims_read():
     assert counts[("single-net", 8, 4096)] == counts[("bonded-dual-net", 1, 64)] == 3   # claims 1, 5
     assert counts[("single-net", 1, 4096)] == 1                                         # no claim reads it
     assert sweep.total_points() < full
+    # --quick measures only what the claims read: the unread curve points not at all
+    sweep.unread_runs = 0
+    quick = [(spec.topology, p["pairs"], p["token_size"]) for spec, pts in sweep.schedule() for p in pts]
+    assert ("single-net", 1, 4096) not in quick and quick.count(("single-net", 8, 4096)) == 3
