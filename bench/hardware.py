@@ -23,7 +23,7 @@ from core.interpreter import reexec_with_mininet  # noqa: E402
 
 reexec_with_mininet(__file__)
 
-from netlab.contention import efficiency  # noqa: E402
+from netlab.contention import drop_probability, efficiency  # noqa: E402
 from netlab.testbed import Testbed  # noqa: E402
 from pipeline.monitor import Monitor  # noqa: E402
 from topologies.hardware import load, profile_names  # noqa: E402
@@ -89,6 +89,8 @@ def contention_table() -> None:
     print("Metcalfe-Boggs efficiency F / (F + 64 W(Q)) the contention model charges")
     for frame in (84, 578, 1538):
         print(f"  {frame:5d} B frames: " + "  ".join(f"Q={q}: {efficiency(q, frame):.2f}" for q in (1, 2, 4, 8, 16)))
+    print("  frames dropped after 16 collisions, (1 - A)^16:   "
+          + "  ".join(f"Q={q}: {drop_probability(q):.1e}" for q in (1, 2, 4, 8, 16)))
 
 
 def era_validation(quick: bool) -> None:

@@ -7,7 +7,7 @@ from netlab.manifest import clean
 
 def add_parser(sub) -> None:
     sub.add_parser("clean", help="remove what killed runs left behind",
-                   description="Remove namespaces, links, IFBs, OVS bridges, disks and processes left "
+                   description="Remove namespaces, links, IFBs, OVS bridges, nftables tables, disks and processes left "
                                "by runs whose process is gone. Touches only objects named in a run "
                                "manifest or carrying a run's prefix or label (bnl<id>).")
 

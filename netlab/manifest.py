@@ -63,6 +63,19 @@ def del_link(name: str) -> bool:
     return execute(["ip", "link", "del", name])[0] == 0
 
 
+NFT_TABLE_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})collisions$")   # netlab.contention.table_name
+
+
+def bridge_tables() -> list[str]:
+    """nftables bridge-family tables of the root namespace (a run's collision drops)."""
+    rc, out, _ = execute(["nft", "list", "tables", "bridge"], timeout=10)
+    return [words[2] for line in out.splitlines() if len(words := line.split()) == 3] if rc == 0 else []
+
+
+def del_bridge_table(name: str) -> bool:
+    return execute(["nft", "delete", "table", "bridge", name])[0] == 0
+
+
 def labelled_pids(label_prefix: str = PREFIX) -> dict[int, str]:
     """pid -> run label, for processes whose environment carries a run label
     (NETLAB_RUN=bnl...), i.e. processes some run of this tool started."""
@@ -276,6 +289,9 @@ def release(manifest: Manifest) -> list[str]:
         if br.startswith(manifest.prefix):
             if del_ovs_bridge(br):
                 done.append(f"OVS bridge {br}")
+    for table in bridge_tables():
+        if table == f"{manifest.prefix}collisions" and del_bridge_table(table):
+            done.append(f"nftables table bridge {table}")
     ours = [link for link in root_links() if link.startswith(manifest.prefix)]
     group = str(device_group(manifest.prefix))
     if ours and execute(["ip", "link", "del", "group", group])[0] == 0:
@@ -325,4 +341,8 @@ def clean() -> list[str]:
         if m and m.group(1) not in live_ids:
             if del_link(link):
                 report.append(f"orphan link {link}")
+    for table in bridge_tables():
+        m = NFT_TABLE_RE.match(table)
+        if m and m.group(1) not in live_ids and del_bridge_table(table):
+            report.append(f"orphan nftables table bridge {table}")
     return report

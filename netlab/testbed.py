@@ -108,7 +108,7 @@ class Testbed:
         self.tcp = self._check_tcp()
         contended = {w.name: self.wire(w.name) for w in self.spec.wires if w.contention}
         if contended:
-            self.contention = ContentionControl(contended).start()
+            self.contention = ContentionControl(contended, self.manifest.prefix).start()
         self.build_s = time.monotonic() - t0
 
     def _allow_tcp(self) -> None:

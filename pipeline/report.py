@@ -41,7 +41,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 NOT_MODELLED = [
     ("profiles' TCP: the era's buffers, window, minimum RTO and (1.2) missing fast retransmit are "
      "set, but its delayed-ACK timer, round-trip estimator and receive-window growth are today's "
-     "kernel's; no emulated wire loses a frame (no 16-collision drops), so the RTO never acts",
+     "kernel's; no emulated wire loses a frame without --contention on (its 16-collision drops), "
+     "so the RTO then never acts",
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
@@ -53,7 +54,7 @@ NOT_MODELLED = [
      "all-local copies); bus contention between disk and NIC",
      "remote copies at 100 Mbit/s too FAST (the paper's ~20 % drop)"),
     ("CSMA/CD collisions, jam and backoff, unless --contention on charges their average "
-     "(Metcalfe-Boggs) cost per frame",
+     "(Metcalfe-Boggs) cost per frame and drops a frame after 16 collisions",
      "shared wires too FAST under heavy load from many stations without it; the model errs slow"),
     ("an IDE head serving reads and writes in turn (the kernel throttle keeps separate budgets)",
      "remote copies slightly too SLOW relative to local ones"),

@@ -38,7 +38,7 @@ NETWORK_AXES = (
          "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
          choices=(*profile_names(), ERA)),
     Axis("contention", "choice", ["off"], "charge CSMA/CD's average contention per frame on every "
-         "wire (Metcalfe-Boggs model, netlab/contention.py)", choices=("off", "on")),
+         "shared wire, and drop a frame after 16 collisions (Metcalfe-Boggs model, netlab/contention.py)", choices=("off", "on")),
     Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
          "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
          "(topologies/timescale.py)", minimum=1, maximum=MAX_TIME_SCALE),

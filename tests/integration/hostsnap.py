@@ -2,7 +2,7 @@
 
 Only objects that carry the project's label are looked at, so unrelated
 activity on the host (another namespace, loop device or process) cannot fail
-a cleanup test: root-namespace links and OVS bridges named bnl<id>...,
+a cleanup test: root-namespace links, OVS bridges and nftables bridge tables named bnl<id>...,
 processes whose environment carries NETLAB_RUN=bnl<id>, Mininet shells of our
 node names, mounts/loops/cgroups/images under the project's disk directory and
 prefix, run manifests. Root-namespace sysctls are checked too: the testbed
@@ -15,7 +15,7 @@ import re
 
 from core.command import run
 from netlab.disk import DISK_DIR
-from netlab.manifest import PREFIX, STATE_DIR, labelled_pids, ovs_bridges, root_links
+from netlab.manifest import PREFIX, STATE_DIR, bridge_tables, labelled_pids, ovs_bridges, root_links
 
 SYSCTLS = ["net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter",
            "net.ipv6.conf.all.disable_ipv6", "net.ipv4.conf.all.send_redirects"]
@@ -58,6 +58,7 @@ def snapshot() -> dict:
     return {
         "links": sorted(n for n in root_links() if n.startswith(PREFIX)),
         "ovs": sorted(b for b in ovs_bridges() if b.startswith(PREFIX)),
+        "nft_bridge_tables": sorted(t for t in bridge_tables() if t.startswith(PREFIX)),
         "sysctl": {k: run(["sysctl", "-n", k], check=False).strip() for k in SYSCTLS},
         "shells": node_shells(),
         "labelled": sorted(labelled_pids()),

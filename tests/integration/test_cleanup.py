@@ -58,13 +58,23 @@ def test_normal_exit_leaves_nothing(foreign_bridge):
 
 def test_sigterm_tears_down(foreign_bridge):
     before = snapshot()
-    proc = start_cli("--topo", "routed-mesh", "--nodes", "4")
+    proc = start_cli("--topo", "routed-mesh", "--nodes", "4", "--contention", "on")
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
     assert_nothing_left(before, foreign_bridge)
 
 
 def test_sigkill_then_clean_leaves_nothing(foreign_bridge):
+    before = snapshot()
+    proc = start_cli("--topo", "single-net", "--nodes", "4", "--contention", "on")
+    proc.kill()
+    proc.wait(timeout=30)
+    left = diff(before, snapshot())
+    assert left.get("nft_bridge_tables"), "a SIGKILLed run with collisions should have left its drop table"
+    out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "orphan nftables table bridge" in out.stdout or "nftables table bridge" in out.stdout, out.stdout
+    assert_nothing_left(before, foreign_bridge)
     before = snapshot()
     proc = start_cli("--topo", "switched-mesh", "--nodes", "4", "--switch", "ovs")
     proc.kill()

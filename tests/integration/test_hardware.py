@@ -10,7 +10,8 @@ require_testbed()
 
 import time  # noqa: E402
 
-from netlab.contention import efficiency  # noqa: E402
+from netlab.contention import DRAWS, drop_probability, drop_ruleset, efficiency, parse_counters  # noqa: E402
+from core.command import run  # noqa: E402
 from netlab.disk import DiskSet  # noqa: E402
 from netlab.disk_profiles import for_hardware  # noqa: E402
 from topologies.hardware import load  # noqa: E402
@@ -95,6 +96,30 @@ def test_contention_charges_the_metcalfe_boggs_cost(testbed):
     expected = efficiency(q, 154 + 24)
     assert abs(on / off - expected) <= 0.08, (on, off, expected, record)
     assert on / off <= 0.85, (on, off, record)     # clearly less than a perfect arbiter
+    # the 16-collision drops followed the backlog: installed, and counted
+    assert record["max_drop_ppm"] >= 0.5 * drop_probability(q) * DRAWS, record
+    assert isinstance(record["dropped_frames"], int), record
+
+
+def test_a_frame_dropped_after_16_collisions_is_lost_on_the_wire(testbed):
+    """The drop rule acts on frames crossing the wire: held at one frame in two (the
+    controller stopped), a ping's request and reply each cross once, so about 3 in 4
+    round trips are lost and the wire's counter holds the dropped frames. Gone with the run."""
+    tb = testbed("single-net", nodes=4, rate_mbit=10, contention="on")
+    ctl = tb.contention
+    ctl._stop.set()
+    ctl._thread.join()
+    wire = ctl.states[0]
+    ping = ["ping", "-i", "0.01", "-W", "1", "-q", tb.host("b1").address]
+    tb.host("b0").run([*ping, "-c", "3"], check=False)        # neighbours known before any drop
+    run(["nft", "-f", "-"], stdin=drop_ruleset(ctl.table, {wire.name: (wire.ports, DRAWS // 2)}))
+    out = tb.host("b0").run([*ping, "-c", "200"], check=False)
+    received = int(out.split(" received")[0].split(",")[-1])
+    assert 25 <= received <= 80, out                     # 200 x 1/4: 50, sd 6
+    dropped = parse_counters(run(["nft", "list", "counters", "table", "bridge", ctl.table]))[wire.name]
+    assert 110 <= dropped <= 190, (dropped, out)         # 200 x 1/2 requests + 100 x 1/2 replies: 150, sd 9
+    tb.__exit__(None, None, None)
+    assert ctl.table not in run(["nft", "list", "tables", "bridge"], check=False)
 
 
 def test_hardware_none_applies_nothing_new(testbed):
