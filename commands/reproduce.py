@@ -39,8 +39,10 @@ def add_parser(sub) -> None:
     p.add_argument("--hardware", choices=("both", "paper", "none"), default="both",
                    help="which machines: both (default: each experiment on the hardware profile its "
                         "figure ran on, and on today's hosts), paper, or none (today's hosts only)")
-    p.add_argument("--contention", action="store_true",
-                   help="charge CSMA/CD contention on every wire too (with --hardware paper)")
+    p.add_argument("--contention", nargs="?", const="on", choices=("on", "off"), default=None,
+                   metavar="on|off",
+                   help="the CSMA/CD model on every shared wire of the paper's hardware, against each "
+                        "profile's default (the 1996 machines: on); with --hardware paper; alone: on")
     p.add_argument("--sensitivity", action="store_true",
                    help="also run each variant of claims/sensitivity.json (the choices the papers leave "
                         "open) on the paper's hardware; the report shows how each claim's verdict moves")
@@ -65,15 +67,16 @@ def planned(only: str | None) -> list[str]:
     return names
 
 
-def with_hardware(sweep, which: str, contention: bool):
-    """The experiment's sweep on the machines asked for (see --hardware)."""
+def with_hardware(sweep, which: str, contention: str | None):
+    """The experiment's sweep on the machines asked for (see --hardware); contention None:
+    each profile's default."""
     paper = [h for h in sweep["hardware"] if h != NONE] or [NONE]
     hardware = {"both": [NONE, *paper], "paper": paper, "none": [NONE]}[which]
     values = {**sweep.values, "hardware": list(dict.fromkeys(hardware))}
-    if contention:
+    if contention is not None:
         if which != "paper":
-            raise BadInput("--contention judges the paper's hardware only: add --hardware paper")
-        values["contention"] = ["on"]
+            raise BadInput(f"--contention {contention} judges the paper's hardware only: add --hardware paper")
+        values["contention"] = [contention]
     return Sweep(sweep.workload, values, sweep.shard)
 
 

@@ -496,20 +496,22 @@ def _result(claim: dict, verdict: str, measured: Any, reason: str, ev: Evidence,
 
 
 TODAY = "none"          # view: today's hosts (hardware none, no contention model)
-PAPER = "paper"         # view: the paper's hardware (a profile, no contention model)
-CONTENDED = "paper+contention"   # view: a profile with the contention model
+PAPER = "paper"         # view: the paper's hardware (a profile, collisions as the profile says)
+CONTENDED = "paper+contention"   # view: a profile with the collision model switched by --contention
 VIEWS = {TODAY: "today's hosts (--hardware none)", PAPER: "the paper's hardware (its profile)",
-         CONTENDED: "the paper's hardware with CSMA/CD contention"}
+         CONTENDED: "the paper's hardware with the collision model switched (--contention on|off "
+                    "against the profile's default)"}
 
 
 def view(docs: dict[str, dict], which: str) -> dict[str, dict]:
     """The documents with only the points of one view (results v3 name every
     point's hardware; older documents read as none)."""
     def keep(p: dict) -> bool:
-        hw, on = hardware_of(p), p.get("contention", "off") == "on"
+        hw, contention = hardware_of(p), p.get("contention", "off")
         if which == TODAY:
-            return hw == "none" and not on
-        return hw != "none" and on == (which == CONTENDED)
+            return hw == "none" and contention == "off"
+        # the paper's view: the collision model as the profile says (points record its default)
+        return hw != "none" and (contention == p.get("contention_default", "off")) == (which == PAPER)
     return {name: {**doc, "points": [p for p in doc["points"] if keep(p)]} for name, doc in docs.items()}
 
 

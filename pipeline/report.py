@@ -41,8 +41,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 NOT_MODELLED = [
     ("profiles' TCP: the era's buffers, window, minimum RTO and (1.2) missing fast retransmit are "
      "set, but its delayed-ACK timer, round-trip estimator and receive-window growth are today's "
-     "kernel's; no emulated wire loses a frame without --contention on (its 16-collision drops), "
-     "so the RTO then never acts",
+     "kernel's; today's hosts' wires lose no frame (the 1996 profiles' shared wires drop after 16 "
+     "collisions), so there the RTO never acts",
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
@@ -53,16 +53,19 @@ NOT_MODELLED = [
     ("profiles: disk work does not draw on the node's CPU budget (the disk has its own rate, set from "
      "all-local copies); bus contention between disk and NIC",
      "remote copies at 100 Mbit/s too FAST (the paper's ~20 % drop)"),
-    ("CSMA/CD collisions, jam and backoff, unless --contention on charges their average "
-     "(Metcalfe-Boggs) cost per frame and drops a frame after 16 collisions",
-     "shared wires too FAST under heavy load from many stations without it; the model errs slow"),
+    ("CSMA/CD collisions, jam and backoff on today's hosts' wires (perfect arbiters); the 1996 profiles "
+     "charge their average (Metcalfe-Boggs) cost per frame and drop a frame after 16 collisions, "
+     "not each collision's timing or the capture effect",
+     "today's hosts' shared wires too FAST under heavy load; on the profiles the model errs slow "
+     "and drops too often (Boggs, Mogul and Kent 1988)"),
     ("an IDE head serving reads and writes in turn (the kernel throttle keeps separate budgets)",
      "remote copies slightly too SLOW relative to local ones"),
 ]
-SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "with contention"}
-HOW = {TODAY: "--hardware none", PAPER: "each figure's hardware profile",
-       CONTENDED: "each figure's hardware profile, --contention on"}
-TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware", CONTENDED: "The paper's hardware + contention"}
+SHORT = {TODAY: "today", PAPER: "paper hardware", CONTENDED: "collisions switched"}
+HOW = {TODAY: "--hardware none", PAPER: "each figure's hardware profile (its collisions default included)",
+       CONTENDED: "each figure's hardware profile, --contention against its default"}
+TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware",
+          CONTENDED: "The paper's hardware, collision model switched"}
 # verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
 VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
                  CALIBRATION: "cal", TESTED: "tested", MET: "ok", MISSED: "bad"}
@@ -86,9 +89,10 @@ GLOSSARY = [
                       "this machine's, with no per-packet or per-byte cost."),
     ("the paper's hardware", "view with the hardware profile of the machine the figure ran on "
                              "(hardware/*.json): its disks and its per-packet and per-byte host cost, "
-                             "and its TCP."),
-    ("contention", "the optional CSMA/CD model (--contention on): each frame on a shared wire is charged the "
-                   "average cost of collisions, jam and backoff."),
+                             "its TCP, and on the 1996 machines' shared wires CSMA/CD contention."),
+    ("contention", "the CSMA/CD model (on by default on the 1996 profiles, --contention on|off sets it): each "
+                   "frame on a shared wire is charged the average cost of collisions, jam and backoff, and "
+                   "a frame is dropped after 16 collisions."),
     ("fidelity gate", "a check every point must pass to be trusted: no free bandwidth, within the wires' "
                       "capacity, within its disks' (and ports') rate, no saturated CPU or emulator thread, "
                       "no stalled transport, pairs that ran at once (see Fidelity gates). A claim reading "

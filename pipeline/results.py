@@ -26,7 +26,7 @@ from core.errors import BadInput
 from core.jsonfile import read_json  # noqa: F401 (re-exported for pipeline readers)
 from workloads import WORKLOADS
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results"
 SCHEMA_FILE = RESULTS_DIR / "schema.json"
@@ -100,9 +100,13 @@ COMMON_POINT = {
     "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
     "hardware": _t("string", "the hardware profile the nodes had (hardware/<name>.json; none = today's "
                    "host); v1/v2 documents read as none"),
-    "contention": _t("string", "on: the wires charged CSMA/CD's average contention per frame "
-                     "(netlab/contention.py); off: perfect arbiters (v1/v2 documents read as off)",
-                     enum=["off", "on"]),
+    "contention": _t("string", "on: the shared wires charged CSMA/CD's average contention per frame "
+                     "and dropped a frame after 16 collisions (netlab/contention.py); off: perfect "
+                     "arbiters (v1/v2 documents read as off)", enum=["off", "on"]),
+    "contention_default": _t("string", "the hardware profile's collisions default when the point ran "
+                             "(hardware/<name>.json `collisions`): a point whose contention equals it ran "
+                             "as its machine is modelled by default (the report's view of the paper's "
+                             "hardware); v1-v4 documents read as off, the default then", enum=["off", "on"]),
     "time_scale": _t("number", "D: the network ran D times slower than real (topologies/timescale.py); "
                      "absent = 1. Every MB/s in the point is as measured, in scaled time", minimum=1),
     "scaled": _t("object", "on a time-scaled point: the workload's MB/s results x D, the real "
@@ -207,7 +211,7 @@ WORKLOAD_POINT = {
     },
 }
 REQUIRED_POINT = ["topology", "rate_mbit", "workload", "placement", "repeat", "throughput_mbyte_s",
-                  "fidelity", "hardware", "contention", "tcp"]
+                  "fidelity", "hardware", "contention", "contention_default", "tcp"]
 REQUIRED_BY_WORKLOAD = {"token": ["pairs", "token_size", "tokens_in_flight"], "iperf": ["pairs"],
                         "filecopy": ["copies", "remote", "file_size", "disk"],
                         "pfs": ["test", "volume", "disk"]}
@@ -320,6 +324,12 @@ def upgrade(doc: Any, where: str) -> dict:
         doc = dict(doc)
         if isinstance(doc.get("points"), list):
             doc["points"] = [{"tcp": None, **p} if isinstance(p, dict) else p for p in doc["points"]]
+        version = 4
+    if version == 4:   # v5: every point records its profile's collisions default (off until v5)
+        doc = dict(doc)
+        if isinstance(doc.get("points"), list):
+            doc["points"] = [{"contention_default": "off", **p} if isinstance(p, dict) else p
+                             for p in doc["points"]]
         doc["schema_version"] = SCHEMA_VERSION
     return doc
 

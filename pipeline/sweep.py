@@ -17,6 +17,7 @@ from typing import Any, Callable
 from core.errors import BadInput
 from core.values import Axis
 from topologies.hardware import ERA, NONE, hardware_of, profile_names
+from topologies.hardware import load as load_profile
 from topologies.presets import PRESETS, build_spec, check_topology
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
@@ -37,8 +38,10 @@ NETWORK_AXES = (
     Axis("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (hardware/*.json: disk "
          "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
          choices=(*profile_names(), ERA)),
-    Axis("contention", "choice", ["off"], "charge CSMA/CD's average contention per frame on every "
-         "shared wire, and drop a frame after 16 collisions (Metcalfe-Boggs model, netlab/contention.py)", choices=("off", "on")),
+    Axis("contention", "choice", ["auto"], "charge CSMA/CD's average contention per frame on every "
+         "shared wire, and drop a frame after 16 collisions (Metcalfe-Boggs model, netlab/contention.py); "
+         "auto: as the hardware profile says (on for the 1996 machines' hubs, off for today's hosts)",
+         choices=("auto", "off", "on")),
     Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
          "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
          "(topologies/timescale.py)", minimum=1, maximum=MAX_TIME_SCALE),
@@ -75,7 +78,8 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
     """The network part of a point's configuration, as points record it."""
     return {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
             "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-            "hardware": hardware_of(spec), "contention": "on" if spec.params.get("contention") else "off"}
+            "hardware": hardware_of(spec), "contention": "on" if spec.params.get("contention") else "off",
+            "contention_default": "on" if load_profile(hardware_of(spec)).collides else "off"}
 
 
 @dataclass

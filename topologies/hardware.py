@@ -63,6 +63,12 @@ SCHEMA = {
                          "sources": {"type": "array", "items": _TEXT, "minItems": 1},
                          "calibration": {"type": ["string", "null"],
                                          "description": "the figure the rate was set from, if any"}}}]},
+        "collisions": {"type": "object", "additionalProperties": False, "required": ["default", "source"],
+                       "description": "whether the machine's shared wires collide when --contention is not "
+                                      "given (absent: off): CSMA/CD's cost per frame and its 16-collision "
+                                      "drops (netlab/contention.py); full-duplex ports never collide",
+                       "properties": {"default": {"enum": ["on", "off"]},
+                                      "source": {**_TEXT, "description": "why: what the machine's segments were"}}},
         "host_cost": {"description": "null: the host's own speed (nothing charged)",
                       "oneOf": [{"type": "null"}, {
                           "type": "object", "additionalProperties": False,
@@ -233,6 +239,11 @@ class Profile:
     @property
     def rate_mbit(self) -> float | None:
         return self.machine.get("rate_mbit")
+
+    @property
+    def collides(self) -> bool:
+        """Do this machine's shared wires collide unless --contention says otherwise?"""
+        return (self.data.get("collisions") or {}).get("default") == "on"
 
     def record(self) -> dict:
         """What a results document keeps: the whole profile as it ran."""

@@ -85,7 +85,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
     preset = PRESETS[check_topology(name)]
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     hardware = options.pop("hardware", None) or NONE
-    contention = options.pop("contention", None) in (True, "on")
+    contention = options.pop("contention", None)
     time_scale = options.pop("time_scale", None)
     time_scale = 1.0 if time_scale is None else time_scale
     kwargs = {}
@@ -103,11 +103,14 @@ def build_spec(name: str, **options) -> NetworkSpec:
     return scale(machine(spec, hardware, contention), time_scale)
 
 
-def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool = False) -> NetworkSpec:
+def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
-    host cost and TCP) and, with contention, wires that charge CSMA/CD's average cost.
-    Recorded in spec.params (hardware: the profile's name, `era` resolved)."""
+    host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
+    average cost and drop after 16 collisions. contention None or "auto": as the
+    profile says (its `collisions` default). Recorded in spec.params (hardware:
+    the profile's name, `era` resolved; contention only when on)."""
     profile = resolve(hardware, spec.params["rate_mbit"])
+    contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     params = {**spec.params, "hardware": profile.name}
     if contention:
         params["contention"] = True

@@ -281,3 +281,29 @@ def test_reproduce_spends_repeats_where_claims_read():
     sweep.unread_runs = 0
     quick = [(spec.topology, p["pairs"], p["token_size"]) for spec, pts in sweep.schedule() for p in pts]
     assert ("single-net", 1, 4096) not in quick and quick.count(("single-net", 8, 4096)) == 3
+
+
+def test_the_paper_view_is_each_profile_as_it_collides_by_default():
+    """1996 profiles collide by default: their points with contention on are the paper's view,
+    --contention off moves them to the switched view; documents from before v5 (default off
+    then) keep their paper view; today's hosts never collide."""
+    def pt(hw, contention, default):
+        return {"hardware": hw, "contention": contention, "contention_default": default}
+    docs = {"x": {"points": [pt("prototype-1995", "on", "on"), pt("prototype-1995", "off", "on"),
+                             pt("prototype-1995", "off", "off"), pt("none", "off", "off")]}}
+    assert C.view(docs, C.PAPER)["x"]["points"] == [pt("prototype-1995", "on", "on"),
+                                                     pt("prototype-1995", "off", "off")]
+    assert C.view(docs, C.CONTENDED)["x"]["points"] == [pt("prototype-1995", "off", "on")]
+    assert C.view(docs, C.TODAY)["x"]["points"] == [pt("none", "off", "off")]
+
+
+def test_the_1996_profiles_collide_by_default_and_contention_overrides():
+    from topologies.presets import build_spec
+    for hw, shared in (("prototype-1995", True), ("demonstration-1996", True), ("none", False)):
+        spec = build_spec("single-net", nodes=4, rate_mbit=10, hardware=hw)
+        assert all(w.contention == shared for w in spec.wires), hw
+        assert not any(w.contention for w in build_spec("single-net", nodes=4, rate_mbit=10, hardware=hw,
+                                                          contention="off").wires)
+    # full-duplex ports never collide, whatever the profile says
+    spec = build_spec("switched-cluster", nodes=4, rate_mbit=100, hardware="prototype-1995")
+    assert not any(w.contention for w in spec.wires)

@@ -5,6 +5,7 @@ pytest.importorskip("jsonschema")
 
 from pipeline.derive import shared_points  # noqa: E402
 from pipeline.experiment import experiment_files, load  # noqa: E402
+from pipeline.sweep import network_fields  # noqa: E402
 
 
 def fig6(quick=True):
@@ -18,10 +19,8 @@ def source(sweep_name: str, quick=True, **change):
     pts = []
     for spec, points in sweep.schedule():
         for pt in points:
-            pts.append({"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
-                        "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-                        "hardware": spec.params.get("hardware") or "none", "contention": "off",
-                        **pt, "disk": {"profile": "x"}, "throughput_mbyte_s": 1.0 + pt["point_index"]})
+            pts.append({**network_fields(spec), **pt, "disk": {"profile": "x"},
+                        "throughput_mbyte_s": 1.0 + pt["point_index"]})
     return {"workload": sweep.workload, "parameters": {**sweep.parameters(), **change}, "points": pts}
 
 

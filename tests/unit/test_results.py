@@ -111,14 +111,14 @@ def test_new_document_validates_and_csv_tells_filecopy_points_apart(tmp_path):
 
 def test_v2_documents_read_as_hardware_none_without_contention():
     """A stored v2 document (tests/fixtures/v2-token.json, a real quick reproduction's) gains
-    hardware/contention (v3) and an unrecorded TCP (v4) on read."""
+    hardware/contention (v3), an unrecorded TCP (v4) and the collisions default then, off (v5), on read."""
     stored = FIXTURES / "v2-token.json"
     raw = json.loads(stored.read_text())
     assert raw["schema_version"] == 2 and "hardware" not in raw["points"][0]
     doc = load(stored)
-    assert doc["schema_version"] == results.SCHEMA_VERSION == 4
+    assert doc["schema_version"] == results.SCHEMA_VERSION == 5
     assert all(p["hardware"] == "none" and p["contention"] == "off" for p in doc["points"])
-    assert all(p["tcp"] is None for p in doc["points"])
+    assert all(p["tcp"] is None and p["contention_default"] == "off" for p in doc["points"])
 
 
 def test_a_write_with_a_new_point_checks_that_point_and_the_last_write_checks_all(tmp_path):
