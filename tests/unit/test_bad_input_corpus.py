@@ -270,6 +270,8 @@ OTHERS = [
     ("experiment hardware override unknown", ["experiment", "quick-comparison", "--hardware", "486"],
      "--hardware"),
     ("reproduce contention on both", ["reproduce", "--contention"], "--hardware paper"),
+    ("reproduce contention off both", ["reproduce", "--contention", "off"], "--hardware paper"),
+    ("reproduce contention auto", ["reproduce", "--contention", "auto", "--hardware", "paper"], "--contention"),
     ("run filecopy chunk under 4K", ["run", "filecopy", "--chunk", "1K"], "4K..16M"),
     ("run filecopy chunk not 4K-aligned", ["run", "filecopy", "--chunk", "6K"], "multiple of 4K"),
     ("run filecopy relays unknown", ["run", "filecopy", "--relays", "busy"], "--relays"),
