@@ -143,6 +143,7 @@ class WireState:
         self.q_n = 0
         self.min_efficiency = 1.0
         self.ports = list(wire.port_names())
+        self.history: list[tuple[float, float]] = [(time.monotonic(), wire.rate_mbit)]   # (since, rate)
         self.drop_ppm = 0                      # the frames in a million dropped after 16 attempts
         self.max_drop_ppm = 0
 
@@ -219,9 +220,21 @@ class ContentionControl:
         argv = change_cmds(st.wire.ifb, want, st.wire.rate_mbit, sorted(st.leaves))
         run(["tc", "-batch", "-"], stdin="\n".join(" ".join(a[1:]) for a in argv) + "\n", check=False)
         st.rate_mbit = want
+        st.history.append((time.monotonic(), want))
         st.updates += 1
         self.first_change.setdefault(st.name, argv[0])
         return drops_changed
+
+    def mean_rate_mbit(self, name: str, t0: float, t1: float) -> float | None:
+        """The wire's rate as the controller held it, averaged over [t0, t1] (monotonic
+        seconds): what the wire could carry then, for the gates' utilisation."""
+        st = next((st for st in self.states if st.name == name), None)
+        if st is None or t1 <= t0:
+            return None
+        total = 0.0
+        for (since, rate), (until, _) in zip(st.history, [*st.history[1:], (float("inf"), 0.0)]):
+            total += rate * max(0.0, min(until, t1) - max(since, t0))
+        return total / (t1 - t0)
 
     def record(self) -> dict:
         """For the results: the model, and per wire what the controller did."""

@@ -23,7 +23,9 @@ the time base of the figure the workload reports:
   whole path idled, and neither a host core, an emulator thread nor a node's
   modelled CPU budget was busy, nor did loss recovery explain it (retransmitted
   segments over 1 % of those moved: drops, or reordering over bonded paths,
-  which TCP answers by backing off), the transport held the data back (as the
+  which TCP answers by backing off; or time-outs whose minimum RTO alone covers
+  5 % of the point: a collision drop the 1995 prototype's TCP, without fast
+  retransmit, waits out), the transport held the data back (as the
   host's bbr did under ping-pong traffic): the point is suspect, with the
   TCP's counters as the reason;
 - no saturated emulator for any flow: with a core or an emulator thread near
@@ -41,6 +43,8 @@ the time base of the figure the workload reports:
   the emulator, not the model, held it back;
 - concurrency: the token pairs ran at once (their span at most 1.2 x the
   longest pair's time), since "bytes / longest time" overstates otherwise.
+Utilisation is of what a wire could carry: with the collision model on, the
+rate its controller held over the point (`contended_rate_mbit`).
 A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
@@ -58,6 +62,7 @@ CROWDED_SOFTIRQ = 0.50                    # a core's softirq share: the host mov
 HELD_BACK_UTILISATION = 0.90              # with the emulator busy or the host crowded, a backlogged
                                           # path under this was held back (the model fills it: 0.97+)
 CROWDED_RETRANS = 0.03                    # segments sent again per segment moved, there (quiet: <= 1.2 %)
+TIMEOUTS_EXPLAIN = 0.05                   # time-outs x the minimum RTO over this share of the point: idle
 
 
 def span_over_longest(flows: list[dict]) -> float | None:
@@ -149,6 +154,9 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
                 f"emulator, not the model, held the flows back ({said})")
     if not host and again > LOSS_EXPLAINS:
         return None      # loss recovery (drops, or reordering over bonded paths) held it back: TCP's job
+    rto_s = (tcp.get("rto_min_ms") or 0) / 1e3 * (point.get("time_scale") or 1)
+    if not host and tcp.get("timeouts", 0) * rto_s >= TIMEOUTS_EXPLAIN * (point.get("elapsed_s") or float("inf")):
+        return None      # time-outs (a modelled collision drop, on a TCP without fast retransmit) idled it
     for path, busiest in paths:
         if host and busiest < HELD_BACK_UTILISATION:
             return (f"crowded host: every flow had data queued, yet the busiest wire of the path {path} "

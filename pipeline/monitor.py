@@ -99,11 +99,14 @@ class Monitor:
             if stopping:
                 return
 
-    def report(self, window_s: float | None = None) -> dict:
+    def report(self, window_s: float | None = None, rates: dict[str, float] | None = None) -> dict:
         """Figures over the point: utilisation over `window_s` (the workload's
-        own measured span) when given, else over the monitor's window."""
+        own measured span) when given, else over the monitor's window; of `rates`
+        (wire -> Mbit/s it could carry then: a contended wire's lowered rate) when
+        given, else of each wire's rate."""
         span = window_s if window_s and window_s > 0 else self.elapsed
-        util = {n: round(self.carried[n] * 8 / (w.rate_mbit * 1e6 * span), 4) for n, w in self.wires.items()}
+        rates = {n: (rates or {}).get(n) or w.rate_mbit for n, w in self.wires.items()}
+        util = {n: round(self.carried[n] * 8 / (rates[n] * 1e6 * span), 4) for n in self.wires}
         cores = len(self.samples[0]) if self.samples else 0
         per_core = [round(sum(s[c] for s in self.samples) / len(self.samples), 3) for c in range(cores)]
         host = [sum(s) / len(s) for s in self.samples if s]

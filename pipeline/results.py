@@ -124,6 +124,9 @@ COMMON_POINT = {
     "calibration_of": _t("string", "this point measures a calibration (claims/calibrations.json id) "
                          "that the sweep's own points did not measure twice; it is not a sweep point "
                          "(no point_index) and tables leave it out"),
+    "contended_rate_mbit": _t("object", "with the collision model on: wire -> the rate its controller held, "
+                              "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
+                              "fidelity and the gates are of it"),
     "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets used "
                    "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",

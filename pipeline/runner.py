@@ -113,10 +113,14 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 t_point = time.monotonic()
                 with Monitor(wires) as mon:
                     result = workload.run_point(tb, context, pt, settings)
-                cpu = cpu_busy(costed, cpu_before, time.monotonic() - t_point)
+                t_done = time.monotonic()
+                cpu = cpu_busy(costed, cpu_before, t_done - t_point)
                 tcp_after = tcp_counters(hosts)
+                # a contended wire carried at most the rate its controller held: gates judge against it
+                held = {} if tb.contention is None else {
+                    n: round(r, 3) for n in rates if (r := tb.contention.mean_rate_mbit(n, t_point, t_done))}
                 point = {**network_fields(spec), "workload": sweep.workload, **pt, **result,
-                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s"))),
+                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "tcp": {**(env["tcp"] or {}),
                                  **{k: v - tcp_before.get(k, 0) for k, v in tcp_after.items()}},
@@ -128,7 +132,9 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                     point["time_scale"] = d
                     point["scaled"] = {k: point[k] * d for k in workload.rate_keys
                                        if isinstance(point.get(k), (int, float))}
-                point["gates"] = evaluate(point, point["fidelity"], rates, workload.bounds,
+                if held:
+                    point["contended_rate_mbit"] = held
+                point["gates"] = evaluate(point, point["fidelity"], {**rates, **held}, workload.bounds,
                                           workload.concurrent_pairs)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if progress and plan and plan != shown:

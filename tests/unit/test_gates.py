@@ -1,4 +1,7 @@
 """The fidelity gates pass a point a real network could produce and fail the ones it could not."""
+import pytest
+
+from pipeline import gates as G
 from pipeline.gates import evaluate as gate
 from pipeline.gates import payload_capacity_bytes_s
 from workloads import WORKLOADS
@@ -135,3 +138,33 @@ def test_a_saturated_emulator_fails_a_flow_whose_own_path_idled_beside_a_full_wi
     assert evaluate(pt, util(0.95, w1=0.93, cores=(0.99, 0.9)), RATES)["ok"]     # every path full
     thread = {**util(0.95, w1=0.80), "emulator_thread_busy": {"ovs-vswitchd/7": 0.95}}
     assert not evaluate(pt, thread, RATES)["ok"]
+
+
+def test_a_time_out_the_minimum_rto_explains_is_not_a_stalled_transport():
+    """A collision drop on the prototype's TCP (no fast retransmit) idles a flow for its 200 ms
+    minimum RTO: that is the model, not a transport holding data back."""
+    flows = [{"path": [["w0"]], "bytes": 900_000, "start": 0.0, "end": 1.0, "backlogged": True}]
+    fidelity = {"wire_utilisation": {"w0": 0.70}, "core_busy_mean": [0.3, 0.3], "wire_bytes": {"w0": 950_000}}
+    point = {"elapsed_s": 1.0, "flows": flows,
+             "tcp": {"congestion_control": "reno", "retrans_segs": 1, "timeouts": 1, "rto_min_ms": 200}}
+    assert G._stalled(point, flows, fidelity) is None
+    point["tcp"] = {**point["tcp"], "timeouts": 0, "retrans_segs": 0}
+    assert G._stalled(point, flows, fidelity).startswith("stalled transport")
+
+
+def test_a_contended_wire_is_judged_against_the_rate_its_controller_held():
+    from netlab.contention import ContentionControl
+
+    class Wire:
+        rate_mbit = 10.0
+        ifb = "x"
+
+        def port_names(self):
+            return ["p0"]
+    ctl = ContentionControl({"w0": Wire()}, "bnl00")
+    st = ctl.states[0]
+    t0 = st.history[0][0]
+    st.history.append((t0 + 1.0, 6.0))      # the controller lowered it after one second
+    assert ctl.mean_rate_mbit("w0", t0, t0 + 2.0) == pytest.approx(8.0)
+    assert ctl.mean_rate_mbit("w0", t0 + 1.0, t0 + 2.0) == pytest.approx(6.0)
+    assert ctl.mean_rate_mbit("w9", t0, t0 + 1) is None
