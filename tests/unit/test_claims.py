@@ -307,3 +307,26 @@ def test_the_1996_profiles_collide_by_default_and_contention_overrides():
     # full-duplex ports never collide, whatever the profile says
     spec = build_spec("switched-cluster", nodes=4, rate_mbit=100, hardware="prototype-1995")
     assert not any(w.contention for w in spec.wires)
+
+
+def test_repeats_group_whatever_their_measured_by_products():
+    """What a run measured beside its figure (a contended wire's held rate, datagrams lost,
+    where a copied point was measured) differs between repeats: they stay one point."""
+    base = {"topology": "routed-mesh", "remote": 5, "throughput_mbyte_s": 4.0}
+    pts = [{**base, "repeat": 0, "contended_rate_mbit": {"w0": 9.41}, "lost": 0, "measured_in": "a"},
+           {**base, "repeat": 1, "contended_rate_mbit": {"w0": 9.12}, "lost": 2, "measured_in": "b"}]
+    assert len(C._groups(pts)) == 1
+
+
+def test_a_line_rate_bound_is_not_applied_to_points_that_collided():
+    """Claim 4's 'at most 10 x' is line-rate arithmetic: with the collision model the 10 Mbit/s
+    wire can lose a larger share than the 100 Mbit/s one, so a ratio over 10 is not an artefact."""
+    [claim4] = [c for c in C.load_claims() if c["id"] == 4]
+    assert claim4["check"]["bound"]["collision_free"] is True
+
+    def docs(contention):
+        fast = {"topology": "single-net", "pairs": 8, "throughput_mbyte_s": 10.6, "contention": contention}
+        slow = {"topology": "single-net", "pairs": 8, "throughput_mbyte_s": 1.0, "contention": contention}
+        return {"ipps96-fig4-channels-100": {"points": [fast]}, "ipps96-fig2-channels-10": {"points": [slow]}}
+    assert "physical bound" in C.judge(claim4, docs("off"))["reason"]
+    assert "physical bound" not in C.judge(claim4, docs("on"))["reason"]
