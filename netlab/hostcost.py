@@ -33,8 +33,6 @@ from topologies.hardware import HostCost
 
 IFB = "cpu0"
 MATCH_ALL = ["u32", "match", "u32", "0", "0"]
-# IPv4 header of 20 bytes (IHL 5: the stack sends no options) and the TCP flags byte at 20 + 13
-PSH_SEGMENT = ["match", "u8", "0x05", "0x0f", "at", "0", "match", "u8", "0x08", "0x08", "at", "33"]
 
 
 def burst_bytes(cost: HostCost) -> int:
@@ -51,50 +49,32 @@ def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | 
     leaf = netem_args(Impairment(delay_ms=cost.per_packet_us / 1000), cost.queue_packets) if netem \
         else ["pfifo", "limit", str(cost.queue_packets)]
     copying = bool(relay_address and cost.relay_copy_per_byte_ns > 0)
-    messages = cost.per_message_us > 0
     cmds = [
         ["ip", "link", "add", IFB, "type", "ifb"],
         ["ip", "link", "set", IFB, "up"],
         # tc refuses an all-zero size table: a profile with no per-packet cost gets none
         ["tc", "qdisc", "add", "dev", IFB, "root", "handle", "1:",
          *(["stab", "overhead", str(cost.packet_bytes)] if cost.packet_bytes else []),
-         "htb", "default", "10" if copying or messages else "1", "r2q", r2q],
+         "htb", "default", "10" if copying else "1", "r2q", r2q],
         ["tc", "class", "add", "dev", IFB, "parent", "1:", "classid", "1:1", "htb", "rate", rate,
          "ceil", rate, "burst", burst, "cburst", burst],
     ]
-    if not copying and not messages:
+    if not copying:
         cmds.append(["tc", "qdisc", "add", "dev", IFB, "parent", "1:1", "handle", "10:", *leaf])
-        return cmds + redirect_cmds(nics)
-    # leaves borrowing the whole budget (their assured rates are nominal: the parent is the
-    # budget): the node's own packets; forwarded ones at the rate the copy leaves; and its TCP
-    # messages' last segments, each charged the per-message cost on top (the class's overhead)
-    floor = rate_arg(cost.budget_mbit / 100)
-    leaves = [("1:10", rate, "10:", [])]
-    if copying:
-        leaves.append(("1:20", rate_arg(cost.forward_budget_mbit), "20:", []))
-    if messages:
-        leaves.append(("1:30", rate, "30:", ["overhead", str(cost.message_bytes)]))
-    for classid, ceil, handle, extra in leaves:
-        cmds += [["tc", "class", "add", "dev", IFB, "parent", "1:1", "classid", classid, "htb",
-                  "rate", floor, "ceil", ceil, "burst", burst, "cburst", burst, *extra],
-                 ["tc", "qdisc", "add", "dev", IFB, "parent", classid, "handle", handle, *leaf]]
-    own = [["match", "ip", field, f"{relay_address}/32"] for field in ("src", "dst")] if copying else [[]]
-    if messages:   # TCP (IP header without options) with PSH set: a send's last segment
-        for match in own:
+    else:
+        # two leaves borrowing the whole budget: the node's own packets, and forwarded ones at the
+        # rate the copy leaves (their assured rates are nominal: the parent is the budget)
+        floor = rate_arg(cost.budget_mbit / 100)
+        fwd = rate_arg(cost.forward_budget_mbit)
+        for classid, ceil, handle in (("1:10", rate, "10:"), ("1:20", fwd, "20:")):
+            cmds += [["tc", "class", "add", "dev", IFB, "parent", "1:1", "classid", classid, "htb",
+                      "rate", floor, "ceil", ceil, "burst", burst, "cburst", burst],
+                     ["tc", "qdisc", "add", "dev", IFB, "parent", classid, "handle", handle, *leaf]]
+        for field in ("src", "dst"):     # from or to the node itself: its own; any other IP: forwarded
             cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "1",
-                         "u32", *match, "match", "ip", "protocol", "6", "0xff", *PSH_SEGMENT, "flowid", "1:30"])
-    if copying:        # from or to the node itself: its own; any other IP: forwarded
-        for match in own:
-            cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "2",
-                         "u32", *match, "flowid", "1:10"])
-        cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "3",
+                         "u32", "match", "ip", field, f"{relay_address}/32", "flowid", "1:10"])
+        cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "2",
                      "u32", "match", "u32", "0", "0", "flowid", "1:20"])
-    return cmds + redirect_cmds(nics)
-
-
-def redirect_cmds(nics: list[str]) -> list[list[str]]:
-    """Both directions of every NIC through the budget's IFB."""
-    cmds = []
     for nic in nics:
         cmds.append(["tc", "qdisc", "add", "dev", nic, "clsact"])
         for hook in ("ingress", "egress"):

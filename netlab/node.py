@@ -232,14 +232,11 @@ class BeowulfHost(Host):
 
     def cpu_counters(self) -> tuple[int, int] | None:
         """(charged bytes, packets) of this node's CPU budget, or None without one.
-        Bytes include the per-packet cost (the size table applies before HTB counts) and
-        the per-message cost of the segments its message leaf (1:30) passed."""
+        Bytes include the per-packet cost (the size table applies before HTB counts)."""
         if self.host_cost is None:
             return None
-        stats = class_stats(self.run(["tc", "-s", "class", "show", "dev", CPU_IFB], check=False))
-        budget, messages = stats.get("1:1"), stats.get("1:30")
-        extra = messages["packets"] * self.host_cost.message_bytes if messages else 0
-        return (budget["bytes"] + extra, budget["packets"]) if budget else None
+        budget = class_stats(self.run(["tc", "-s", "class", "show", "dev", CPU_IFB], check=False)).get("1:1")
+        return (budget["bytes"], budget["packets"]) if budget else None
 
     def channel_tx_packets(self) -> dict[str, int]:
         """Packets each NIC has sent: how evenly bonding stripes."""

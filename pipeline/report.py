@@ -46,10 +46,9 @@ NOT_MODELLED = [
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
-    ("profiles: the network card's own latency, and the delay of a lone packet or message after "
-     "idle time (without netem the CPU's charge delays the next one; the era validation table reads "
-     "it); Linux 1.x TCP's per-message cost is charged on each send's last segment, but the node's "
-     "other traffic does not wait for it",
+    ("profiles: Linux 1.x TCP's per-message cost beyond the per-packet cost (lmbench lat_tcp was "
+     "4-5x lat_udp) and the network card's own latency; without netem a lone packet after idle "
+     "time is not delayed (the era validation table reads it)",
      "small tokens too FAST on the paper's hardware"),
     ("profiles: disk work does not draw on the node's CPU budget (the disk has its own rate, set from "
      "all-local copies); bus contention between disk and NIC",

@@ -90,12 +90,6 @@ SCHEMA = {
                                                          "description": "CPU time per byte a relay spends copying "
                                                                         "each packet it forwards (Linux 1.2's ip_forward)"},
                               "relay_copy_source": _TEXT,
-                              "per_message_us": {"type": "number", "minimum": 0, "maximum": 100000,
-                                                 "description": "CPU time a TCP message costs beyond its packets, "
-                                                                "per send and per completed receive (lmbench "
-                                                                "(lat_tcp - lat_udp) / 4); charged on segments "
-                                                                "carrying PSH, the last of each send"},
-                              "per_message_source": _TEXT,
                               "per_packet_source": _TEXT, "per_byte_source": _TEXT,
                               "checks": {"type": "array", "items": _TEXT,
                                          "description": "era figures the model is compared with, not set from"},
@@ -211,12 +205,6 @@ class HostCost:
     per_byte_ns: float
     queue_packets: int = 100
     relay_copy_per_byte_ns: float = 0.0
-    per_message_us: float = 0.0
-
-    @property
-    def message_bytes(self) -> int:
-        """The per-message cost in byte-equivalents of the budget."""
-        return round(self.per_message_us * 1e3 / self.per_byte_ns)
 
     @property
     def forward_budget_mbit(self) -> float:
@@ -293,8 +281,7 @@ def load(name: str) -> Profile:
     _validate(data, path)
     hc = data["host_cost"]
     cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]) + float(hc.get("nic_per_byte_ns", 0)),
-                    int(hc.get("queue_packets", 100)), float(hc.get("relay_copy_per_byte_ns", 0)),
-                    float(hc.get("per_message_us", 0))) if hc else None
+                    int(hc.get("queue_packets", 100)), float(hc.get("relay_copy_per_byte_ns", 0))) if hc else None
     tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
                          for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})
     return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data)
