@@ -35,6 +35,7 @@ import threading
 import time
 
 from core.command import run
+from netlab.manifest import collision_table
 from netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, class_stats, rate_arg
 
 SLOT_BYTES = 64          # 512 bit times
@@ -66,11 +67,6 @@ def efficiency(q: float, frame_wire_bytes: float = MAX_FRAME_ON_WIRE) -> float:
 def drop_probability(q: float) -> float:
     """A frame's chance of colliding on every one of its ATTEMPTS attempts."""
     return (1 - acquisition(q)) ** ATTEMPTS
-
-
-def table_name(prefix: str) -> str:
-    """The run's nftables bridge table (cleanup finds it by the run's prefix)."""
-    return f"{prefix}collisions"
 
 
 def drop_ruleset(table: str, wires: dict[str, tuple[list[str], int]], create: bool = False) -> str:
@@ -154,7 +150,7 @@ class ContentionControl:
     def __init__(self, wires: dict, prefix: str):
         """wires: logical name -> SharedWire; prefix: the run's (names its nftables table)."""
         self.states = [WireState(name, w) for name, w in wires.items()]
-        self.table = table_name(prefix)
+        self.table = collision_table(prefix)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="contention", daemon=True)
         self.first_change: dict[str, list[str]] = {}

@@ -63,7 +63,12 @@ def del_link(name: str) -> bool:
     return execute(["ip", "link", "del", name])[0] == 0
 
 
-NFT_TABLE_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})collisions$")   # netlab.contention.table_name
+NFT_TABLE_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})collisions$")
+
+
+def collision_table(prefix: str) -> str:
+    """The run's nftables bridge table of collision drops (netlab.contention fills it)."""
+    return f"{prefix}collisions"
 
 
 def bridge_tables() -> list[str]:
@@ -290,7 +295,7 @@ def release(manifest: Manifest) -> list[str]:
             if del_ovs_bridge(br):
                 done.append(f"OVS bridge {br}")
     for table in bridge_tables():
-        if table == f"{manifest.prefix}collisions" and del_bridge_table(table):
+        if table == collision_table(manifest.prefix) and del_bridge_table(table):
             done.append(f"nftables table bridge {table}")
     ours = [link for link in root_links() if link.startswith(manifest.prefix)]
     group = str(device_group(manifest.prefix))

@@ -17,7 +17,6 @@ from typing import Any, Callable
 from core.errors import BadInput
 from core.values import Axis
 from topologies.hardware import ERA, NONE, hardware_of, profile_names
-from topologies.hardware import load as load_profile
 from topologies.presets import PRESETS, build_spec, check_topology
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
@@ -79,7 +78,7 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
     return {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
             "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
             "hardware": hardware_of(spec), "contention": "on" if spec.params.get("contention") else "off",
-            "contention_default": "on" if load_profile(hardware_of(spec)).collides else "off"}
+            "contention_default": "on" if spec.params.get("contention_default") else "off"}
 
 
 @dataclass

@@ -108,10 +108,11 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.params (hardware:
-    the profile's name, `era` resolved; contention only when on)."""
+    the profile's name, `era` resolved; contention only when on; the profile's
+    default as contention_default, resolved here once)."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
-    params = {**spec.params, "hardware": profile.name}
+    params = {**spec.params, "hardware": profile.name, "contention_default": profile.collides}
     if contention:
         params["contention"] = True
     return dataclasses.replace(
