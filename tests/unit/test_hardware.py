@@ -101,6 +101,11 @@ def test_a_profile_file_is_checked(tmp_path, monkeypatch):
         hardware.load.cache_clear()
         with pytest.raises(BadInput, match="congestion_control"):
             hardware.load("x")
+        (tmp_path / "x.json").write_text(json.dumps({**bad, "host_cost": None,
+                                                     "collisions": {"default": "yes", "source": "s"}}))
+        hardware.load.cache_clear()
+        with pytest.raises(BadInput, match="collisions"):
+            hardware.load("x")
     finally:
         hardware.load.cache_clear()
 
