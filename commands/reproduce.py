@@ -80,6 +80,23 @@ def with_hardware(sweep, which: str, contention: str | None):
     return Sweep(sweep.workload, values, sweep.shard)
 
 
+def sources_first(names: list[str], shares: dict[str, list[str]]) -> list[str]:
+    """names in their order, except that an experiment runs after those whose points it
+    takes (same_points_as), so their documents exist when it starts."""
+    out: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...] = ()) -> None:
+        if name in out or name in path or name not in names:
+            return
+        for src in shares.get(name, []):
+            visit(src, (*path, name))
+        out.append(name)
+
+    for name in names:
+        visit(name)
+    return out
+
+
 def split_variants(docs: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dict]]:
     """(the experiments' documents, the sensitivity variants' by variant id)."""
     main = {n: d for n, d in docs.items() if not n.startswith("sensitivity-")}
@@ -104,6 +121,7 @@ def run(args) -> int:
         if sweep.schedule():      # a shard may hold no point of a small experiment
             sweeps[name] = (sweep, paper)
             shares[name] = meta.get("same_points_as") or []
+    sweeps = {n: sweeps[n] for n in sources_first(list(sweeps), shares)}
     variants = {}
     if args.sensitivity:
         if args.hardware == "none":

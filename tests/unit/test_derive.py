@@ -51,3 +51,19 @@ def test_another_setting_or_workload_shares_nothing():
                for n, d in ((n, source(n)) for n in meta["same_points_as"])}
     got = shared_points(sweep, one_run)
     assert got and all(p["repeat"] == 0 for p in got)
+
+
+@pytest.mark.parametrize("name, source_name, where", [
+    ("hpdc96-fig5-demand", "hpdc96-fig3-topologies", {"pairs": 8}),
+    ("hpdc96-fig4-disknet", "ipps96-fig3-prototype", {"topology": "bonded-dual-net"}),
+])
+def test_a_curve_another_figure_measures_is_taken_from_it(name, source_name, where):
+    """HPDC'96 Fig 5's 8-pair demand is Fig 3's routed remote-wire curve; Disk/Net's bonded
+    curve is IPPS'96 Fig 3's 2 MB curve: the same configurations, measured once."""
+    sweep, _paper, meta = load(experiment_files()[name], quick=False)
+    assert meta["same_points_as"] == [source_name]
+    got = shared_points(sweep, {source_name: source(source_name, quick=False)})
+    scheduled = [(spec, pt) for spec, pts in sweep.schedule() for pt in pts]
+    expect = [pt["point_index"] for spec, pt in scheduled
+              if all({**network_fields(spec), **pt}.get(k) == v for k, v in where.items())]
+    assert expect and sorted(p["point_index"] for p in got) == sorted(expect)

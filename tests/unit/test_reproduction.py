@@ -144,3 +144,13 @@ def test_the_report_shows_the_era_validation_table(docs, tmp_path):
     assert "not measured:" in section and 'id="era"' in html
     assert all(c["id"] not in {r["id"] for r in json.loads((tmp_path / "claims.json").read_text())}
                for c in load_checks())
+
+
+def test_an_experiment_runs_after_those_it_takes_points_from():
+    from commands.reproduce import sources_first
+    shares = {"fig6": ["fig3", "fig5"], "fig5d": ["fig3t"], "loop": ["loop"]}
+    order = sources_first(["fig6", "fig2", "fig5d", "fig3", "fig3t", "fig5", "loop"], shares)
+    assert sorted(order) == sorted(["fig6", "fig2", "fig5d", "fig3", "fig3t", "fig5", "loop"])
+    assert order.index("fig6") > max(order.index("fig3"), order.index("fig5"))
+    assert order.index("fig5d") > order.index("fig3t")
+    assert sources_first(["fig6", "fig2"], shares) == ["fig6", "fig2"]    # absent sources: order kept
