@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from netlab.hostcost import busy_fraction
+from netlab.node import cpu_counters
 from netlab.testbed import BuildOptions, Testbed
 from pipeline import calibration
 from pipeline.gates import evaluate
@@ -60,9 +61,9 @@ def network_key(spec) -> str:
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
     """node -> share of its CPU budget its packets used over the point (the
     point's whole time, setup included: a lower bound on the busiest phase)."""
-    out = {}
+    out, now = {}, cpu_counters(hosts)
     for h in hosts:
-        after, start = h.cpu_counters(), before.get(h.name)
+        after, start = now.get(h.name), before.get(h.name)
         if after and start:
             out[h.name] = round(busy_fraction(after[0] - start[0], seconds, h.host_cost), 3)
     return out
@@ -108,7 +109,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             costed = [tb.host(n.name) for n in spec.nodes if n.host_cost is not None]
             hosts = [tb.host(n.name) for n in spec.nodes]
             for pt in points:
-                cpu_before = {h.name: h.cpu_counters() for h in costed}
+                cpu_before = cpu_counters(costed)
                 tcp_before = tcp_counters(hosts)
                 t_point = time.monotonic()
                 with Monitor(wires) as mon:

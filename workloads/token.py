@@ -12,11 +12,12 @@ validation table reads it.
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 
 from core.errors import BadInput
 from core.values import Axis, human_size
 from netlab.shaping import MSS
-from workloads.agent import PYTHON, Agents
+from workloads.agent import WarmAgents
 from workloads.base import Figure, PAIRS, Workload
 from workloads.placement import place, wire_load
 
@@ -40,19 +41,23 @@ AXES = (
 
 
 def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
-                 exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp") -> dict:
-    """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures."""
+                 exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp",
+                 agents: WarmAgents | None = None) -> dict:
+    """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures. agents: the network's
+    warm token agents (prepare); without them, agents for this exchange alone."""
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
     udp = ["--udp"] if transport == "udp" else []
-    with Agents() as agents:
-        servers = [agents.start(dst, [PYTHON, AGENT, "serve", "--port", str(base_port + i), *udp],
-                                f"token server on {dst.name}") for i, (_src, dst) in enumerate(pairs)]
+    with ExitStack() as stack:
+        pool = agents or stack.enter_context(WarmAgents(AGENT, "token agent"))
+        pool.ensure([h for pair in pairs for h in pair])
+        servers = [pool.start(dst, ["serve", "--port", str(base_port + i), *udp],
+                              f"token server on {dst.name}") for i, (_src, dst) in enumerate(pairs)]
         # clients start beside their servers and retry connecting until these listen
-        clients = [agents.start(src, [PYTHON, AGENT, "client", "--host", dst.address, "--port",
-                                      str(base_port + i), "--size", str(size), "--tokens", str(tokens),
-                                      "--wait-go", *udp, *limit], f"token exchange {src.name}->{dst.name}",
-                                stdin=True)
+        clients = [pool.start(src, ["client", "--host", dst.address, "--port", str(base_port + i),
+                                    "--size", str(size), "--tokens", str(tokens), "--wait-go", *udp, *limit],
+                              f"token exchange {src.name}->{dst.name}")
                    for i, (src, dst) in enumerate(pairs)]
+        stack.callback(lambda: [c.stop() for c in (*servers, *clients)])   # whatever still runs
         for server in servers:
             server.wait_ready()
         for client in clients:   # all connected: then every pair starts at once
@@ -83,13 +88,20 @@ def check(spec, point: dict, _settings: dict) -> None:
                        f"{point['tokens_in_flight']} in flight)")
 
 
-def run_point(tb, _context, point: dict, settings: dict) -> dict:
+def prepare(tb, _points: list[dict], _settings: dict) -> WarmAgents:
+    """The network's token agents, one per node on first use, ended before teardown."""
+    agents = WarmAgents(AGENT, "token agent")
+    tb.on_teardown(agents.close)
+    return agents
+
+
+def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
     pairs = place(tb.spec, point["pairs"], point["placement"])
     hosts = [(tb.host(p.src), tb.host(p.dst)) for p in pairs]
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges,
-                       transport=point.get("transport", "tcp"))
+                       transport=point.get("transport", "tcp"), agents=agents)
     # a pair keeps T tokens of S bytes outstanding: with at least two full frames per wire it
     # stripes over, something is always queued for its path (the stalled-transport gate's premise)
     demand = point["tokens_in_flight"] * point["token_size"]
@@ -106,6 +118,6 @@ WORKLOAD = Workload(
     figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
                   x_step="double", split_if_varying=("pairs", "tokens_in_flight", "transport")),
     csv_columns=("pairs", "token_size", "tokens_in_flight", "transport", "rtt_ms_median"),
-    check=check, run_point=run_point,
+    check=check, run_point=run_point, prepare=prepare,
     label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}"
                      + (" UDP" if pt.get("transport") == "udp" else ""))

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 AGENT = os.path.join(os.path.dirname(__file__), "..", "..", "workloads", "token_agent.py")
 
 
@@ -73,3 +75,60 @@ def test_start_line_waits_for_go():
     finally:
         server.kill()
         server.wait()
+
+
+class LoopbackHost:
+    """What WarmAgents needs of a node, on this machine's loopback."""
+    name, address = "lo", "127.0.0.1"
+
+    def popen(self, argv, **kwargs):
+        return subprocess.Popen(argv, **kwargs)
+
+
+def warm():
+    from workloads.agent import WarmAgents
+    return WarmAgents(AGENT, "token agent")
+
+
+def test_a_warm_agent_runs_point_after_point_and_ends_its_children():
+    """One daemon forks each point's server and client; results and corruption come back
+    per child, and closing the pool leaves no child running."""
+    from core.errors import DataCorrupted
+    host = LoopbackHost()
+    with warm() as pool:
+        for n in (5, 7):
+            port = free_port()
+            server = pool.start(host, ["serve", "--port", str(port)], "server")
+            client = pool.start(host, ["client", "--host", host.address, "--port", str(port), "--size", "300",
+                                       "--tokens", "2", "--wait-go", "--exchanges", str(n)], "client")
+            server.wait_ready()
+            client.wait_ready()
+            client.go()
+            assert client.result(30)["round_trips"] == n
+        daemon = pool.warm["lo"].agent.proc
+        port = free_port()
+        bad = pool.start(host, ["serve", "--port", str(port), "--corrupt-after", "3"], "server")
+        bad.wait_ready()
+        client = pool.start(host, ["client", "--host", host.address, "--port", str(port), "--size", "99",
+                                   "--exchanges", "50"], "client")
+        with pytest.raises(DataCorrupted, match="token 4"):
+            client.result(30)
+        lingering = pool.start(host, ["serve", "--port", str(free_port())], "server")   # never connected
+        lingering.wait_ready()
+        kids = [int(p) for p in open(f"/proc/{daemon.pid}/task/{daemon.pid}/children").read().split()]
+        assert kids, "the lingering server is the daemon's child"
+    assert daemon.poll() is not None
+    assert not any(os.path.exists(f"/proc/{k}") and "Z" not in open(f"/proc/{k}/stat").read().split()[2]
+                   for k in kids)
+
+
+def test_a_warm_agent_says_why_a_command_failed():
+    from workloads.agent import WorkloadFailed
+    with warm() as pool:
+        client = pool.start(LoopbackHost(), ["client", "--host", "127.0.0.1", "--port", "1", "--size", "9",
+                                             "--exchanges", "1"], "client of nobody")
+        with pytest.raises(WorkloadFailed, match="client of nobody: connection"):
+            client.result(30)
+        wrong = pool.start(LoopbackHost(), ["client", "--nonsense"], "bad client")
+        with pytest.raises(WorkloadFailed, match="bad command"):
+            wrong.wait_ready(10)
