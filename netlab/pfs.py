@@ -234,14 +234,19 @@ class GlusterCluster:
     def mount(self, node: str) -> str:
         return self.members[node].mount
 
-    def brick_node(self, path: str) -> str | None:
-        """None when GlusterFS does not say (the caller must not guess)."""
-        """Which node's brick holds a file, as GlusterFS reports it."""
-        out = run(["getfattr", "--only-values", "-n", "trusted.glusterfs.pathinfo", path], check=False)
-        for node, m in self.members.items():
-            if f"{m.brick_dir}/" in out:
-                return node
-        return None
+    def brick_nodes(self, paths: list[str]) -> dict[str, str | None]:
+        """path -> the node whose brick holds it, as GlusterFS reports it (one getfattr for
+        all); None where GlusterFS does not say (the caller must not guess)."""
+        out = run(["getfattr", "--absolute-names", "-n", "trusted.glusterfs.pathinfo", *paths], check=False)
+        said: dict[str, str] = {}
+        current = None
+        for line in out.splitlines():
+            if line.startswith("# file: "):
+                current = line[len("# file: "):]
+            elif current is not None and line.startswith("trusted.glusterfs.pathinfo="):
+                said[current] = line
+        return {path: next((node for node, m in self.members.items() if f"{m.brick_dir}/" in said.get(path, "")),
+                           None) for path in paths}
 
     def remove(self, directory: str) -> None:
         """A finished point's files, removed through the file system (every brick)."""

@@ -295,8 +295,9 @@ def run_pfs(ctx: Context, point: dict) -> dict:
     try:
         ranks, attempts = run_mpi(ctx, argv, timeout, "the MPI read/write test")
         # Where each stripe really lives, as GlusterFS says (never guessed)
-        home = {s: pfs.brick_node(os.path.join(pfs.mount(nodes[0]), run_dir, f"stripe.{s}"))
-                for s in range(len(nodes))}
+        paths = [os.path.join(pfs.mount(nodes[0]), run_dir, f"stripe.{s}") for s in range(len(nodes))]
+        where = pfs.brick_nodes(paths)
+        home = {s: where[path] for s, path in enumerate(paths)}
     finally:
         pfs.remove(run_dir)
     res = _aggregate(ranks)
