@@ -3,7 +3,7 @@
 
   token_agent.py serve  --port P [--corrupt-after N] [--udp]
   token_agent.py client --host IP --port P --size S [--tokens T] [--wait-go] [--udp] (--exchanges N | --duration D)
-  token_agent.py daemon   (one per node for a whole network; reads commands on stdin)
+  token_agent.py daemon   (one per node for a network's life: forks the roles on command, forker.py)
 
 The client sends T tokens of S bytes over one TCP connection; the server reads
 each token completely and sends it straight back; the client checks every
@@ -29,14 +29,6 @@ import sys
 import time
 
 CHUNK = 65536
-TAG = ""              # a daemon's child prefixes each line it prints with its command's id
-START = sys.stdin     # where the start line ("go") comes from
-
-
-def emit(text: str) -> None:
-    """One line on stdout in one write: a daemon's children share that pipe, and a
-    write of under 4 KB (PIPE_BUF) is never interleaved with another's."""
-    os.write(1, f"{TAG}{text}\n".encode())
 
 
 class Corrupted(Exception):
@@ -69,7 +61,7 @@ def serve(port: int, corrupt_after: int | None) -> int:
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("0.0.0.0", port))
     ls.listen(1)
-    emit("ready")
+    print("ready", flush=True)
     conn, _ = ls.accept()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     size = int.from_bytes(_recv_exact(conn, 4), "big")
@@ -108,7 +100,7 @@ def serve_udp(port: int) -> int:
     """Echo every datagram straight back; an empty one ends the exchange."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("0.0.0.0", port))
-    emit("ready")
+    print("ready", flush=True)
     while True:
         data, peer = s.recvfrom(65535)
         if not data:
@@ -124,8 +116,8 @@ def client_udp(host: str, port: int, size: int, exchanges: int | None, duration:
     s.connect((host, port))
     s.settimeout(timeout)
     if wait_go:
-        emit("ready")
-        if START.readline().strip() != "go":
+        print("ready", flush=True)
+        if sys.stdin.readline().strip() != "go":
             raise ConnectionError("no start signal")
     token = os.urandom(size)
     rtts: list[float] = []
@@ -179,8 +171,8 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     conn.sendall(size.to_bytes(4, "big"))
     if wait_go:  # the start line: every pair begins together
-        emit("ready")
-        if START.readline().strip() != "go":
+        print("ready", flush=True)
+        if sys.stdin.readline().strip() != "go":
             raise ConnectionError("no start signal")
     conn.setblocking(False)
     # Each in-flight slot carries its own random content, checked on return.
@@ -232,71 +224,11 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     return _summary(wall0, elapsed, size, tokens, rtts)
 
 
-def daemon() -> int:
-    """Serve the runner for a whole network, so no point waits for interpreters to start
-    (25 ms of CPU each, 16 a point on 8 pairs). Commands, one per line on stdin:
-      run ID serve|client ARGS...   fork a child that runs that role; its lines are "ID ..."
-      go ID                         the child's start line
-      stop ID                       end the child if it still runs
-    A child is reaped before its PID could be signalled again; at end of input every child
-    still running is ended."""
-    global TAG, START
-    children: dict[str, tuple[int, int]] = {}      # id -> (pid, write end of its start pipe)
-
-    def reap() -> None:
-        for cid, (pid, fd) in list(children.items()):
-            if os.waitpid(pid, os.WNOHANG)[0]:
-                os.close(fd)
-                del children[cid]
-
-    def end(cid: str) -> None:
-        pid, fd = children.pop(cid)
-        os.close(fd)
-        try:
-            os.kill(pid, 9)           # unreaped: the PID is still this child's
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-
-    emit("ready")
-    for line in iter(sys.stdin.readline, ""):
-        words = line.split()
-        reap()
-        if len(words) < 2:
-            continue
-        op, cid, args = words[0], words[1], words[2:]
-        if op == "go" and cid in children:
-            os.write(children[cid][1], b"go\n")
-        elif op == "stop" and cid in children:
-            end(cid)
-        elif op == "run":
-            if cid in children:
-                end(cid)
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                for _pid, fd in children.values():
-                    os.close(fd)
-                os.close(w)
-                TAG, START = f"{cid} ", os.fdopen(r)
-                try:
-                    code = main(args)
-                except SystemExit as e:       # a bad command line: argparse said why on stderr
-                    code = e.code if isinstance(e.code, int) else 2
-                    emit(json.dumps({"error": f"bad command: {' '.join(args)}"}))
-                except BaseException as e:    # never return into the daemon's loop
-                    emit(json.dumps({"error": f"{type(e).__name__}: {e}"}))
-                    code = 1
-                sys.stdout.flush()
-                os._exit(code)
-            os.close(r)
-            children[cid] = (pid, w)
-    for cid in list(children):
-        end(cid)
-    return 0
-
-
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["daemon"]:
+        from forker import daemon      # beside this script
+        return daemon(main)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="role", required=True)
     s = sub.add_parser("serve", help="echo tokens on one connection")
@@ -315,23 +247,20 @@ def main(argv=None) -> int:
     g = c.add_mutually_exclusive_group(required=True)
     g.add_argument("--exchanges", type=int)
     g.add_argument("--duration", type=float)
-    sub.add_parser("daemon", help="one per node: run servers and clients on command (stdin)")
     a = p.parse_args(argv)
-    if a.role == "daemon":
-        return daemon()
     if a.role == "serve":
         return serve_udp(a.port) if a.udp else serve(a.port, a.corrupt_after)
     try:
         if a.udp:
-            emit(json.dumps(client_udp(a.host, a.port, a.size, a.exchanges, a.duration, a.wait_go)))
+            print(json.dumps(client_udp(a.host, a.port, a.size, a.exchanges, a.duration, a.wait_go)))
             return 0
-        emit(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration, a.wait_go)))
+        print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration, a.wait_go)))
         return 0
     except Corrupted as e:
-        emit(json.dumps({"error": f"corrupted echo: {e}"}))
+        print(json.dumps({"error": f"corrupted echo: {e}"}))
         return 3
     except (OSError, ConnectionError) as e:
-        emit(json.dumps({"error": f"connection: {e}"}))
+        print(json.dumps({"error": f"connection: {e}"}))
         return 4
 
 
