@@ -134,8 +134,7 @@ def wait_listening(host, port: int, what: str, timeout: float = 10.0) -> None:
 
 class WarmAgent:
     """One agent process per node kept for a network's life (the agent script's `daemon`
-    role, workloads/forker.py): it forks a child for each server, client or copy a point
-    needs. Lines on its stdout are "ID text", one per write, so children's never interleave."""
+    role, workloads/forker.py): it forks a child for each server or client a point needs. Lines on its stdout are "ID text", one per write, so children's never interleave."""
 
     def __init__(self, agent: Agent):
         self.agent, self.fd = agent, agent.proc.stdout.fileno()
@@ -211,9 +210,8 @@ class WarmAgents:
     """A network's warm agents, one per node that needs one, started on first use; close()
     (or leaving the block) ends them and every child they still run."""
 
-    def __init__(self, script: str, name: str, host_mounts: bool = False):
-        """host_mounts: the agents run in the root mount namespace (Agents.start)."""
-        self.script, self.name, self.host_mounts = script, name, host_mounts
+    def __init__(self, script: str, name: str):
+        self.script, self.name = script, name
         self.agents = Agents()
         self.warm: dict[str, WarmAgent] = {}
         self.count = 0
@@ -224,7 +222,7 @@ class WarmAgents:
         for h in hosts:
             if h.name not in self.warm:
                 agent = self.agents.start(h, [PYTHON, self.script, "daemon"], f"{self.name} on {h.name}",
-                                          stdin=True, host_mounts=self.host_mounts)
+                                          stdin=True)
                 self.warm[h.name] = WarmAgent(agent)
                 new.append(self.warm[h.name])
         for w in new:

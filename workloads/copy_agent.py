@@ -7,7 +7,6 @@ Modes (the papers' two kinds of copy, plus two probes for the disk tests):
   recv   --dst G             receive one file over TCP, write it to this node's disk
   read   --src F             read F and discard it (disk read-rate probe)
   write  --dst G --size N    write N zero bytes (disk write-rate probe)
-  daemon                     one per node for a network's life: forks the modes on command (forker.py)
 
 Every disk access uses O_DIRECT, so reads never come from the page cache and
 writes are charged to this process (cgroup v1 throttles only I/O that a
@@ -207,10 +206,6 @@ def do_write(a) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["daemon"]:       # one per node for a network's life: forks the modes on command
-        from forker import daemon      # beside this script
-        return daemon(main)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mode", choices=("local", "send", "recv", "read", "write"))
     p.add_argument("--src")

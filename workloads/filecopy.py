@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from contextlib import ExitStack
 from dataclasses import dataclass
 
 from core.errors import BadInput, DataCorrupted
@@ -20,7 +19,7 @@ from core.values import Axis, human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import for_spec, parse_disk
 from topologies.spec import NetworkSpec, SpecError
-from workloads.agent import WarmAgents
+from workloads.agent import PYTHON, Agents
 from workloads.base import Figure, Workload
 from workloads.placement import place, wire_load
 
@@ -128,10 +127,8 @@ def _sha256(path: str) -> str:
 
 
 def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chunk: int = CHUNK,
-               corrupt_copy: int | None = None, base_port: int = BASE_PORT,
-               agents: WarmAgents | None = None) -> dict:
-    """Run all copies at once on a built testbed with its disks; verify; measure.
-    agents: the network's warm copy agents (prepare); without them, agents for these copies."""
+               corrupt_copy: int | None = None, base_port: int = BASE_PORT) -> dict:
+    """Run all copies at once on a built testbed with its disks; verify; measure."""
     disks.fresh_throttles()
     files = []
     for c in copies_plan:
@@ -143,30 +140,28 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
     timeout = 60 + file_size * len(copies_plan) / 20e3  # >= 20 kB/s aggregate
     cgroup = {n: (["--cgroup", disks.disk(n).cgroup] if disks.disk(n).cgroup else [])
               for c in copies_plan for n in (c.src, c.dst)}
-    with ExitStack() as stack:
-        pool = agents or stack.enter_context(WarmAgents(AGENT, "copy agent", host_mounts=True))
-        pool.ensure([tb.host(n) for n in dict.fromkeys(n for c in copies_plan for n in (c.src, c.dst))])
+    with Agents() as agents:
         receivers = {}
         for c, (_src_path, dst_path, _) in zip(copies_plan, files):
             if c.kind == "remote":
-                receivers[c.index] = pool.start(
-                    tb.host(c.dst), ["recv", "--dst", dst_path, "--port", str(base_port + c.index),
-                                     "--chunk", str(chunk), *cgroup[c.dst]],
-                    f"receiver of copy {c.index} ({c.describe()})")
-        starters = {}
-        stack.callback(lambda: [a.stop() for a in (*receivers.values(), *starters.values())])
+                receivers[c.index] = agents.start(
+                    tb.host(c.dst), [PYTHON, AGENT, "recv", "--dst", dst_path, "--port",
+                                     str(base_port + c.index), "--chunk", str(chunk), *cgroup[c.dst]],
+                    f"receiver of copy {c.index} ({c.describe()})", host_mounts=True)
         for agent in receivers.values():
             agent.wait_ready()
+        starters = {}
         for c, (src_path, dst_path, _) in zip(copies_plan, files):
             if c.kind == "local":
-                cmd = ["local", "--src", src_path, "--dst", dst_path]
+                cmd = [PYTHON, AGENT, "local", "--src", src_path, "--dst", dst_path]
             else:
-                cmd = ["send", "--src", src_path, "--host", tb.host(c.dst).address,
+                cmd = [PYTHON, AGENT, "send", "--src", src_path, "--host", tb.host(c.dst).address,
                        "--port", str(base_port + c.index)]
                 if corrupt_copy == c.index:
                     cmd += ["--corrupt-at", str(file_size // 2)]
-            starters[c.index] = pool.start(tb.host(c.src), [*cmd, "--chunk", str(chunk), *cgroup[c.src]],
-                                           f"copy {c.index} ({c.describe()})")
+            starters[c.index] = agents.start(tb.host(c.src), [*cmd, "--chunk", str(chunk), *cgroup[c.src]],
+                                             f"copy {c.index} ({c.describe()})", stdin=True,
+                                             host_mounts=True)
         for agent in starters.values():
             agent.wait_ready()
         for agent in starters.values():  # the start line: every copy begins together
@@ -206,36 +201,25 @@ def check(spec, point: dict, settings: dict) -> None:
     for_spec(settings["disk"], spec)
 
 
-@dataclass
-class Context:
-    """What a network's copies share: the node disks and the warm copy agents."""
-    disks: DiskSet
-    agents: WarmAgents
-
-
-def prepare(tb, points: list[dict], settings: dict) -> Context:
-    """Disks for every node that some point of this network copies on; the copy agents,
-    one per node on first use, ended before teardown."""
+def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
+    """Disks for every node that some point of this network copies on."""
     nodes = {n for pt in points
              for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"], _busy(settings)))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
     disk = for_spec(settings["disk"], tb.spec)
-    disks = DiskSet(tb.manifest, disk, order, max(pt["file_size"] for pt in points)).create()
-    agents = WarmAgents(AGENT, "copy agent", host_mounts=True)
-    tb.on_teardown(agents.close)
-    return Context(disks, agents)
+    return DiskSet(tb.manifest, disk, order,
+                   max(pt["file_size"] for pt in points)).create()
 
 
-def run_point(tb, ctx: Context, point: dict, settings: dict) -> dict:
+def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
     copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"], _busy(settings))
-    res = run_copies(tb, ctx.disks, copies, point["file_size"], chunk=settings.get("chunk", CHUNK),
-                     agents=ctx.agents)
+    res = run_copies(tb, disks, copies, point["file_size"], chunk=settings.get("chunk", CHUNK))
     pairs = place(tb.spec, point["remote"], point["placement"]) if point["remote"] else []
     remote = [c for c in res["per_copy"] if c["kind"] == "remote"]
     flows = [{"path": p.path, "bytes": c["bytes"], "start": c["start"], "end": c["end"]}
              for p, c in zip(pairs, remote)]
     return {**res, "copies_placed": [c.describe() for c in copies], "wire_load": wire_load(pairs),
-            "flows": flows, "disk": ctx.disks.record()}
+            "flows": flows, "disk": disks.record()}
 
 
 def bounds(point: dict) -> list[tuple[str, float, float]]:
