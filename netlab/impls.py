@@ -67,7 +67,7 @@ def host_cost_impl(spec: NetworkSpec, caps: Capabilities) -> str | None:
     if not any(n.host_cost for n in spec.nodes):
         return None
     if not caps.kernel.get("clsact_mirred"):
-        raise BuildError(f"--hardware {spec.params.get('hardware')}: this kernel cannot redirect a NIC's "
+        raise BuildError(f"--hardware {spec.machine.hardware}: this kernel cannot redirect a NIC's "
                          "egress to an IFB (clsact + mirred), so the nodes' CPU budgets cannot be "
                          "enforced; use --hardware none or a stock kernel")
     return "ifb-htb+netem-latency" if caps.kernel.get("netem") else "ifb-htb"

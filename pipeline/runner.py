@@ -53,8 +53,8 @@ def network_key(spec) -> str:
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
     key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
     if hardware_of(spec) != NONE:
-        key += f"+{spec.params['hardware']}"
-    key += "+contention" if spec.params.get("contention") else ""
+        key += f"+{hardware_of(spec)}"
+    key += "+contention" if spec.machine.contention else ""
     return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 
 

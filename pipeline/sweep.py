@@ -77,8 +77,8 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
     """The network part of a point's configuration, as points record it."""
     return {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
             "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-            "hardware": hardware_of(spec), "contention": "on" if spec.params.get("contention") else "off",
-            "contention_default": "on" if spec.params.get("contention_default") else "off"}
+            "hardware": hardware_of(spec), "contention": "on" if spec.machine.contention else "off",
+            "contention_default": "on" if spec.machine.contention_default else "off"}
 
 
 @dataclass

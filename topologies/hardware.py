@@ -251,10 +251,12 @@ class Profile:
 
 
 def hardware_of(spec_or_point) -> str:
-    """The hardware profile a network spec (its params) or a results point ran on: `none` when
+    """The hardware profile a network spec (its machine) or a results point ran on: `none` when
     unset (documents before v3 and specs built without --hardware). The one home of that default."""
-    params = getattr(spec_or_point, "params", spec_or_point)
-    return params.get("hardware") or NONE
+    machine = getattr(spec_or_point, "machine", None)
+    if machine is not None:
+        return machine.hardware or NONE
+    return spec_or_point.get("hardware") or NONE
 
 
 def profile_names() -> list[str]:

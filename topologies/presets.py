@@ -107,16 +107,14 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     """The same network on a hardware profile's nodes (each gets the profile's
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
-    profile says (its `collisions` default). Recorded in spec.params (hardware:
-    the profile's name, `era` resolved; contention only when on; the profile's
-    default as contention_default, resolved here once)."""
+    profile says (its `collisions` default). Recorded in spec.machine: the
+    profile's name (`era` resolved), contention, and the profile's default as
+    contention_default, resolved here once."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
-    params = {**spec.params, "hardware": profile.name, "contention_default": profile.collides}
-    if contention:
-        params["contention"] = True
     return dataclasses.replace(
-        spec, params=params,
+        spec, machine=dataclasses.replace(spec.machine, hardware=profile.name, contention=contention,
+                                          contention_default=profile.collides),
         wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex)
                     for w in spec.wires),
         nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost, tcp=profile.tcp) for n in spec.nodes))

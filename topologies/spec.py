@@ -114,6 +114,19 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Machine:
+    """The machine a network runs on, resolved once (presets.machine, timescale.scale) and read
+    through this by everyone: the hardware profile's name, whether its shared wires collide and
+    whether that is the profile's own default, and the time scale D. What the profile costs
+    and runs is per node (Node.host_cost, Node.tcp) and per wire (Wire.contention); its
+    disks come from netlab.disk_profiles."""
+    hardware: str = "none"
+    contention: bool = False
+    contention_default: bool = False
+    time_scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class NetworkSpec:
     topology: str
     params: dict
@@ -121,6 +134,7 @@ class NetworkSpec:
     nodes: tuple[Node, ...]
     switches: tuple[Switch, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    machine: Machine = Machine()
 
     def wire(self, name: str) -> Wire:
         for w in self.wires:

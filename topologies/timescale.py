@@ -32,7 +32,7 @@ def check_time_scale(d: float) -> float:
 
 
 def scale(spec: NetworkSpec, d: float) -> NetworkSpec:
-    """The same network D times slower (spec.params keeps the real rate, adds time_scale)."""
+    """The same network D times slower (spec.params keeps the real rate, spec.machine D)."""
     d = check_time_scale(d)
     if d == 1.0:
         return spec
@@ -51,12 +51,15 @@ def scale(spec: NetworkSpec, d: float) -> NetworkSpec:
                                                    relay_copy_per_byte_ns=n.host_cost.relay_copy_per_byte_ns * d)
         nodes.append(dataclasses.replace(n, host_cost=cost, rto_min_ms=(n.tcp.rto_min_ms if n.tcp else LINUX_RTO_MIN_MS) * d,
                                          forward_delay_ms=n.forward_delay_ms * d))
-    return dataclasses.replace(spec, params={**spec.params, "time_scale": d}, wires=tuple(wires),
+    return dataclasses.replace(spec, machine=dataclasses.replace(spec.machine, time_scale=d), wires=tuple(wires),
                                nodes=tuple(nodes),
                                notes=(*spec.notes, f"time-scaled: every rate / {d:g}, TCP's minimum "
                                                    f"RTO {LINUX_RTO_MIN_MS * d:g} ms"))
 
 
-def time_scale_of(spec_or_params) -> float:
-    params = getattr(spec_or_params, "params", spec_or_params)
-    return float(params.get("time_scale", DEFAULT_TIME_SCALE))
+def time_scale_of(spec_or_point) -> float:
+    """D of a network spec (its machine) or of a results point (1 when unset)."""
+    machine = getattr(spec_or_point, "machine", None)
+    if machine is not None:
+        return machine.time_scale
+    return float(spec_or_point.get("time_scale", DEFAULT_TIME_SCALE))

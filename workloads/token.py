@@ -50,14 +50,16 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
     with ExitStack() as stack:
         pool = agents or stack.enter_context(WarmAgents(AGENT, "token agent"))
         pool.ensure([h for pair in pairs for h in pair])
-        servers = [pool.start(dst, ["serve", "--port", str(base_port + i), *udp],
-                              f"token server on {dst.name}") for i, (_src, dst) in enumerate(pairs)]
-        # clients start beside their servers and retry connecting until these listen
-        clients = [pool.start(src, ["client", "--host", dst.address, "--port", str(base_port + i),
-                                    "--size", str(size), "--tokens", str(tokens), "--wait-go", *udp, *limit],
-                              f"token exchange {src.name}->{dst.name}")
-                   for i, (src, dst) in enumerate(pairs)]
+        servers, clients = [], []
         stack.callback(lambda: [c.stop() for c in (*servers, *clients)])   # whatever still runs
+        for i, (_src, dst) in enumerate(pairs):
+            servers.append(pool.start(dst, ["serve", "--port", str(base_port + i), *udp],
+                                      f"token server on {dst.name}"))
+        # clients start beside their servers and retry connecting until these listen
+        for i, (src, dst) in enumerate(pairs):
+            clients.append(pool.start(src, ["client", "--host", dst.address, "--port", str(base_port + i),
+                                            "--size", str(size), "--tokens", str(tokens), "--wait-go",
+                                            *udp, *limit], f"token exchange {src.name}->{dst.name}"))
         for server in servers:
             server.wait_ready()
         for client in clients:   # all connected: then every pair starts at once

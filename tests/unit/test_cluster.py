@@ -53,7 +53,7 @@ def test_pc_2001_caps_a_tcp_stream_near_the_ttcp_figure():
 def test_time_scale_divides_every_rate_and_stretches_tcp_timers():
     real = build_spec("switched-cluster", nodes=4, hardware="pc-2001")
     slow = build_spec("switched-cluster", nodes=4, hardware="pc-2001", time_scale=20)
-    assert slow.params["time_scale"] == 20 and slow.params["rate_mbit"] == 1000
+    assert slow.machine.time_scale == 20 and slow.params["rate_mbit"] == 1000
     assert all(w.rate_mbit == 50 for w in slow.wires)
     assert slow.nodes[0].host_cost.budget_mbit == pytest.approx(real.nodes[0].host_cost.budget_mbit / 20)
     assert slow.nodes[0].host_cost.per_packet_us == real.nodes[0].host_cost.per_packet_us * 20

@@ -65,18 +65,33 @@ def test_cpu_cmds_redirect_both_directions_of_every_nic_to_one_budget():
 
 def test_build_spec_gives_every_node_the_profiles_cost():
     spec = build_spec("routed-mesh", nodes=16, rate_mbit=10, hardware="prototype-1995")
-    assert spec.params["hardware"] == "prototype-1995"
+    assert spec.machine.hardware == "prototype-1995"
     assert all(n.host_cost == hardware.load("prototype-1995").host_cost for n in spec.nodes)
     plain = build_spec("routed-mesh", nodes=16, rate_mbit=10)
-    assert plain.params["hardware"] == "none" and all(n.host_cost is None for n in plain.nodes)
+    assert plain.machine.hardware == "none" and all(n.host_cost is None for n in plain.nodes)
     assert not any(w.contention for w in plain.wires)
     assert all(w.contention for w in build_spec("single-net", contention="on").wires)
 
 
+def test_the_machine_is_resolved_once_into_the_spec():
+    """Hardware, contention (and the profile's default) and D live in spec.machine, typed,
+    and nowhere else in the spec: every reader goes through hardware_of / time_scale_of."""
+    from topologies.timescale import time_scale_of
+    spec = build_spec("bonded-dual-net", rate_mbit=10, hardware="era", contention="off", time_scale=4)
+    m = spec.machine
+    assert (m.hardware, m.contention, m.contention_default, m.time_scale) == ("prototype-1995", False, True, 4.0)
+    assert hardware.hardware_of(spec) == "prototype-1995" and time_scale_of(spec) == 4.0
+    assert not {"hardware", "contention", "contention_default", "time_scale"} & set(spec.params)
+    assert spec.params["rate_mbit"] == 10 and all(w.rate_mbit == 2.5 for w in spec.wires)
+    auto = build_spec("single-net", rate_mbit=10, hardware="prototype-1995").machine
+    assert auto.contention and auto.contention_default
+    assert hardware.hardware_of({"hardware": "pc-2001"}) == "pc-2001" and hardware.hardware_of({}) == "none"
+
+
 def test_era_picks_the_profile_built_for_the_rate():
-    assert build_spec("single-net", rate_mbit=10, hardware="era").params["hardware"] == "prototype-1995"
-    assert build_spec("single-net", rate_mbit=100, hardware="era").params["hardware"] == "demonstration-1996"
-    assert build_spec("switched-cluster", nodes=4, hardware="era").params["hardware"] == "pc-2001"
+    assert build_spec("single-net", rate_mbit=10, hardware="era").machine.hardware == "prototype-1995"
+    assert build_spec("single-net", rate_mbit=100, hardware="era").machine.hardware == "demonstration-1996"
+    assert build_spec("switched-cluster", nodes=4, hardware="era").machine.hardware == "pc-2001"
     with pytest.raises(BadInput, match="no profile was built for 50"):
         build_spec("single-net", rate_mbit=50, hardware="era")
     with pytest.raises(BadInput, match="unknown hardware profile"):
