@@ -12,7 +12,10 @@ child still running is ended. Standard library only: the agents run in bare name
 
 Not for the file copies: forked copy agents ran 2 MB all-local copies 8 % faster than
 their blkio throttle allows (12.4-12.8 MB/s against 11.5-11.9 from fresh processes,
-measured A/B on the same network); the copies keep starting fresh interpreters.
+measured A/B on the same network). The cause, found later: an agent joined its cgroup
+before opening its files, and blk-throttle credits a group's slice from its first I/O
+(copy_agent.join_cgroup); agents that start sooner after that I/O got more of it. The
+agents now join at the start line; forked copy agents were not measured again since.
 """
 from __future__ import annotations
 
