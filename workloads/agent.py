@@ -134,7 +134,9 @@ def wait_listening(host, port: int, what: str, timeout: float = 10.0) -> None:
 
 class WarmAgent:
     """One agent process per node kept for a network's life (the agent script's `daemon`
-    role, workloads/forker.py): it forks a child for each server or client a point needs. Lines on its stdout are "ID text", one per write, so children's never interleave."""
+    role, workloads/forker.py): it forks a child for each server or client a point needs.
+    Lines on its stdout are "ID text", one per write, so children's never interleave; the
+    daemon's own ("ready") carry no id."""
 
     def __init__(self, agent: Agent):
         self.agent, self.fd = agent, agent.proc.stdout.fileno()
@@ -160,8 +162,8 @@ class WarmAgent:
                 raise self.agent._fail("stopped")
             *lines, self.buf = (self.buf + data).split(b"\n")
             for line in lines:
-                who, _, text = line.decode(errors="replace").partition(" ")
-                if not text:               # the daemon's own lines carry no id
+                who, sep, text = line.decode(errors="replace").partition(" ")
+                if not sep:
                     who, text = "", who
                 self.mail.setdefault(who, []).append(text)
         return self.mail[cid].pop(0)

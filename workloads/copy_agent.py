@@ -30,9 +30,6 @@ import time
 ALIGN = 4096
 
 
-CGROUP: str | None = None     # --cgroup: joined when the copy starts, not before
-
-
 def join_cgroup(path: str | None) -> None:
     """Move this process into its node's blkio cgroup. Done at the start line, after the
     files are open: blk-throttle starts a group's time slice at its first I/O and gives
@@ -114,18 +111,19 @@ class DirectWriter:
         return self.written
 
 
-def wait_go() -> None:
+def wait_go(cgroup: str | None) -> None:
+    """Ready; at the start line, into the node's cgroup (join_cgroup says why not before)."""
     print("ready", flush=True)
     if sys.stdin.readline().strip() != "go":
         raise SystemExit(0)  # the orchestrator gave up before the start
-    join_cgroup(CGROUP)
+    join_cgroup(cgroup)
 
 
 def do_local(a) -> dict:
     src = open_direct(a.src, write=False)
     out = DirectWriter(a.dst, a.chunk)
     buf = mmap.mmap(-1, a.chunk)
-    wait_go()
+    wait_go(a.cgroup)
     start = time.time()
     while True:
         n = read_chunk(src, buf)
@@ -144,7 +142,7 @@ def do_send(a) -> dict:
     buf = mmap.mmap(-1, a.chunk)
     sock = socket.create_connection((a.host, a.port), timeout=60)
     sock.settimeout(None)
-    wait_go()
+    wait_go(a.cgroup)
     start = time.time()
     sent = 0
     while True:
@@ -173,7 +171,7 @@ def do_recv(a) -> dict:
     out = DirectWriter(a.dst, a.chunk)
     print("ready", flush=True)
     conn, _ = lsock.accept()
-    join_cgroup(CGROUP)
+    join_cgroup(a.cgroup)
     start = None
     while True:
         n = conn.recv_into(out.room())
@@ -192,7 +190,7 @@ def do_recv(a) -> dict:
 def do_read(a) -> dict:
     src = open_direct(a.src, write=False)
     buf = mmap.mmap(-1, a.chunk)
-    wait_go()
+    wait_go(a.cgroup)
     start = time.time()
     total = 0
     while (n := read_chunk(src, buf)):
@@ -205,7 +203,7 @@ def do_read(a) -> dict:
 
 def do_write(a) -> dict:
     out = DirectWriter(a.dst, a.chunk)
-    wait_go()
+    wait_go(a.cgroup)
     start = time.time()
     left = a.size
     while left:
@@ -217,7 +215,6 @@ def do_write(a) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CGROUP
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mode", choices=("local", "send", "recv", "read", "write"))
     p.add_argument("--src")
@@ -231,7 +228,6 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.chunk <= 0 or a.chunk % ALIGN:
         p.error("--chunk must be a positive multiple of 4096")
-    CGROUP = a.cgroup
     try:
         result = {"local": do_local, "send": do_send, "recv": do_recv,
                   "read": do_read, "write": do_write}[a.mode](a)
