@@ -8,7 +8,9 @@ with the same configuration (network, placement, the workload's axes, the
 repeat, and the same one-valued settings) is copied from it, marked
 `measured_in`, and only the rest is measured. The copy keeps every measured
 field, fidelity and gates included: it is the same measurement, shown in two
-figures, never a second one.
+figures, never a second one. The same holds for the calibration measurements
+a sweep adds (pipeline.calibration.with_calibrations): one a source measured
+with the same configuration is taken, marked the same way.
 """
 from __future__ import annotations
 
@@ -28,9 +30,8 @@ def _key(network: dict, point: dict, axes: list[str]) -> tuple:
             tuple(point.get(a) for a in axes), point.get("repeat", 0))
 
 
-def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
-    """This sweep's points that a source document (name -> results document) measured with
-    the same configuration, each as the source recorded it with this sweep's point_index."""
+def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, dict]]:
+    """Configuration key -> (source name, point) over the sources' measured points."""
     axes = [a.name for a in sweep.spec_workload.axes if a.many]
     settings = sweep.settings()
     found: dict[tuple, tuple[str, dict]] = {}
@@ -45,6 +46,14 @@ def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
             net["rate_mbit"] = float(net["rate_mbit"]) if net["rate_mbit"] is not None else None
             net["time_scale"] = float(p.get("time_scale") or 1)
             found.setdefault(_key(net, p, axes), (name, p))
+    return found
+
+
+def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
+    """This sweep's points that a source document (name -> results document) measured with
+    the same configuration, each as the source recorded it with this sweep's point_index."""
+    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    found = _measured(sweep, sources)
     out = []
     for spec, pts in sweep.schedule():
         net = _network(spec)
@@ -54,3 +63,23 @@ def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
                 name, p = hit
                 out.append({**p, "point_index": pt["point_index"], "measured_in": name})
     return out
+
+
+def shared_calibrations(sweep: Sweep, schedule: list, sources: dict[str, dict]) -> tuple[list, list]:
+    """(the schedule without them, [(spec, point taken)]) for the calibration measurements in
+    schedule (points marked calibration_of) that a source measured with the same configuration."""
+    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    found = _measured(sweep, sources) if sources else {}
+    kept_schedule, taken = [], []
+    for spec, pts in schedule:
+        net, kept = _network(spec), []
+        for pt in pts:
+            hit = found.get(_key(net, pt, axes)) if pt.get("calibration_of") else None
+            if hit:
+                taken.append((spec, {**hit[1], "point_index": None, "calibration_of": pt["calibration_of"],
+                                      "measured_in": hit[0]}))
+            else:
+                kept.append(pt)
+        if kept:
+            kept_schedule.append((spec, kept))
+    return kept_schedule, taken

@@ -16,6 +16,7 @@ from netlab.hostcost import busy_fraction
 from netlab.node import cpu_counters
 from netlab.testbed import BuildOptions, Testbed
 from pipeline import calibration
+from pipeline.derive import shared_calibrations
 from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
@@ -79,12 +80,21 @@ def tcp_counters(hosts) -> dict[str, int]:
 
 
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
-              caps=None, have: set[int] | None = None) -> dict:
+              caps=None, have: set[int] | None = None, sources: dict[str, dict] | None = None) -> dict:
     """have: point indexes the document already holds (taken from another experiment's
-    document, pipeline.derive): not measured again."""
+    document, pipeline.derive): not measured again; nor is a calibration measurement one of
+    `sources` (name -> document) holds."""
     schedule, cannot = calibration.with_calibrations(sweep, sweep.schedule())
     if cannot:
         doc["calibration_not_measured"] = cannot
+    schedule, taken = shared_calibrations(sweep, schedule, sources or {})
+    for spec, p in taken:
+        doc["points"].append(p)
+        doc["same_points_as"] = sorted({*doc.get("same_points_as", []), p["measured_in"]})
+        nets = doc["environment"]["topologies"]
+        if network_key(spec) not in nets:    # the network as its source recorded it, not its time
+            src = sources[p["measured_in"]]["environment"]["topologies"].get(network_key(spec), {})
+            nets[network_key(spec)] = {f: x for f, x in src.items() if f != "timing"}
     if have:
         schedule = [(spec, kept) for spec, pts in schedule
                     if (kept := [pt for pt in pts if pt.get("point_index") not in have])]

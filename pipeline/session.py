@@ -93,7 +93,7 @@ class Session:
         write_atomic(doc, out)
         self.docs[name or sweep.workload] = doc
         run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps,
-                  have={p["point_index"] for p in shared})
+                  have={p["point_index"] for p in shared}, sources=sources)
         return doc
 
 

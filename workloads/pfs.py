@@ -14,14 +14,20 @@ Three tests, each a point (`--test`):
 MPI runs over TCP between the node namespaces: Open MPI's rsh launcher is a
 script that enters the namespace owning each address, the TCP transport
 only (all ranks share one hostname and would otherwise use shared memory).
+One MPI job serves a network's bonnie and pfs points (pfs_agent.py --serve):
+a launch through 32 namespaces costs seconds, a command line none.
 throughput_mbyte_s is the point's headline: MB/s per node for the baselines,
 the aggregate read rate for pfs (write_mbyte_s and read_mbyte_s beside it).
 """
 from __future__ import annotations
 
+import json
 import os
+import select
+import shlex
 import signal
 import stat
+import subprocess
 import time
 from dataclasses import dataclass
 
@@ -34,7 +40,7 @@ from netlab.pfs import GlusterCluster
 from netlab.shaping import payload_capacity_bytes_s
 from topologies.spec import SpecError
 from topologies.timescale import time_scale_of
-from workloads.agent import PYTHON, Agents, WorkloadFailed
+from workloads.agent import PYTHON, Agent, WorkloadFailed
 from workloads.base import Figure, Level, Workload
 from workloads.filecopy import AXES as FILECOPY_AXES
 from workloads.iperf import run_pairs
@@ -67,6 +73,7 @@ class Context:
     pfs: GlusterCluster | None
     launcher: str
     hosts: list
+    job: Agent | None = None                 # the served MPI job, started on first use
 
 
 def check(spec, point: dict, settings: dict) -> None:
@@ -162,48 +169,94 @@ def _end_strays(ctx: Context) -> int:
     return ended
 
 
-def _wait_launched(ctx: Context, proc, what: str) -> None:
-    """Every node runs a rank within LAUNCH_TIMEOUT_S, or the launch failed: Open MPI waits
-    forever for a daemon that never reported (seen in about one of five 32-node launches)."""
-    deadline = time.monotonic() + LAUNCH_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if len({ino for _, ino, rank in _ours(ctx) if rank}) == len(ctx.hosts):
-            return
-        if proc.proc.poll() is not None:
-            return       # finished (or failed) already: its result says which
-        time.sleep(0.5)
-    up = len({ino for _, ino, rank in _ours(ctx) if rank})
-    raise WorkloadFailed(f"{what}: only {up} of {len(ctx.hosts)} nodes started their MPI rank "
-                         f"within {LAUNCH_TIMEOUT_S} s")
-
-
 def _daemon_complaints(ctx: Context) -> str:
-    """The last line any Open MPI daemon logged, for an error message."""
-    for log in sorted(ctx.disks.root.glob("orted-*.log")):
+    """The last line mpirun or any Open MPI daemon logged, for an error message."""
+    for log in sorted(ctx.disks.root.glob("*.log")):
         lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip(" -")]
         if lines:
-            return f" (daemon {log.stem[6:]}: {lines[-1][:160]})"
+            who = f"daemon {log.stem[6:]}" if log.stem.startswith("orted-") else log.stem
+            return f" ({who}: {lines[-1][:160]})"
     return ""
+
+
+def _line(job: Agent, timeout: float, what: str) -> dict:
+    """The job's next JSON line (rank 0's), within timeout seconds. Read with os.read and a
+    buffer of our own: a buffered readline could hold the answer while select waits."""
+    deadline = time.monotonic() + timeout
+    fd, buf = job.proc.stdout.fileno(), getattr(job, "pending", b"")
+    while True:
+        if b"\n" in buf:
+            raw, buf = buf.split(b"\n", 1)
+            job.pending = buf
+            try:
+                data = json.loads(raw)
+            except json.JSONDecodeError:
+                continue                      # Open MPI's own notices
+            if isinstance(data, dict):
+                return data
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise WorkloadFailed(f"{what}: no answer from the MPI job within {timeout:.0f} s")
+        data = os.read(fd, 65536)
+        if not data:
+            job.proc.wait()
+            raise job._fail("ended")
+        buf += data
+
+
+def _start_job(ctx: Context, env: dict, what: str) -> Agent:
+    """mpirun of the serving program; ready when every rank has reported (a launch hangs
+    forever on a daemon that never reported: seen in about one of five 32-node launches)."""
+    # stderr to a file: nobody reads a long-lived job's pipe, and a full one would stop it
+    with open(ctx.disks.root / "mpirun.log", "ab") as log:
+        job = Agent(what, ctx.hosts[0].popen_netns(mpirun(ctx, ["--serve"]), stdin=subprocess.PIPE,
+                                                   stdout=subprocess.PIPE, stderr=log, env=env))
+    ready = _line(job, LAUNCH_TIMEOUT_S, f"{what}: launching one rank per node").get("ready")
+    if ready != len(ctx.hosts):
+        raise WorkloadFailed(f"{what}: the MPI job reported {ready} ranks for {len(ctx.hosts)} nodes")
+    return job
+
+
+def stop_job(ctx: Context) -> None:
+    """End the served job (end of input), then whatever of it is left in our nodes."""
+    job, ctx.job = ctx.job, None
+    if job is not None:
+        try:
+            job.proc.stdin.close()
+            job.proc.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        job.stop()
+        job.proc.stdout.close()
+    _end_strays(ctx)
 
 
 def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> tuple[list[dict], int]:
     """(every rank's report, attempts). A launch that does not bring up every rank within
-    LAUNCH_TIMEOUT_S, or a run that fails, is ended with its strays and tried again, up to
-    LAUNCH_ATTEMPTS in all; the point records how many it took."""
+    LAUNCH_TIMEOUT_S, or a test that fails, ends the job with its strays and is tried again on
+    a new one, up to LAUNCH_ATTEMPTS in all; the point records how many it took."""
     tmp = os.path.join(os.path.dirname(ctx.launcher), "mpi-tmp", ctx.hosts[0].address)
     os.makedirs(tmp, exist_ok=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_base_warn_component_unused="0", TMPDIR=tmp)
     for attempt in range(1, LAUNCH_ATTEMPTS + 1):
         try:
-            with Agents() as agents:
-                proc = agents.start(ctx.hosts[0], mpirun(ctx, argv), what, host_mounts=True, env=env)
-                _wait_launched(ctx, proc, what)
-                ranks = proc.result(timeout)["ranks"]
+            if ctx.job is None or ctx.job.proc.poll() is not None:
+                stop_job(ctx)
+                ctx.job = _start_job(ctx, env, what)
+            try:
+                ctx.job.proc.stdin.write(shlex.join(argv).encode() + b"\n")
+                ctx.job.proc.stdin.flush()
+            except (BrokenPipeError, ValueError):
+                raise ctx.job._fail("ended") from None
+            ranks = _line(ctx.job, timeout, what).get("ranks")
+            if not isinstance(ranks, list) or len(ranks) != len(ctx.hosts):
+                raise WorkloadFailed(f"{what}: the MPI job's answer lacks every rank's report")
             break
         except WorkloadFailed as e:
             complaint = _daemon_complaints(ctx)
-            _end_strays(ctx)
+            stop_job(ctx)
             if attempt == LAUNCH_ATTEMPTS:
                 raise WorkloadFailed(f"{e}{complaint}") from None
     for r, h in zip(ranks, ctx.hosts):   # rank i must run in node i's namespace
@@ -230,6 +283,7 @@ def prepare(tb, points: list[dict], settings: dict) -> Context:
         ctx.pfs = GlusterCluster(tb, disks, d)
         tb.on_teardown(ctx.pfs.stop)    # before start: a half-started cluster is stopped too
         ctx.pfs.start()
+    tb.on_teardown(lambda: stop_job(ctx))    # first: its ranks hold files on the mounts
     return ctx
 
 
@@ -265,7 +319,8 @@ def run_bonnie(ctx: Context, settings: dict) -> dict:
     argv = ["--test", "bonnie", "--block", str(BONNIE_BLOCK), "--blocks", str(blocks),
             "--paths", ",".join(disks.disk(n).path("bonnie.dat") for n in nodes)]
     if all(disks.disk(n).cgroup for n in nodes):
-        argv += ["--cgroups", ",".join(disks.disk(n).cgroup for n in nodes)]
+        argv += ["--cgroups", ",".join(disks.disk(n).cgroup for n in nodes),
+                 "--leave", str(disks.cgroup_root().parent)]
     timeout = 120 + 4 * settings["volume"] / max(disks.profile.write_mbyte_s or 1000, 0.01) / 1e6
     ranks, attempts = run_mpi(ctx, argv, timeout, "the bonnie baseline")
     write = [r["bytes"] / r["write_s"] / 1e6 for r in ranks]

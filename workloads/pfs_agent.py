@@ -23,6 +23,14 @@ Every block carries its (rank, block) stamp and is checked byte for byte
 after the read phase; a mismatch is reported as corruption. Files are opened
 O_DIRECT with page-aligned buffers, so every byte crosses the file system to
 a throttled disk (no page cache on either side). Prints one JSON line (rank 0).
+
+--serve keeps one job for a network's life (mpirun's launch through 32
+namespaces costs seconds a point): rank 0 prints {"ready": size}, then reads
+one command line a test from its stdin (mpirun forwards it) and every rank
+runs it; an empty line or end of input ends the job. The other ranks wait for
+a command with a sleeping poll, not in a collective: Open MPI's collectives
+spin, and 31 idle spinning ranks would take the emulator's cores from the
+points measured between tests (ttcp on the same network).
 """
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ import argparse
 import json
 import mmap
 import os
+import shlex
 import struct
 import sys
 import time
@@ -81,24 +90,60 @@ def bonnie(comm, args) -> None:
         times[phase] = time.monotonic() - t0
     os.close(fd)
     os.unlink(path)
+    if cgroup and args.leave:    # a served job's rank leaves the group before it is removed
+        with open(os.path.join(args.leave, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
     report(comm, {**times, "bytes": args.block * args.blocks, "corrupt_blocks": 0})
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--serve", action="store_true", help="run the tests read from stdin (rank 0's)")
     ap.add_argument("--test", choices=("pfs", "bonnie"), default="pfs")
     ap.add_argument("--mounts", help="pfs: each rank's mount point, comma-separated by rank")
     ap.add_argument("--dir", help="pfs: directory of the run inside the file system")
     ap.add_argument("--paths", help="bonnie: each rank's file on its node's disk, by rank")
     ap.add_argument("--cgroups", help="bonnie: each rank's node throttle cgroup, by rank")
-    ap.add_argument("--block", type=int, required=True)
-    ap.add_argument("--blocks", type=int, required=True)
+    ap.add_argument("--leave", help="bonnie: the cgroup hierarchy's root, rejoined after the test")
+    ap.add_argument("--block", type=int)
+    ap.add_argument("--blocks", type=int)
     ap.add_argument("--local-fraction", type=float, default=1.0)
-    args = ap.parse_args()
-    comm = MPI.COMM_WORLD
+    return ap
+
+
+def run(comm, args) -> None:
+    if args.block is None or args.blocks is None:
+        raise SystemExit("--block and --blocks are required")
     if args.test == "bonnie":
         bonnie(comm, args)
-        return 0
+    else:
+        pfs(comm, args)
+
+
+def command(comm) -> str:
+    """The next command line, on every rank (rank 0 reads it from stdin)."""
+    if comm.Get_rank() == 0:
+        line = sys.stdin.readline()
+        for r in range(1, comm.Get_size()):
+            comm.send(line, dest=r, tag=1)
+        return line
+    req = comm.irecv(source=0, tag=1)
+    while True:
+        done, line = req.test()
+        if done:
+            return line
+        time.sleep(0.01)
+
+
+def serve(comm) -> None:
+    comm.Barrier()
+    if comm.Get_rank() == 0:
+        print(json.dumps({"ready": comm.Get_size()}), flush=True)
+    while (line := command(comm)).strip():
+        run(comm, parser().parse_args(shlex.split(line)))
+
+
+def pfs(comm, args) -> None:
     rank, nodes = comm.Get_rank(), comm.Get_size()
     mounts = args.mounts.split(",")
     if len(mounts) != nodes:
@@ -144,6 +189,15 @@ def main() -> int:
         os.close(fd)
     report(comm, {"write_s": write_s, "read_s": read_s, "bytes": args.block * args.blocks,
                   "per_stripe": per_stripe, "corrupt_blocks": bad})
+
+
+def main() -> int:
+    args = parser().parse_args()
+    comm = MPI.COMM_WORLD
+    if args.serve:
+        serve(comm)
+    else:
+        run(comm, args)
     return 0
 
 

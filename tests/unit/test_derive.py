@@ -67,3 +67,24 @@ def test_a_curve_another_figure_measures_is_taken_from_it(name, source_name, whe
     expect = [pt["point_index"] for spec, pt in scheduled
               if all({**network_fields(spec), **pt}.get(k) == v for k, v in where.items())]
     assert expect and sorted(p["point_index"] for p in got) == sorted(expect)
+
+
+def test_a_calibration_measurement_a_source_holds_is_taken_not_measured():
+    """Quick Disk/Net runs remote 1 and 5 only, so it adds IPPS'96 Fig 3's disk calibration (seven
+    all-local 2 MB copies on the bonded prototype): Fig 3's quick sweep measured exactly those."""
+    from pipeline.calibration import with_calibrations
+    from pipeline.derive import shared_calibrations
+    sweep = load(experiment_files()["hpdc96-fig4-disknet"], quick=True)[0]
+    schedule, _ = with_calibrations(sweep, sweep.schedule())
+    added = [pt for _, pts in schedule for pt in pts if pt.get("calibration_of")]
+    assert added and all(pt["remote"] == 0 for pt in added)
+    fig3 = source("ipps96-fig3-prototype")
+    kept, taken = shared_calibrations(sweep, schedule, {"ipps96-fig3-prototype": fig3})
+    assert not [pt for _, pts in kept for pt in pts if pt.get("calibration_of")]
+    assert len(taken) == len(added)
+    for spec, p in taken:
+        assert p["measured_in"] == "ipps96-fig3-prototype" and p["point_index"] is None
+        assert p["calibration_of"] and p["remote"] == 0 and p["hardware"] == network_fields(spec)["hardware"]
+    # the sweep's own points stay, and a source with other settings gives nothing
+    assert sum(len(p) for _, p in kept) == sum(len(p) for _, p in schedule) - len(added)
+    assert shared_calibrations(sweep, schedule, {"x": source("ipps96-fig3-prototype", chunk=4096)})[1] == []
