@@ -76,8 +76,9 @@ def shared_calibrations(sweep: Sweep, schedule: list, sources: dict[str, dict]) 
         for pt in pts:
             hit = found.get(_key(net, pt, axes)) if pt.get("calibration_of") else None
             if hit:
-                taken.append((spec, {**hit[1], "point_index": None, "calibration_of": pt["calibration_of"],
-                                      "measured_in": hit[0]}))
+                # as the sweep's own calibration measurements: no point index
+                p = {k: v for k, v in hit[1].items() if k != "point_index"}
+                taken.append((spec, {**p, "calibration_of": pt["calibration_of"], "measured_in": hit[0]}))
             else:
                 kept.append(pt)
         if kept:

@@ -83,7 +83,7 @@ def test_a_calibration_measurement_a_source_holds_is_taken_not_measured():
     assert not [pt for _, pts in kept for pt in pts if pt.get("calibration_of")]
     assert len(taken) == len(added)
     for spec, p in taken:
-        assert p["measured_in"] == "ipps96-fig3-prototype" and p["point_index"] is None
+        assert p["measured_in"] == "ipps96-fig3-prototype" and "point_index" not in p
         assert p["calibration_of"] and p["remote"] == 0 and p["hardware"] == network_fields(spec)["hardware"]
     # the sweep's own points stay, and a source with other settings gives nothing
     assert sum(len(p) for _, p in kept) == sum(len(p) for _, p in schedule) - len(added)
