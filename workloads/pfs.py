@@ -205,17 +205,17 @@ def _line(job: Agent, timeout: float, what: str) -> dict:
         buf += data
 
 
-def _start_job(ctx: Context, env: dict, what: str) -> Agent:
-    """mpirun of the serving program; ready when every rank has reported (a launch hangs
-    forever on a daemon that never reported: seen in about one of five 32-node launches)."""
+def _start_job(ctx: Context, env: dict, what: str) -> None:
+    """mpirun of the serving program, as ctx.job (so a failed start is stopped like any job);
+    ready when every rank has reported (a launch hangs forever on a daemon that never
+    reported: seen in about one of five 32-node launches)."""
     # stderr to a file: nobody reads a long-lived job's pipe, and a full one would stop it
     with open(ctx.disks.root / "mpirun.log", "ab") as log:
-        job = Agent(what, ctx.hosts[0].popen_netns(mpirun(ctx, ["--serve"]), stdin=subprocess.PIPE,
-                                                   stdout=subprocess.PIPE, stderr=log, env=env))
-    ready = _line(job, LAUNCH_TIMEOUT_S, f"{what}: launching one rank per node").get("ready")
+        ctx.job = Agent(what, ctx.hosts[0].popen_netns(mpirun(ctx, ["--serve"]), stdin=subprocess.PIPE,
+                                                       stdout=subprocess.PIPE, stderr=log, env=env))
+    ready = _line(ctx.job, LAUNCH_TIMEOUT_S, f"{what}: launching one rank per node").get("ready")
     if ready != len(ctx.hosts):
         raise WorkloadFailed(f"{what}: the MPI job reported {ready} ranks for {len(ctx.hosts)} nodes")
-    return job
 
 
 def stop_job(ctx: Context) -> None:
@@ -244,7 +244,7 @@ def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> tuple[l
         try:
             if ctx.job is None or ctx.job.proc.poll() is not None:
                 stop_job(ctx)
-                ctx.job = _start_job(ctx, env, what)
+                _start_job(ctx, env, what)
             try:
                 ctx.job.proc.stdin.write(shlex.join(argv).encode() + b"\n")
                 ctx.job.proc.stdin.flush()
