@@ -30,9 +30,24 @@ def _key(network: dict, point: dict, axes: list[str]) -> tuple:
             tuple(point.get(a) for a in axes), point.get("repeat", 0))
 
 
+def _axes(sweep: Sweep) -> list[str]:
+    return [a.name for a in sweep.spec_workload.axes if a.many]
+
+
+def take_networks(doc: dict, source: dict, keys: set[str]) -> None:
+    """The records of the networks (keys) the taken points were measured on, as the source
+    document recorded them, without their timing: that time was spent for the source."""
+    env = source["environment"]
+    for k, v in env.get("topologies", {}).items():
+        if k in keys:
+            doc["environment"]["topologies"].setdefault(k, {f: x for f, x in v.items() if f != "timing"})
+    if "capabilities" in env:
+        doc["environment"].setdefault("capabilities", env["capabilities"])
+
+
 def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, dict]]:
     """Configuration key -> (source name, point) over the sources' measured points."""
-    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    axes = _axes(sweep)
     settings = sweep.settings()
     found: dict[tuple, tuple[str, dict]] = {}
     for name, doc in sources.items():
@@ -52,7 +67,7 @@ def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, 
 def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
     """This sweep's points that a source document (name -> results document) measured with
     the same configuration, each as the source recorded it with this sweep's point_index."""
-    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    axes = _axes(sweep)
     found = _measured(sweep, sources)
     out = []
     for spec, pts in sweep.schedule():
@@ -68,7 +83,7 @@ def shared_points(sweep: Sweep, sources: dict[str, dict]) -> list[dict]:
 def shared_calibrations(sweep: Sweep, schedule: list, sources: dict[str, dict]) -> tuple[list, list]:
     """(the schedule without them, [(spec, point taken)]) for the calibration measurements in
     schedule (points marked calibration_of) that a source measured with the same configuration."""
-    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    axes = _axes(sweep)
     found = _measured(sweep, sources) if sources else {}
     kept_schedule, taken = [], []
     for spec, pts in schedule:

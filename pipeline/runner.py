@@ -16,7 +16,7 @@ from netlab.hostcost import busy_fraction
 from netlab.node import cpu_counters
 from netlab.testbed import BuildOptions, Testbed
 from pipeline import calibration
-from pipeline.derive import shared_calibrations
+from pipeline.derive import shared_calibrations, take_networks
 from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
@@ -91,10 +91,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
     for spec, p in taken:
         doc["points"].append(p)
         doc["same_points_as"] = sorted({*doc.get("same_points_as", []), p["measured_in"]})
-        nets = doc["environment"]["topologies"]
-        if network_key(spec) not in nets:    # the network as its source recorded it, not its time
-            src = sources[p["measured_in"]]["environment"]["topologies"].get(network_key(spec), {})
-            nets[network_key(spec)] = {f: x for f, x in src.items() if f != "timing"}
+        take_networks(doc, sources[p["measured_in"]], {network_key(spec)})
     if have:
         schedule = [(spec, kept) for spec, pts in schedule
                     if (kept := [pt for pt in pts if pt.get("point_index") not in have])]

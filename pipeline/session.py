@@ -21,7 +21,7 @@ from netlab.impls import BuildOptions
 from pipeline.calibration import MET, table_lines
 from pipeline.plot import plot
 from pipeline.table import table
-from pipeline.derive import shared_points
+from pipeline.derive import shared_points, take_networks
 from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 from pipeline.sweep import Sweep
 
@@ -83,13 +83,7 @@ class Session:
             doc["same_points_as"] = sorted({p["measured_in"] for p in shared})
             keys = {network_key(spec) for spec in sweep.specs()}
             for src in doc["same_points_as"]:     # the networks those points were measured on
-                env = self.docs[src]["environment"]
-                # the network as recorded, without its timing: that time was spent for the source
-                doc["environment"]["topologies"].update(
-                    {k: {f: x for f, x in v.items() if f != "timing"}
-                     for k, v in env.get("topologies", {}).items() if k in keys})
-                if "capabilities" in env:
-                    doc["environment"].setdefault("capabilities", env["capabilities"])
+                take_networks(doc, self.docs[src], keys)
         write_atomic(doc, out)
         self.docs[name or sweep.workload] = doc
         run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps,

@@ -74,6 +74,7 @@ class Context:
     launcher: str
     hosts: list
     job: Agent | None = None                 # the served MPI job, started on first use
+    unread: bytes = b""                      # what the job printed after its last full line
 
 
 def check(spec, point: dict, settings: dict) -> None:
@@ -179,15 +180,16 @@ def _daemon_complaints(ctx: Context) -> str:
     return ""
 
 
-def _line(job: Agent, timeout: float, what: str) -> dict:
+def _line(ctx: Context, timeout: float, what: str) -> dict:
     """The job's next JSON line (rank 0's), within timeout seconds. Read with os.read and a
-    buffer of our own: a buffered readline could hold the answer while select waits."""
+    buffer of our own (ctx.unread): a buffered readline could hold the answer while select waits."""
     deadline = time.monotonic() + timeout
-    fd, buf = job.proc.stdout.fileno(), getattr(job, "pending", b"")
+    job = ctx.job
+    fd, buf = job.proc.stdout.fileno(), ctx.unread
     while True:
         if b"\n" in buf:
             raw, buf = buf.split(b"\n", 1)
-            job.pending = buf
+            ctx.unread = buf
             try:
                 data = json.loads(raw)
             except json.JSONDecodeError:
@@ -213,7 +215,8 @@ def _start_job(ctx: Context, env: dict, what: str) -> None:
     with open(ctx.disks.root / "mpirun.log", "ab") as log:
         ctx.job = Agent(what, ctx.hosts[0].popen_netns(mpirun(ctx, ["--serve"]), stdin=subprocess.PIPE,
                                                        stdout=subprocess.PIPE, stderr=log, env=env))
-    ready = _line(ctx.job, LAUNCH_TIMEOUT_S, f"{what}: launching one rank per node").get("ready")
+    ctx.unread = b""
+    ready = _line(ctx, LAUNCH_TIMEOUT_S, f"{what}: launching one rank per node").get("ready")
     if ready != len(ctx.hosts):
         raise WorkloadFailed(f"{what}: the MPI job reported {ready} ranks for {len(ctx.hosts)} nodes")
 
@@ -250,7 +253,7 @@ def run_mpi(ctx: Context, argv: list[str], timeout: float, what: str) -> tuple[l
                 ctx.job.proc.stdin.flush()
             except (BrokenPipeError, ValueError):
                 raise ctx.job._fail("ended") from None
-            ranks = _line(ctx.job, timeout, what).get("ranks")
+            ranks = _line(ctx, timeout, what).get("ranks")
             if not isinstance(ranks, list) or len(ranks) != len(ctx.hosts):
                 raise WorkloadFailed(f"{what}: the MPI job's answer lacks every rank's report")
             break
