@@ -15,6 +15,16 @@ Why ide-1995 is 1.67 MB/s each way (MB = 10^6 bytes):
   is absent on both this platform and cgroup v1. The difference only matters
   for remote copies, which would then read at the full head rate: see
   README "Disk/Net balance".
+
+Disk work on the CPU (a profile's disk.transfer, era-machines.md M4): under PIO
+the 1996 CPU moved every disk byte itself, interrupts masked, so the copies and
+the node's packets share one CPU. With a hardware profile's disk, each byte a
+copy reads or writes is then paid on the node's budget (netlab.hostcost's charge
+channel) and the throttle holds the drive's media rate, which PIO never reaches.
+The charge is derived from the same all-local calibration point and nothing
+else: a local copy crosses the CPU twice per byte, so under PIO one transfer
+costs 1 / (2 x the per-copy rate) (the buffer copy included); under DMA the disk
+keeps the calibrated rate and the CPU pays the buffer copy alone (per_byte_ns).
 """
 from __future__ import annotations
 
@@ -33,14 +43,19 @@ class DiskProfile:
     read_mbyte_s: float | None    # None: not throttled
     write_mbyte_s: float | None
     source: str
+    transfer: str | None = None   # pio | dma: the CPU pays cpu_ns_per_byte per byte moved; None: nothing
+    cpu_ns_per_byte: float = 0.0
 
     @property
     def throttled(self) -> bool:
         return self.read_mbyte_s is not None or self.write_mbyte_s is not None
 
     def record(self) -> dict:
-        return {"profile": self.name, "read_mbyte_s": self.read_mbyte_s,
-                "write_mbyte_s": self.write_mbyte_s, "source": self.source}
+        out = {"profile": self.name, "read_mbyte_s": self.read_mbyte_s,
+               "write_mbyte_s": self.write_mbyte_s, "source": self.source}
+        if self.transfer:
+            out.update(transfer=self.transfer, cpu_ns_per_byte=round(self.cpu_ns_per_byte, 2))
+        return out
 
 
 _IDE = round(IPPS96_ALL_LOCAL_MBYTE_S / IPPS96_COPIES, 2)
@@ -53,6 +68,7 @@ PROFILES: dict[str, DiskProfile] = {
 
 
 HARDWARE = "hardware"    # the --disk value that takes the hardware profile's disk
+TRANSFERS = (HARDWARE, "pio", "dma")   # --disk-transfer: the profile's default, or one of its modes
 
 
 def parse_disk(text: str) -> DiskProfile | None:
@@ -75,21 +91,46 @@ def parse_disk(text: str) -> DiskProfile | None:
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
 
 
-def for_spec(setting: str, spec) -> DiskProfile:
+def for_spec(setting: str, spec, transfer: str = HARDWARE) -> DiskProfile:
     """The disk every node of this network gets for a --disk setting: its hardware profile's
     (topologies.hardware.hardware_of) at its time scale. The workloads' and the calibration's
     one way to ask."""
     from topologies.hardware import hardware_of, load
     from topologies.timescale import time_scale_of
-    return for_hardware(setting, load(hardware_of(spec)), time_scale_of(spec))
+    return for_hardware(setting, load(hardware_of(spec)), time_scale_of(spec), transfer)
 
 
-def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0) -> DiskProfile:
+def transfer_cost(profile: Profile, mode: str) -> tuple[float, float]:
+    """(throttle MB/s, CPU ns per byte moved) of a profile's disk under PIO or DMA (module doc)."""
+    d = profile.disk
+    per_copy = min(float(d["read_mbyte_s"]), float(d["write_mbyte_s"]))
+    if mode == "pio":
+        return float(d["transfer"]["media_mbyte_s"]), 1e3 / (2 * per_copy)
+    return per_copy, float(profile.data["host_cost"]["per_byte_ns"])
+
+
+def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0,
+                 transfer: str = HARDWARE) -> DiskProfile:
     """The disk a node gets: --disk if it names one, else the hardware
     profile's disk (ide-1995 for a profile without one, such as none);
-    on a time-scaled network (topologies.timescale) D times slower."""
+    on a time-scaled network (topologies.timescale) D times slower. With the
+    profile's disk and a transfer model, the CPU's share of it (module doc)."""
     disk = parse_disk(setting)
-    if disk is None and profile.disk is None:
+    model = (profile.disk or {}).get("transfer") if profile.host_cost else None
+    if transfer not in TRANSFERS:
+        raise BadInput(f"--disk-transfer takes {', '.join(TRANSFERS)}, got {transfer!r}")
+    if model and disk is None:
+        mode = model["default"] if transfer == HARDWARE else transfer
+        if mode not in model["modes"]:
+            raise BadInput(f"--disk-transfer {mode}: the {profile.name} profile's disk ran "
+                           f"{' or '.join(model['modes'])} (hardware/{profile.name}.json); use one of those or hardware")
+        rate, cpu = transfer_cost(profile, mode)
+        disk = DiskProfile(f"{profile.name}-{mode}", rate, rate,
+                           f"hardware profile {profile.name}: {profile.disk['derivation']}; {mode.upper()}: "
+                           + ("the throttle at the drive's media rate, every byte on the CPU (netlab/disk_profiles.py)"
+                              if mode == "pio" else "the calibrated rate, the buffer copy on the CPU"),
+                           mode, cpu)
+    elif disk is None and profile.disk is None:
         disk = PROFILES["ide-1995"]
     elif disk is None:
         d = profile.disk
@@ -103,4 +144,5 @@ def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0) -> Dis
     def slow(rate: float | None) -> float | None:
         return None if rate is None else rate / time_scale
     return DiskProfile(f"{disk.name}/D{time_scale:g}", slow(disk.read_mbyte_s), slow(disk.write_mbyte_s),
-                       f"{disk.source}; time-scaled: / {time_scale:g}")
+                       f"{disk.source}; time-scaled: / {time_scale:g}", disk.transfer,
+                       disk.cpu_ns_per_byte * time_scale)

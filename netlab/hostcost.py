@@ -21,9 +21,16 @@ the copy per pass leaves it. That is exact while the relay only forwards (the
 papers' relays); while it also sends its own traffic, forwarded packets draw on
 the shared budget at the plain rate (HTB charges a parent the same bytes for
 every child), so the copy is under-charged then.
-Not charged: loopback traffic, and disk work (the disk has its own rate, see
-netlab.disk). The clsact hook runs before the NIC's root qdisc, so a relay's
-netem tree (netlab.relay) still applies after the CPU.
+The charge channel: work that is not a packet (a TCP send's or receive's own
+cost, a disk transfer the CPU moves) is paid through the same queue, in order:
+loopback datagrams to CHARGE_ADDR are redirected from `lo`'s egress into the
+budget too, and come back to their sender once the budget has passed them. An
+agent pays c ns by sending such a datagram of c / per_byte_ns bytes (less the
+size table's per-packet bytes and its headers, charge_overhead_bytes) to
+itself and waiting for it (workloads/charge.py), so a busy CPU delays the work
+and the work delays the node's packets queued behind it: coupled both ways.
+Not charged: other loopback traffic. The clsact hook runs before the NIC's root
+qdisc, so a relay's netem tree (netlab.relay) still applies after the CPU.
 """
 from __future__ import annotations
 
@@ -33,6 +40,25 @@ from topologies.hardware import HostCost
 
 IFB = "cpu0"
 MATCH_ALL = ["u32", "match", "u32", "0", "0"]
+CHARGE_ADDR = "127.0.0.99"     # loopback datagrams to it pass the budget (the charge channel)
+CHARGE_HEADERS = 14 + 20 + 8   # a charge datagram's bytes beyond its payload: lo's Ethernet, IP, UDP
+
+
+def charge_overhead_bytes(cost: HostCost) -> int:
+    """Budget bytes a charge datagram costs beyond its payload: the size table's per-packet
+    bytes and the headers the budget counts (its smallest charge)."""
+    return cost.packet_bytes + CHARGE_HEADERS
+
+
+def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float = 0.0) -> list[str]:
+    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK, the costs as budget bytes (per
+    TCP send or completed receive; per disk byte moved), so that a time-scaled budget (whose
+    per-byte cost is D times higher, as are these costs) charges them D times longer."""
+    message = message_ns / cost.per_byte_ns
+    disk = disk_ns_per_byte / cost.per_byte_ns
+    if message <= 0 and disk <= 0:
+        return []
+    return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f}"]
 
 
 def burst_bytes(cost: HostCost) -> int:
@@ -70,9 +96,10 @@ def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | 
             cmds += [["tc", "class", "add", "dev", IFB, "parent", "1:1", "classid", classid, "htb",
                       "rate", floor, "ceil", ceil, "burst", burst, "cburst", burst],
                      ["tc", "qdisc", "add", "dev", IFB, "parent", classid, "handle", handle, *leaf]]
-        for field in ("src", "dst"):     # from or to the node itself: its own; any other IP: forwarded
+        for field, address in (("src", relay_address), ("dst", relay_address), ("dst", CHARGE_ADDR)):
+            # from or to the node itself, or its own charges: its own; any other IP: forwarded
             cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "1",
-                         "u32", "match", "ip", field, f"{relay_address}/32", "flowid", "1:10"])
+                         "u32", "match", "ip", field, f"{address}/32", "flowid", "1:10"])
         cmds.append(["tc", "filter", "add", "dev", IFB, "parent", "1:", "protocol", "ip", "prio", "2",
                      "u32", "match", "u32", "0", "0", "flowid", "1:20"])
     for nic in nics:
@@ -80,6 +107,10 @@ def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | 
         for hook in ("ingress", "egress"):
             cmds.append(["tc", "filter", "add", "dev", nic, hook, "protocol", "all", "prio", "1",
                          *MATCH_ALL, "action", "mirred", "egress", "redirect", "dev", IFB])
+    # the charge channel: only datagrams to CHARGE_ADDR leave lo through the budget
+    cmds += [["tc", "qdisc", "add", "dev", "lo", "clsact"],
+             ["tc", "filter", "add", "dev", "lo", "egress", "protocol", "ip", "prio", "1", "u32", "match",
+              "ip", "dst", f"{CHARGE_ADDR}/32", "action", "mirred", "egress", "redirect", "dev", IFB]]
     return cmds
 
 

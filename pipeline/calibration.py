@@ -51,8 +51,12 @@ SCHEMA = {
             "applies": {"type": "object", "additionalProperties": False, "required": ["workload"],
                         "description": "the points that rest on the constant: a workload and a "
                                        "hardware profile (point key hardware) or a disk profile "
-                                       "(the point's disk.profile, without a /D time-scale suffix)",
-                        "properties": {"workload": _TEXT, "hardware": _TEXT, "disk": _TEXT}},
+                                       "(the point's disk.profile, without a /D time-scale suffix; "
+                                       "a list: any of them, e.g. a profile's name before its disk "
+                                       "transfer was modelled, as stored documents record it)",
+                        "properties": {"workload": _TEXT, "hardware": _TEXT,
+                                       "disk": {"oneOf": [_TEXT, {"type": "array", "items": _TEXT,
+                                                                   "minItems": 1}]}}},
             "where": {"type": "object", "description": "point key -> value: the points that measure it"},
             "metric": {**_TEXT, "description": "the point's MB/s key (x D on a time-scaled point)"},
             "target": {"type": "number", "exclusiveMinimum": 0},
@@ -81,7 +85,8 @@ def applies(cal: dict, point: dict) -> bool:
     a = cal["applies"]
     return (point.get("workload") == a["workload"]
             and ("hardware" not in a or hardware_of(point) == a["hardware"])
-            and ("disk" not in a or disk_profile(point) == a["disk"]))
+            and ("disk" not in a or disk_profile(point) in
+                 (a["disk"] if isinstance(a["disk"], list) else [a["disk"]])))
 
 
 def measures(cal: dict, point: dict) -> bool:
@@ -146,7 +151,7 @@ def as_recorded(sweep, spec, pt: dict) -> dict:
     hw = hardware_of(spec)
     out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
     if "disk" in settings:
-        out["disk"] = {"profile": for_spec(settings["disk"], spec).name}
+        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer", "hardware")).name}
     return out
 
 

@@ -6,7 +6,8 @@ machines cost, every number with its source:
 - disk: the sequential rate of the node's disk (read and write, MB/s);
 - host_cost: one CPU budget per node, charged for every packet the node sends,
   receives or forwards: `per_packet_us` + `per_byte_ns` x bytes. netlab.hostcost
-  makes the kernel enforce it;
+  makes the kernel enforce it; `per_message_us` per TCP send and completed
+  receive, and the disk's transfers (disk.transfer), are paid on the same budget;
 - tcp: the TCP every node runs (congestion control and the features that differ
   between today's stacks and the papers'), set in each node's namespace and read
   back (netlab.node), never inherited from the host that happens to run it.
@@ -62,7 +63,22 @@ SCHEMA = {
                          "derivation": {**_TEXT, "description": "how the rate follows from the sources"},
                          "sources": {"type": "array", "items": _TEXT, "minItems": 1},
                          "calibration": {"type": ["string", "null"],
-                                         "description": "the figure the rate was set from, if any"}}}]},
+                                         "description": "the figure the rate was set from, if any"},
+                         "transfer": {
+                             "type": "object", "additionalProperties": False,
+                             "required": ["default", "modes", "media_mbyte_s", "media_source", "source"],
+                             "description": "how the disk's bytes reach memory, on the node's CPU budget "
+                                            "(netlab/disk_profiles.py derives the cost from the rates above, "
+                                            "the calibration, and per_byte_ns): absent: not charged",
+                             "properties": {
+                                 "default": {"enum": ["pio", "dma"], "description": "--disk-transfer hardware"},
+                                 "modes": {"type": "array", "items": {"enum": ["pio", "dma"]}, "minItems": 1,
+                                           "uniqueItems": True, "description": "the modes the machine could run"},
+                                 "media_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000,
+                                                   "description": "the drive's own sequential rate: the "
+                                                                  "throttle under PIO, where the CPU sets the pace"},
+                                 "media_source": _TEXT,
+                                 "source": {**_TEXT, "description": "why these modes and that default"}}}}}]},
         "collisions": {"type": "object", "additionalProperties": False, "required": ["default", "source"],
                        "description": "whether the machine's shared wires collide when --contention is not "
                                       "given (absent: off): CSMA/CD's cost per frame and its 16-collision "
@@ -79,6 +95,11 @@ SCHEMA = {
                                                 "description": "CPU time per packet sent, received or forwarded"},
                               "per_byte_ns": {"type": "number", "exclusiveMinimum": 0, "maximum": 100000,
                                               "description": "CPU time per byte of such a packet"},
+                              "per_message_us": {"type": "number", "minimum": 0, "maximum": 100000,
+                                                 "description": "CPU time of each TCP send and each completed "
+                                                                "receive beyond the packets' (charged by the "
+                                                                "agents through the charge channel)"},
+                              "per_message_source": _TEXT,
                               "queue_packets": {"type": "integer", "minimum": 2, "maximum": 10000,
                                                 "description": "packets waiting for the CPU before drops"},
                               "nic_per_byte_ns": {"type": "number", "minimum": 0, "maximum": 100000,
@@ -205,6 +226,7 @@ class HostCost:
     per_byte_ns: float
     queue_packets: int = 100
     relay_copy_per_byte_ns: float = 0.0
+    per_message_us: float = 0.0     # each TCP send or completed receive (the agents pay it)
 
     @property
     def forward_budget_mbit(self) -> float:
@@ -283,7 +305,8 @@ def load(name: str) -> Profile:
     _validate(data, path)
     hc = data["host_cost"]
     cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]) + float(hc.get("nic_per_byte_ns", 0)),
-                    int(hc.get("queue_packets", 100)), float(hc.get("relay_copy_per_byte_ns", 0))) if hc else None
+                    int(hc.get("queue_packets", 100)), float(hc.get("relay_copy_per_byte_ns", 0)),
+                    float(hc.get("per_message_us", 0))) if hc else None
     tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
                          for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})
     return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data)

@@ -48,7 +48,8 @@ def scale(spec: NetworkSpec, d: float) -> NetworkSpec:
     for n in spec.nodes:
         cost = n.host_cost and dataclasses.replace(n.host_cost, per_packet_us=n.host_cost.per_packet_us * d,
                                                    per_byte_ns=n.host_cost.per_byte_ns * d,
-                                                   relay_copy_per_byte_ns=n.host_cost.relay_copy_per_byte_ns * d)
+                                                   relay_copy_per_byte_ns=n.host_cost.relay_copy_per_byte_ns * d,
+                                                   per_message_us=n.host_cost.per_message_us * d)
         nodes.append(dataclasses.replace(n, host_cost=cost, rto_min_ms=(n.tcp.rto_min_ms if n.tcp else LINUX_RTO_MIN_MS) * d,
                                          forward_delay_ms=n.forward_delay_ms * d))
     return dataclasses.replace(spec, machine=dataclasses.replace(spec.machine, time_scale=d), wires=tuple(wires),

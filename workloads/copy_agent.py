@@ -14,6 +14,10 @@ process submits itself, not the kernel's later writeback). The agent opens its
 files, prints "ready" and, except for recv, waits for a line on stdin so that
 all copies start together; then it moves itself into its node's blkio cgroup
 (--cgroup) and copies (recv: once the sender connects).
+With --charge (charge.py) the node's CPU pays for the copy's work that is not a
+packet: every byte read from or written to the disk (IDE PIO and the buffer
+cache's copy, or the copy alone with DMA), and each chunk sent or received
+whole over TCP (Linux 1.x TCP's per-message cost), in the order the work is done.
 It prints one JSON line: {"start", "end", "bytes"} (wall clock, seconds) or
 {"error"}. Stdlib only: it runs under the namespaces' /usr/bin/python3.
 """
@@ -26,6 +30,8 @@ import os
 import socket
 import sys
 import time
+
+from charge import Charge      # beside this script
 
 ALIGN = 4096
 
@@ -63,7 +69,8 @@ class DirectWriter:
     """Writes whole aligned chunks with O_DIRECT; the unaligned tail (if any)
     goes through the page cache and fsync, which O_DIRECT cannot take."""
 
-    def __init__(self, path: str, chunk: int):
+    def __init__(self, path: str, chunk: int, charge: Charge):
+        self.charge = charge
         self.fd = open_direct(path, write=True)
         self.buf = mmap.mmap(-1, chunk)
         self.view = memoryview(self.buf)
@@ -89,6 +96,7 @@ class DirectWriter:
         done = 0
         while done < n:
             done += os.writev(self.fd, [self.view[done:n]])
+        self.charge.disk(n)
         self.written += n
         self.fill = 0
 
@@ -121,7 +129,7 @@ def wait_go(cgroup: str | None) -> None:
 
 def do_local(a) -> dict:
     src = open_direct(a.src, write=False)
-    out = DirectWriter(a.dst, a.chunk)
+    out = DirectWriter(a.dst, a.chunk, a.charge)
     buf = mmap.mmap(-1, a.chunk)
     wait_go(a.cgroup)
     start = time.time()
@@ -129,6 +137,7 @@ def do_local(a) -> dict:
         n = read_chunk(src, buf)
         if n == 0:
             break
+        a.charge.disk(n)
         out.put(memoryview(buf)[:n])
         if n < len(buf):
             break
@@ -149,9 +158,11 @@ def do_send(a) -> dict:
         n = read_chunk(src, buf)
         if n == 0:
             break
+        a.charge.disk(n)
         if a.corrupt_at is not None and sent <= a.corrupt_at < sent + n:
             i = a.corrupt_at - sent  # test hook: flip one byte in transit
             buf[i] = buf[i] ^ 0xFF
+        a.charge.message()
         sock.sendall(memoryview(buf)[:n])
         sent += n
         if n < len(buf):
@@ -168,7 +179,7 @@ def do_recv(a) -> dict:
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     lsock.bind(("0.0.0.0", a.port))
     lsock.listen(1)
-    out = DirectWriter(a.dst, a.chunk)
+    out = DirectWriter(a.dst, a.chunk, a.charge)
     print("ready", flush=True)
     conn, _ = lsock.accept()
     join_cgroup(a.cgroup)
@@ -180,6 +191,8 @@ def do_recv(a) -> dict:
         if start is None:
             start = time.time()
         out.advance(n)
+        if out.fill == 0:
+            a.charge.message()     # a chunk received whole
     total = out.close()
     end = time.time()
     conn.close()
@@ -194,6 +207,7 @@ def do_read(a) -> dict:
     start = time.time()
     total = 0
     while (n := read_chunk(src, buf)):
+        a.charge.disk(n)
         total += n
         if n < len(buf):
             break
@@ -202,7 +216,7 @@ def do_read(a) -> dict:
 
 
 def do_write(a) -> dict:
-    out = DirectWriter(a.dst, a.chunk)
+    out = DirectWriter(a.dst, a.chunk, a.charge)
     wait_go(a.cgroup)
     start = time.time()
     left = a.size
@@ -224,17 +238,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=0)
     p.add_argument("--chunk", type=int, default=64 * 1024, help="bytes per read()/write() (multiple of 4096)")
     p.add_argument("--cgroup", help="blkio cgroup directory to join first")
+    p.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK: the node's charge channel (charge.py)")
     p.add_argument("--corrupt-at", type=int, default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.chunk <= 0 or a.chunk % ALIGN:
         p.error("--chunk must be a positive multiple of 4096")
     try:
+        a.charge = Charge(a.charge)
         result = {"local": do_local, "send": do_send, "recv": do_recv,
                   "read": do_read, "write": do_write}[a.mode](a)
     except OSError as e:
         print(json.dumps({"error": f"{a.mode}: {e}"}), flush=True)
         return 1
-    print(json.dumps(result), flush=True)
+    print(json.dumps({**result, **a.charge.record()}), flush=True)
     return 0
 
 

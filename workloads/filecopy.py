@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from core.errors import BadInput, DataCorrupted
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import for_spec, parse_disk
+from netlab.disk_profiles import TRANSFERS, for_spec, parse_disk
+from netlab.hostcost import charge_arg
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import Figure, Workload
@@ -39,6 +40,11 @@ AXES = (
          "with none), ide-1995 (1.67 MB/s each way, from the papers' all-local copies), "
          "none (unthrottled), or MB/s as R or R/W", many=False,
          validator=parse_disk),
+    Axis("disk_transfer", "choice", "hardware", "how a hardware profile's disk moves its bytes: hardware "
+         "(the profile's default), pio (every byte on the node's CPU, interrupts masked: the throttle at the "
+         "drive's media rate) or dma (the calibrated rate, the CPU copies the buffer only); both derived from "
+         "the all-local calibration; nothing with --hardware none or a --disk rate", many=False,
+         choices=TRANSFERS),
     Axis("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time, a multiple of 4K "
          "(the copies bypass the page cache, whose transfers are 4 KB-aligned; the papers do not say)",
          many=False, minimum=4096, maximum=16 << 20, unit="bytes"),
@@ -139,6 +145,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
         files.append((src_path, dst_path, _write_source(src_path, file_size)))
     timeout = 60 + file_size * len(copies_plan) / 20e3  # >= 20 kB/s aggregate
     cgroup = {n: (["--cgroup", disks.disk(n).cgroup] if disks.disk(n).cgroup else [])
+                 + charges_of(tb.spec, n, disks.profile)
               for c in copies_plan for n in (c.src, c.dst)}
     with Agents() as agents:
         receivers = {}
@@ -193,12 +200,19 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
             "total_bytes": total, "verified": "sha256", "per_copy": per_copy}
 
 
+def charges_of(spec, node: str, disk) -> list[str]:
+    """The node's --charge for a copy agent: its CPU pays each chunk sent or received whole
+    (per_message_us) and each disk byte moved (the disk's transfer), netlab.hostcost."""
+    cost = spec.node(node).host_cost
+    return charge_arg(cost, cost.per_message_us * 1e3, disk.cpu_ns_per_byte) if cost else []
+
+
 def check(spec, point: dict, settings: dict) -> None:
     plan(spec, settings["copies"], point["remote"], point["placement"], _busy(settings))
     if settings.get("chunk", CHUNK) % 4096:
         raise BadInput(f"--chunk {settings['chunk']}: the copies bypass the page cache (O_DIRECT), whose "
                        "transfers must be whole 4 KB blocks; give a multiple of 4K, e.g. 4K, 8K or 64K")
-    for_spec(settings["disk"], spec)
+    for_spec(settings["disk"], spec, settings.get("disk_transfer", "hardware"))
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
@@ -206,7 +220,7 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     nodes = {n for pt in points
              for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"], _busy(settings)))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
-    disk = for_spec(settings["disk"], tb.spec)
+    disk = for_spec(settings["disk"], tb.spec, settings.get("disk_transfer", "hardware"))
     return DiskSet(tb.manifest, disk, order,
                    max(pt["file_size"] for pt in points)).create()
 

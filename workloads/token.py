@@ -16,6 +16,7 @@ from contextlib import ExitStack
 
 from core.errors import BadInput
 from core.values import Axis, human_size
+from netlab.hostcost import charge_arg
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
 from workloads.base import Figure, PAIRS, Workload
@@ -42,9 +43,11 @@ AXES = (
 
 def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
                  exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp",
-                 agents: WarmAgents | None = None) -> dict:
+                 agents: WarmAgents | None = None, charges: dict[str, list[str]] | None = None) -> dict:
     """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures. agents: the network's
-    warm token agents (prepare); without them, agents for this exchange alone."""
+    warm token agents (prepare); without them, agents for this exchange alone. charges: a
+    node's --charge (its TCP per-message cost, netlab.hostcost), by node name."""
+    charges = charges if transport == "tcp" and charges else {}
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
     udp = ["--udp"] if transport == "udp" else []
     with ExitStack() as stack:
@@ -53,13 +56,15 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
         servers, clients = [], []
         stack.callback(lambda: [c.stop() for c in (*servers, *clients)])   # whatever still runs
         for i, (_src, dst) in enumerate(pairs):
-            servers.append(pool.start(dst, ["serve", "--port", str(base_port + i), *udp],
+            servers.append(pool.start(dst, ["serve", "--port", str(base_port + i), *udp,
+                                            *charges.get(dst.name, [])],
                                       f"token server on {dst.name}"))
         # clients start beside their servers and retry connecting until these listen
         for i, (src, dst) in enumerate(pairs):
             clients.append(pool.start(src, ["client", "--host", dst.address, "--port", str(base_port + i),
                                             "--size", str(size), "--tokens", str(tokens), "--wait-go",
-                                            *udp, *limit], f"token exchange {src.name}->{dst.name}"))
+                                            *udp, *limit, *charges.get(src.name, [])],
+                                      f"token exchange {src.name}->{dst.name}"))
         for server in servers:
             server.wait_ready()
         for client in clients:   # all connected: then every pair starts at once
@@ -80,6 +85,12 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
             "round_trips": sum(p["round_trips"] for p in per_pair),
             "rtt_ms_median": sorted(p["rtt_ms_median"] for p in per_pair)[len(per_pair) // 2],
             "per_pair": per_pair}
+
+
+def charges_of(spec) -> dict[str, list[str]]:
+    """Each costed node's --charge: Linux 1.x TCP's cost per send and completed receive."""
+    return {n.name: charge_arg(n.host_cost, n.host_cost.per_message_us * 1e3)
+            for n in spec.nodes if n.host_cost and n.host_cost.per_message_us}
 
 
 def check(spec, point: dict, _settings: dict) -> None:
@@ -103,7 +114,7 @@ def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges,
-                       transport=point.get("transport", "tcp"), agents=agents)
+                       transport=point.get("transport", "tcp"), agents=agents, charges=charges_of(tb.spec))
     # a pair keeps T tokens of S bytes outstanding: with at least two full frames per wire it
     # stripes over, something is always queued for its path (the stalled-transport gate's premise)
     demand = point["tokens_in_flight"] * point["token_size"]

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """The papers' token exchange, one pair: run inside the host namespaces.
 
-  token_agent.py serve  --port P [--corrupt-after N] [--udp]
-  token_agent.py client --host IP --port P --size S [--tokens T] [--wait-go] [--udp] (--exchanges N | --duration D)
+  token_agent.py serve  --port P [--corrupt-after N] [--udp] [--charge SPEC]
+  token_agent.py client --host IP --port P --size S [--tokens T] [--wait-go] [--udp] [--charge SPEC]
+                        (--exchanges N | --duration D)
   token_agent.py daemon   (one per node for a network's life: forks the roles on command, forker.py)
 
 The client sends T tokens of S bytes over one TCP connection; the server reads
 each token completely and sends it straight back; the client checks every
 returned token byte for byte against what it sent and sends it again, until N
 round trips completed (or D seconds passed). Sockets are nonblocking, driven by
-a selector, as the papers' processes used nonblocking send/receive.
+a selector, as the papers' processes used nonblocking send/receive. With
+--charge (charge.py) each TCP send of a token and each completed receive of one
+costs the node's CPU Linux 1.x TCP's per-message cost, paid before the send or
+after the receive, as the syscall would have.
 
 The client prints one JSON line: round trips, payload bytes moved (S per token
 per direction, i.e. 2*S per round trip), elapsed seconds from the first byte
@@ -27,6 +31,8 @@ import socket
 import statistics
 import sys
 import time
+
+from charge import Charge      # beside this script
 
 CHUNK = 65536
 
@@ -55,7 +61,7 @@ def _pump(conn: socket.socket, sel: selectors.BaseSelector, outbuf: bytearray,
     return data
 
 
-def serve(port: int, corrupt_after: int | None) -> int:
+def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
     """Echo each complete token. One connection, then exit."""
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -81,6 +87,7 @@ def serve(port: int, corrupt_after: int | None) -> int:
                 token = bytearray(inbuf[:size])
                 del inbuf[:size]
                 echoed += 1
+                charge.message(2)      # the receive completed, the send
                 if corrupt_after is not None and echoed > corrupt_after:
                     token[len(token) // 2] ^= 0xFF
                 outbuf += token
@@ -166,7 +173,8 @@ def _connect(host: str, port: int, within: float = 10.0) -> socket.socket:
 
 
 def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
-           duration: float | None, wait_go: bool = False) -> dict:
+           duration: float | None, wait_go: bool = False, charge: Charge | None = None) -> dict:
+    charge = charge or Charge(None)
     conn = _connect(host, port)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     conn.sendall(size.to_bytes(4, "big"))
@@ -190,6 +198,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
 
     def launch(slot: int) -> None:
         nonlocal launched
+        charge.message()           # the send's own cost, before its bytes leave
         outbuf.extend(slots[slot])
         sent_at.append(time.perf_counter())
         launched += 1
@@ -214,6 +223,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
                     bad = next(i for i in range(size) if token[i] != slots[slot][i])
                     raise Corrupted(f"token {done + 1} (slot {slot}) came back wrong at "
                                     f"byte {bad} of {size}")
+                charge.message()       # the completed receive
                 now = time.perf_counter()
                 rtts.append(now - sent_at.pop(0))
                 done += 1
@@ -221,7 +231,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
                     launch(slot)
     elapsed = time.perf_counter() - t0
     conn.close()
-    return _summary(wall0, elapsed, size, tokens, rtts)
+    return {**_summary(wall0, elapsed, size, tokens, rtts), **charge.record()}
 
 
 def main(argv=None) -> int:
@@ -236,6 +246,7 @@ def main(argv=None) -> int:
     s.add_argument("--corrupt-after", type=int, default=None,
                    help="testing only: flip a byte in every token after the Nth")
     s.add_argument("--udp", action="store_true", help="echo datagrams instead of a TCP stream")
+    s.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK: the node's charge channel (charge.py)")
     c = sub.add_parser("client", help="send tokens and check what comes back")
     c.add_argument("--host", required=True)
     c.add_argument("--port", type=int, required=True)
@@ -244,17 +255,19 @@ def main(argv=None) -> int:
     c.add_argument("--wait-go", action="store_true",
                    help="print 'ready' once connected, start when a 'go' line arrives on stdin")
     c.add_argument("--udp", action="store_true", help="one datagram each way, 1 in flight")
+    c.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK: the node's charge channel (charge.py)")
     g = c.add_mutually_exclusive_group(required=True)
     g.add_argument("--exchanges", type=int)
     g.add_argument("--duration", type=float)
     a = p.parse_args(argv)
     if a.role == "serve":
-        return serve_udp(a.port) if a.udp else serve(a.port, a.corrupt_after)
+        return serve_udp(a.port) if a.udp else serve(a.port, a.corrupt_after, Charge(a.charge))
     try:
         if a.udp:
             print(json.dumps(client_udp(a.host, a.port, a.size, a.exchanges, a.duration, a.wait_go)))
             return 0
-        print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration, a.wait_go)))
+        print(json.dumps(client(a.host, a.port, a.size, a.tokens, a.exchanges, a.duration, a.wait_go,
+                                Charge(a.charge))))
         return 0
     except Corrupted as e:
         print(json.dumps({"error": f"corrupted echo: {e}"}))

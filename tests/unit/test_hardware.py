@@ -6,7 +6,7 @@ import pytest
 from core.errors import BadInput
 from netlab.contention import acquisition, efficiency, parse_leaves, wait_slots
 from netlab.disk_profiles import PROFILES, for_hardware
-from netlab.hostcost import IFB, cpu_cmds
+from netlab.hostcost import CHARGE_ADDR, IFB, charge_arg, cpu_cmds
 from topologies import hardware
 from topologies.presets import build_spec
 
@@ -31,10 +31,12 @@ def test_every_profile_loads_and_states_its_sources():
 
 
 def test_prototype_disk_is_the_demonstration_disk_over_1_62():
-    proto = for_hardware("hardware", hardware.load("prototype-1995"))
-    demo = for_hardware("hardware", hardware.load("demonstration-1996"))
-    assert demo.read_mbyte_s == pytest.approx(11.7 / 7, abs=0.01)
-    assert proto.read_mbyte_s == pytest.approx(11.7 / 1.62 / 7, abs=0.01)
+    proto = hardware.load("prototype-1995").disk
+    demo = hardware.load("demonstration-1996").disk
+    assert demo["read_mbyte_s"] == pytest.approx(11.7 / 7, abs=0.01)
+    assert proto["read_mbyte_s"] == pytest.approx(11.7 / 1.62 / 7, abs=0.01)
+    dma = for_hardware("hardware", hardware.load("demonstration-1996"), transfer="dma")
+    assert dma.read_mbyte_s == pytest.approx(11.7 / 7, abs=0.01) and dma.transfer == "dma"
     # none keeps today's default disk, so every earlier file-copy result is unchanged
     assert for_hardware("hardware", hardware.load("none")) == PROFILES["ide-1995"]
     assert for_hardware("2/3", hardware.load("prototype-1995")).write_mbyte_s == 3
@@ -54,7 +56,11 @@ def test_cpu_cmds_redirect_both_directions_of_every_nic_to_one_budget():
     cmds = cpu_cmds(["b0-eth0", "b0-eth1"], cost, netem=False)
     redirects = [c for c in cmds if "mirred" in c]
     assert sorted((c[4], c[5]) for c in redirects) == [("b0-eth0", "egress"), ("b0-eth0", "ingress"),
-                                                      ("b0-eth1", "egress"), ("b0-eth1", "ingress")]
+                                                      ("b0-eth1", "egress"), ("b0-eth1", "ingress"),
+                                                      ("lo", "egress")]
+    # loopback passes the budget only for the charge channel's datagrams
+    lo = next(c for c in redirects if c[4] == "lo")
+    assert lo[lo.index("dst") + 1] == f"{CHARGE_ADDR}/32"
     assert all(c[-1] == IFB for c in redirects)
     assert sum(1 for c in cmds if c[:3] == ["ip", "link", "add"]) == 1
     root = next(c for c in cmds if "root" in c)
@@ -184,3 +190,50 @@ def test_the_1996_profiles_run_the_era_tcp():
     assert "window at most 14335 B" in hardware.describe_tcp(proto.record())
     assert "no fast retransmit" in hardware.describe_tcp(proto.record())
     assert "no fast retransmit" not in hardware.describe_tcp(demo.record())
+
+
+def test_disk_transfer_costs_are_derived_from_the_all_local_calibration_alone():
+    """PIO: a local copy crosses the CPU twice per byte, so all-local copies on an otherwise idle
+    CPU run at the calibrated rate; the throttle holds the drive's media rate, which PIO never
+    reaches. DMA: the calibrated rate, the CPU pays the buffer copy alone."""
+    for name in ("prototype-1995", "demonstration-1996"):
+        prof = hardware.load(name)
+        pio = for_hardware("hardware", prof)
+        assert pio.transfer == "pio" and pio.name == f"{name}-pio"
+        per_copy = prof.disk["read_mbyte_s"]
+        assert 1e3 / (2 * pio.cpu_ns_per_byte) == pytest.approx(per_copy)       # MB/s of a local copy
+        assert pio.read_mbyte_s == prof.disk["transfer"]["media_mbyte_s"] > per_copy
+        assert pio.cpu_ns_per_byte > prof.data["host_cost"]["per_byte_ns"]      # PIO on top of the copy
+    dma = for_hardware("hardware", hardware.load("demonstration-1996"), transfer="dma")
+    assert dma.cpu_ns_per_byte == hardware.load("demonstration-1996").data["host_cost"]["per_byte_ns"]
+    with pytest.raises(BadInput, match="ran pio"):      # the 486's IDE had no DMA path
+        for_hardware("hardware", hardware.load("prototype-1995"), transfer="dma")
+    # no transfer model without a host cost or with the user's own rate
+    assert for_hardware("hardware", hardware.load("none"), transfer="pio").transfer is None
+    assert for_hardware("2", hardware.load("prototype-1995")).transfer is None
+    scaled = for_hardware("hardware", hardware.load("prototype-1995"), time_scale=10)
+    assert scaled.cpu_ns_per_byte == pytest.approx(10 * for_hardware("hardware", hardware.load("prototype-1995")).cpu_ns_per_byte)
+
+
+def test_per_message_cost_is_lmbench_tcp_minus_udp_over_four_events():
+    """(median lat_tcp - median lat_udp) / 4 from the rows each profile cites."""
+    from statistics import median
+    rows = {"prototype-1995": ([1592, 1465], [368, 351]),
+            "demonstration-1996": ([1149, 467, 477, 1196, 1291], [187, 276, 281, 272])}
+    for name, (tcp, udp) in rows.items():
+        cost = hardware.load(name).host_cost
+        assert cost.per_message_us == pytest.approx((median(tcp) - median(udp)) / 4, abs=0.5)
+        for row in tcp + udp:
+            assert str(row) in hardware.load(name).data["host_cost"]["per_message_source"]
+
+
+def test_charge_arg_states_costs_in_budget_bytes_that_time_scaling_leaves_alone():
+    from dataclasses import replace
+    cost = hardware.load("prototype-1995").host_cost
+    arg = charge_arg(cost, cost.per_message_us * 1e3, 485.4)
+    addr, overhead, message, disk = arg[1].split(",")
+    assert addr == CHARGE_ADDR and int(overhead) == cost.packet_bytes + 42
+    assert float(message) == pytest.approx(292e3 / 248, abs=0.1) and float(disk) == pytest.approx(485.4 / 248, abs=1e-3)
+    slow = replace(cost, per_byte_ns=cost.per_byte_ns * 10, per_packet_us=cost.per_packet_us * 10)
+    assert charge_arg(slow, 10 * cost.per_message_us * 1e3, 4854)[1] == arg[1]
+    assert charge_arg(cost) == []
