@@ -16,8 +16,9 @@ all copies start together; then it moves itself into its node's blkio cgroup
 (--cgroup) and copies (recv: once the sender connects).
 With --charge (charge.py) the node's CPU pays for the copy's work that is not a
 packet: every byte read from or written to the disk (IDE PIO and the buffer
-cache's copy, or the copy alone with DMA), and each chunk sent or received
-whole over TCP (Linux 1.x TCP's per-message cost), in the order the work is done.
+cache's copy, or the copy alone with DMA; writes behind the process, as 1.x's
+buffer cache wrote them back), and each chunk sent or received whole over TCP
+(Linux 1.x TCP's per-message cost), in the order the work is done.
 It prints one JSON line: {"start", "end", "bytes"} (wall clock, seconds) or
 {"error"}. Stdlib only: it runs under the namespaces' /usr/bin/python3.
 """
@@ -96,7 +97,7 @@ class DirectWriter:
         done = 0
         while done < n:
             done += os.writev(self.fd, [self.view[done:n]])
-        self.charge.disk(n)
+        self.charge.disk(n, behind=True)     # written back while the process goes on
         self.written += n
         self.fill = 0
 
@@ -113,6 +114,7 @@ class DirectWriter:
             fcntl.fcntl(self.fd, fcntl.F_SETFL, fl & ~os.O_DIRECT)
             self._flush(self.fill)
         os.fsync(self.fd)
+        self.charge.settle()                 # the write-back has passed the CPU too
         os.close(self.fd)
         self.view.release()
         self.buf.close()

@@ -27,3 +27,13 @@ def test_no_charge_spec_charges_nothing():
     c.message(5)
     c.disk(1 << 20)
     assert c.paid == 0 and c.record() == {}
+
+
+def test_write_behind_charges_are_collected_and_settled():
+    c = Charge("127.0.0.99,405,0,2.0")
+    for _ in range(10):
+        c.disk(65536, behind=True)            # 128 KB of budget each: 8 datagrams
+    assert c.outstanding <= 80
+    c.settle()
+    assert c.outstanding == 0 and c.lost == 0
+    assert c.paid + c.debt == pytest.approx(10 * 65536 * 2.0)
