@@ -59,13 +59,16 @@ def single_flow(quick: bool) -> None:
 
 
 def small_token() -> None:
-    print("64 B token round trip, 1 pair, 1 in flight, single-net 10 Mbit/s (model: 4 x per-packet + frames)")
+    print("64 B token round trip, 1 pair, 1 in flight, single-net 10 Mbit/s "
+          "(model: 4 x (per-packet + per-message) + frames)")
     for name in profile_names():
         prof = load(name)
         with Testbed(build_spec("single-net", nodes=2, rate_mbit=10, hardware=name)) as tb:
-            r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=1000)
+            r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=1000,
+                                   charges=token.charges_of(tb.spec))
             lone = tb.impls.get("host_cost")
-        note = f"charged {4 * prof.host_cost.packet_time_us(130):.0f} us per round trip, " \
+        note = f"charged {4 * (prof.host_cost.packet_time_us(130) + prof.host_cost.per_message_us):.0f} us " \
+               "per round trip (a lone one is short by up to 2 x the budget's banked credit), " \
                f"latency {'modelled (netem)' if lone and 'netem' in lone else 'not modelled (no netem)'}" \
             if prof.host_cost else ""
         print(f"  {name:20s} median RTT {r['rtt_ms_median'] * 1e3:7.0f} us  {note}")

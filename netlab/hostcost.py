@@ -42,6 +42,7 @@ IFB = "cpu0"
 MATCH_ALL = ["u32", "match", "u32", "0", "0"]
 CHARGE_ADDR = "127.0.0.99"     # loopback datagrams to it pass the budget (the charge channel)
 CHARGE_HEADERS = 14 + 20 + 8   # a charge datagram's bytes beyond its payload: lo's Ethernet, IP, UDP
+CHARGE_PIECE_US = 1000         # a charge datagram's largest cost: a packet waits at most this behind one
 
 
 def charge_overhead_bytes(cost: HostCost) -> int:
@@ -51,14 +52,16 @@ def charge_overhead_bytes(cost: HostCost) -> int:
 
 
 def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float = 0.0) -> list[str]:
-    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK, the costs as budget bytes (per
-    TCP send or completed receive; per disk byte moved), so that a time-scaled budget (whose
-    per-byte cost is D times higher, as are these costs) charges them D times longer."""
+    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK,PIECE, the costs as budget bytes
+    (per TCP send or completed receive; per disk byte moved; the largest datagram: CHARGE_PIECE_US
+    of the budget), so that a time-scaled budget (whose per-byte cost is D times higher, as are
+    these costs) charges them D times longer."""
     message = message_ns / cost.per_byte_ns
     disk = disk_ns_per_byte / cost.per_byte_ns
     if message <= 0 and disk <= 0:
         return []
-    return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f}"]
+    piece = round(CHARGE_PIECE_US * 1e3 / cost.per_byte_ns)
+    return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f},{piece}"]
 
 
 def burst_bytes(cost: HostCost) -> int:

@@ -46,13 +46,14 @@ NOT_MODELLED = [
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
-    ("profiles: Linux 1.x TCP's per-message cost beyond the per-packet cost (lmbench lat_tcp was "
-     "4-5x lat_udp) and the network card's own latency; without netem a lone packet after idle "
-     "time is not delayed (the era validation table reads it)",
-     "small tokens too FAST on the paper's hardware"),
-    ("profiles: disk work does not draw on the node's CPU budget (the disk has its own rate, set from "
-     "all-local copies); bus contention between disk and NIC",
-     "remote copies at 100 Mbit/s too FAST (the paper's ~20 % drop)"),
+    ("profiles: the network card's own latency, and the Tulip's one frame in flight; without netem a "
+     "lone packet after idle time is not delayed, and a lone charge (a TCP message's cost, a disk "
+     "transfer) is short by up to one packet's cost (the era validation table reads it); iperf3 and "
+     "the MPI tests pay no per-message cost",
+     "small tokens and lone round trips too FAST on the paper's hardware"),
+    ("profiles: bus contention between disk and NIC (PIO disk transfers and TCP messages are on the "
+     "node's CPU budget)",
+     "remote copies at 100 Mbit/s slightly too FAST"),
     ("CSMA/CD collisions, jam and backoff on today's hosts' wires (perfect arbiters); the 1996 profiles "
      "charge their average (Metcalfe-Boggs) cost per frame and drop a frame after 16 collisions, "
      "not each collision's timing or the capture effect",

@@ -1,20 +1,22 @@
 """An agent's side of the charge channel (netlab/hostcost.py): pay CPU work that is not a packet.
 
 Division of labor: netlab.hostcost routes loopback datagrams to CHARGE_ADDR through the
-node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK`, all
+node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE`, all
 budget bytes); this module, imported by the agents beside it (stdlib only: it runs under
 the namespaces' /usr/bin/python3), turns a cost into datagrams, sends them to itself and
 waits until each is back, so the agent's work waits its turn on the node's CPU and the
 node's packets wait behind it.
 - message(): one TCP send or one completed receive (Linux 1.x TCP's cost beyond UDP);
-- disk(n): n bytes the CPU moved to or from the disk (IDE PIO, or the buffer copy);
-  disk(n, behind=True) for a write: the process goes on while the kernel writes the
-  buffers out (1.x's buffer cache and bdflush): the datagrams still take their turn on
-  the CPU, but the agent waits only when more than BEHIND_PIECES are outstanding (the
-  dirty buffers' limit), and settle() waits for all of them (the copy's fsync).
-A cost smaller than one datagram's overhead is carried to the next; a large one goes
-in pieces of at most PIECE bytes, so packets that arrive meanwhile interleave with
-them (1.x served interrupts between sectors).
+- disk(n): n bytes the CPU moved to or from the disk for the process (a read's PIO and
+  buffer copy), paid before the process goes on;
+- behind(n): n bytes written back by the kernel while the process goes on (1.x's buffer
+  cache and bdflush): a thread of the agent pays them on a socket of its own, and the
+  process waits only when more than BEHIND_LIMIT bytes are still unpaid (the dirty
+  buffers' limit); settle() waits for all of them (the copy's fsync).
+Each datagram carries at most PIECE bytes (about 1 ms of the CPU), one at a time, so a
+packet waits at most one piece behind disk work (1.x served interrupts between sectors,
+0.2-0.25 ms each under PIO; a finer piece would cost the emulator's own CPU). A cost
+smaller than one datagram's overhead is carried to the next.
 HTB charges a packet after sending it, and the budget banks up to one packet's cost
 while idle (netlab/hostcost.py burst_bytes): a lone charge after idle time therefore
 delays what follows it by its cost less that credit, as a lone packet does; while the
@@ -22,78 +24,96 @@ CPU is busy every charge takes its whole cost.
 """
 from __future__ import annotations
 
-import select
 import socket
+import threading
 
-PIECE = 16384          # budget bytes per datagram: 4 ms on the prototype's budget
-BEHIND_PIECES = 32     # write-behind datagrams outstanding at most: a third of the budget's
-                       # 100-packet queue, so charges never crowd the node's packets out
-SO_RCVBUFFORCE = 33    # Linux's number; Python's socket module does not name it
-RCVBUF = 8 << 20       # bytes: BEHIND_PIECES returned datagrams with their kernel overhead
-LOST_AFTER_S = 5.0     # a datagram not back by then was dropped by a full budget queue
+BEHIND_LIMIT = 1 << 20  # disk bytes written but not yet paid before the process waits (1.x
+                        # woke bdflush and waited once a share of its few MB of buffers was dirty)
+LOST_AFTER_S = 5.0      # a datagram not back by then was dropped by a full budget queue
 
 
-class Charge:
-    def __init__(self, spec: str | None):
-        self.sock = None
+class _Channel:
+    """One socket on the charge channel: sends a cost as datagrams, one at a time."""
+
+    def __init__(self, addr: str, overhead: int, piece: int):
+        self.overhead, self.piece = overhead, piece
         self.debt = 0.0
-        self.paid = 0
-        self.lost = 0
-        self.outstanding = 0
-        self.message_bytes = self.disk_per_byte = 0.0
-        if not spec:
-            return
-        addr, overhead, message, disk = spec.split(",")
-        self.overhead, self.message_bytes, self.disk_per_byte = int(overhead), float(message), float(disk)
+        self.paid = self.lost = 0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:        # room for every outstanding datagram once back (root: past rmem_max)
-            self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
-        except OSError:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
         self.sock.bind((addr, 0))
         self.sock.connect(self.sock.getsockname())
         self.sock.settimeout(LOST_AFTER_S)
 
-    def message(self, count: int = 1) -> None:
-        """count TCP sends or completed receives."""
-        if self.message_bytes:
-            self.pay(count * self.message_bytes)
-
-    def disk(self, nbytes: int, behind: bool = False) -> None:
-        """nbytes moved between the disk and memory by this node's CPU (behind: written back
-        by the kernel while the process goes on, see the module doc)."""
-        if self.disk_per_byte:
-            self.pay(nbytes * self.disk_per_byte, behind)
-
-    def pay(self, budget_bytes: float, behind: bool = False) -> None:
-        if self.sock is None:
-            return
+    def pay(self, budget_bytes: float) -> None:
         self.debt += budget_bytes
         while self.debt >= self.overhead:
-            payload = int(min(self.debt, PIECE)) - self.overhead
+            payload = int(min(self.debt, self.piece)) - self.overhead
             self.sock.send(bytes(payload))
-            self.outstanding += 1
-            self.debt -= payload + self.overhead
-            self.paid += payload + self.overhead
-            self._collect(block_over=BEHIND_PIECES if behind else 0)
-
-    def settle(self) -> None:
-        """Wait until every charge sent has passed the CPU."""
-        if self.sock is not None:
-            self._collect(block_over=0)
-
-    def _collect(self, block_over: int) -> None:
-        """Take back the datagrams the budget has passed (they return in order); block while
-        more than block_over are outstanding."""
-        while self.outstanding:
-            if self.outstanding <= block_over and not select.select([self.sock], [], [], 0)[0]:
-                return
             try:
-                self.sock.recv(PIECE)
+                self.sock.recv(payload + 1)
             except socket.timeout:
                 self.lost += 1
-            self.outstanding -= 1
+            self.debt -= payload + self.overhead
+            self.paid += payload + self.overhead
+
+
+class Charge:
+    def __init__(self, spec: str | None):
+        self.channel: _Channel | None = None
+        self.writer: _Channel | None = None
+        self.message_bytes = self.disk_per_byte = 0.0
+        self._thread: threading.Thread | None = None
+        if not spec:
+            return
+        addr, overhead, message, disk, piece = spec.split(",")
+        self.message_bytes, self.disk_per_byte = float(message), float(disk)
+        self.channel = _Channel(addr, int(overhead), max(int(piece), 2 * int(overhead)))
+        self._spec = (addr, int(overhead), max(int(piece), 2 * int(overhead)))
+        self._unpaid = 0            # bytes written behind and not yet paid
+        self._cv = threading.Condition()
+
+    def message(self, count: int = 1) -> None:
+        """count TCP sends or completed receives."""
+        if self.channel and self.message_bytes:
+            self.channel.pay(count * self.message_bytes)
+
+    def disk(self, nbytes: int) -> None:
+        """nbytes moved between the disk and memory for the process, which waits for it."""
+        if self.channel and self.disk_per_byte:
+            self.channel.pay(nbytes * self.disk_per_byte)
+
+    def behind(self, nbytes: int) -> None:
+        """nbytes written back by the kernel while the process goes on (module doc)."""
+        if not (self.channel and self.disk_per_byte):
+            return
+        if self._thread is None:
+            self.writer = _Channel(*self._spec)
+            self._thread = threading.Thread(target=self._write_back, daemon=True)
+            self._thread.start()
+        with self._cv:
+            self._unpaid += nbytes
+            self._cv.notify_all()
+            self._cv.wait_for(lambda: self._unpaid <= BEHIND_LIMIT)
+
+    def settle(self) -> None:
+        """Wait until everything written behind has been paid."""
+        if self._thread is not None:
+            with self._cv:
+                self._cv.wait_for(lambda: self._unpaid == 0)
+
+    def _write_back(self) -> None:
+        while True:
+            with self._cv:
+                self._cv.wait_for(lambda: self._unpaid > 0)
+                n = min(self._unpaid, max(1, int(self.writer.piece / self.disk_per_byte)))
+            self.writer.pay(n * self.disk_per_byte)
+            with self._cv:
+                self._unpaid -= n
+                self._cv.notify_all()
 
     def record(self) -> dict:
         """What the agent reports: budget bytes paid, datagrams lost."""
-        return {"charged_bytes": self.paid, "charges_lost": self.lost} if self.sock else {}
+        if not self.channel:
+            return {}
+        chans = [c for c in (self.channel, self.writer) if c]
+        return {"charged_bytes": sum(c.paid for c in chans), "charges_lost": sum(c.lost for c in chans)}

@@ -97,7 +97,7 @@ class DirectWriter:
         done = 0
         while done < n:
             done += os.writev(self.fd, [self.view[done:n]])
-        self.charge.disk(n, behind=True)     # written back while the process goes on
+        self.charge.behind(n)                # written back while the process goes on
         self.written += n
         self.fill = 0
 
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=0)
     p.add_argument("--chunk", type=int, default=64 * 1024, help="bytes per read()/write() (multiple of 4096)")
     p.add_argument("--cgroup", help="blkio cgroup directory to join first")
-    p.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK: the node's charge channel (charge.py)")
+    p.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE: the node's charge channel (charge.py)")
     p.add_argument("--corrupt-at", type=int, default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.chunk <= 0 or a.chunk % ALIGN:

@@ -82,9 +82,11 @@ def test_each_profiles_disk_rate_holds(testbed):
 
 
 def test_disk_transfers_and_packets_share_one_cpu(testbed):
-    """PIO on the prototype: a disk read slows a TCP flow the node receives and the flow slows
-    the read, both by far more than the noise. Without the coupling (disk work off the CPU, or
-    the charges in a queue of their own) neither moves."""
+    """PIO on the prototype at 100 Mbit/s, where a received flow alone keeps the node's CPU busy:
+    a disk read slows the flow and the flow slows the read, both by far more than the noise.
+    Without the coupling (disk work off the CPU, or the charges in a queue of their own) neither
+    moves. (At 10 Mbit/s the flow needs under half the CPU and the charges yield to it between
+    pieces, as 1.x served interrupts between sectors: then only the disk slows.)"""
     import json
     import subprocess
     import sys
@@ -92,7 +94,7 @@ def test_disk_transfers_and_packets_share_one_cpu(testbed):
     from tests.integration.test_filecopy import agent_rate
     from workloads import filecopy
     cost = load("prototype-1995").host_cost
-    tb = testbed("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995")
+    tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="prototype-1995")
     disk = for_hardware("hardware", load("prototype-1995"))
     charge = charge_arg(tb.spec.node("b0").host_cost, 0, disk.cpu_ns_per_byte)
     disks = DiskSet(tb.manifest, disk, ["b0"], 16 << 20).create()
@@ -122,8 +124,8 @@ def test_disk_transfers_and_packets_share_one_cpu(testbed):
     assert proc.returncode == 0 and "error" not in json.loads(out.decode().splitlines()[-1]), out
     seen = (read_alone, read_under_flow, mbyte_s(flow_alone), mbyte_s(flow_under_read))
     assert read_alone >= 0.9 * 1e3 / disk.cpu_ns_per_byte, seen           # the CPU paces PIO alone
-    # uncoupled, each would keep its rate within a few %; measured: 0.78 and 0.53 of it
-    assert read_under_flow <= 0.85 * read_alone, seen                     # a busy CPU slows the disk
+    # uncoupled, each would keep its rate within a few %; measured: 0.47 and 0.53 of it
+    assert read_under_flow <= 0.75 * read_alone, seen                     # a busy CPU slows the disk
     assert mbyte_s(flow_under_read) <= 0.75 * mbyte_s(flow_alone), seen   # a busy disk slows the network
 
 

@@ -6,34 +6,35 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "workloads"))
-from charge import PIECE, Charge  # noqa: E402
+from charge import Charge  # noqa: E402
 
 
 def test_charge_pays_in_pieces_and_carries_what_is_under_one_datagram():
-    c = Charge("127.0.0.99,405,1177.4,1.9573")
+    c = Charge("127.0.0.99,405,1177.4,1.9573,4032")
     c.message()                              # 1177 bytes: one datagram, 0.4 carried
-    assert c.paid == 1177 and 0 <= c.debt < 1
-    c.pay(100)                               # under one datagram's overhead: carried
-    assert c.paid == 1177 and 100 <= c.debt < 101
-    c.disk(65536)                            # 128 KB of budget: 8 pieces of at most PIECE
-    assert c.paid + c.debt == pytest.approx(1177.4 + 100 + 65536 * 1.9573)   # nothing lost or added
-    assert c.debt < 405 and c.lost == 0
-    assert c.record() == {"charged_bytes": c.paid, "charges_lost": 0}
-    assert PIECE >= 405
+    assert c.channel.paid == 1177 and 0 <= c.channel.debt < 1
+    c.channel.pay(100)                       # under one datagram's overhead: carried
+    assert c.channel.paid == 1177 and 100 <= c.channel.debt < 101
+    c.disk(65536)                            # 128 KB of budget: pieces of at most 4032
+    assert c.channel.paid + c.channel.debt == pytest.approx(1177.4 + 100 + 65536 * 1.9573)
+    assert c.channel.debt < 405 and c.channel.lost == 0
+    assert c.record() == {"charged_bytes": c.channel.paid, "charges_lost": 0}
+
+
+def test_write_behind_is_paid_by_a_thread_and_settled():
+    c = Charge("127.0.0.99,405,0,2.0,4032")
+    for _ in range(10):
+        c.behind(65536)                      # 128 KB of budget each, paid by the writer
+    c.settle()
+    assert c._unpaid == 0 and c.writer.lost == 0
+    assert c.writer.paid + c.writer.debt == pytest.approx(10 * 65536 * 2.0)
+    assert c.record()["charged_bytes"] == c.writer.paid
 
 
 def test_no_charge_spec_charges_nothing():
     c = Charge(None)
     c.message(5)
     c.disk(1 << 20)
-    assert c.paid == 0 and c.record() == {}
-
-
-def test_write_behind_charges_are_collected_and_settled():
-    c = Charge("127.0.0.99,405,0,2.0")
-    for _ in range(10):
-        c.disk(65536, behind=True)            # 128 KB of budget each: 8 datagrams
-    assert c.outstanding <= 80
+    c.behind(1 << 20)
     c.settle()
-    assert c.outstanding == 0 and c.lost == 0
-    assert c.paid + c.debt == pytest.approx(10 * 65536 * 2.0)
+    assert c.record() == {}
