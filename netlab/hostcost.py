@@ -27,8 +27,9 @@ loopback datagrams to CHARGE_ADDR are redirected from `lo`'s egress into the
 budget too, and come back to their sender once the budget has passed them. An
 agent pays c ns by sending such a datagram of c / per_byte_ns bytes (less the
 size table's per-packet bytes and its headers, charge_overhead_bytes) to
-itself and waiting for it (workloads/charge.py), so a busy CPU delays the work
-and the work delays the node's packets queued behind it: coupled both ways.
+itself, waiting for it and then for its cost (workloads/charge.py), so a busy
+CPU delays the work and the work delays the node's packets queued behind it:
+coupled both ways.
 Not charged: other loopback traffic. The clsact hook runs before the NIC's root
 qdisc, so a relay's netem tree (netlab.relay) still applies after the CPU.
 """
@@ -52,16 +53,17 @@ def charge_overhead_bytes(cost: HostCost) -> int:
 
 
 def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float = 0.0) -> list[str]:
-    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK,PIECE, the costs as budget bytes
+    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS, the costs as budget bytes
     (per TCP send or completed receive; per disk byte moved; the largest datagram: CHARGE_PIECE_US
     of the budget), so that a time-scaled budget (whose per-byte cost is D times higher, as are
-    these costs) charges them D times longer."""
+    these costs) charges them D times longer; NS is the budget's ns per byte (the payer's wait)."""
     message = message_ns / cost.per_byte_ns
     disk = disk_ns_per_byte / cost.per_byte_ns
     if message <= 0 and disk <= 0:
         return []
     piece = round(CHARGE_PIECE_US * 1e3 / cost.per_byte_ns)
-    return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f},{piece}"]
+    return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f},{piece},"
+                        f"{cost.per_byte_ns:g}"]
 
 
 def burst_bytes(cost: HostCost) -> int:

@@ -1,8 +1,8 @@
 """An agent's side of the charge channel (netlab/hostcost.py): pay CPU work that is not a packet.
 
 Division of labor: netlab.hostcost routes loopback datagrams to CHARGE_ADDR through the
-node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE`, all
-budget bytes); this module, imported by the agents beside it (stdlib only: it runs under
+node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS`: budget
+bytes, and the budget's real ns per byte); this module, imported by the agents beside it (stdlib only: it runs under
 the namespaces' /usr/bin/python3), turns a cost into datagrams, sends them to itself and
 waits until each is back, so the agent's work waits its turn on the node's CPU and the
 node's packets wait behind it.
@@ -17,15 +17,18 @@ Each datagram carries at most PIECE bytes (about 1 ms of the CPU), one at a time
 packet waits at most one piece behind disk work (1.x served interrupts between sectors,
 0.2-0.25 ms each under PIO; a finer piece would cost the emulator's own CPU). A cost
 smaller than one datagram's overhead is carried to the next.
-HTB charges a packet after sending it, and the budget banks up to one packet's cost
-while idle (netlab/hostcost.py burst_bytes): a lone charge after idle time therefore
-delays what follows it by its cost less that credit, as a lone packet does; while the
-CPU is busy every charge takes its whole cost.
+HTB charges a packet after sending it: a datagram comes back once its turn has come
+(the work queued before it), and its own cost then delays what is queued behind it. So
+the payer also waits the datagram's cost after it is back, in which the budget works off
+that debt: the work takes its turn, then its time. The budget banks up to one packet's
+cost while idle (netlab/hostcost.py burst_bytes), so after idle time the packets behind
+a charge may wait up to that credit less than its cost; the payer never does.
 """
 from __future__ import annotations
 
 import socket
 import threading
+import time
 
 BEHIND_LIMIT = 1 << 20  # disk bytes written but not yet paid before the process waits (1.x
                         # woke bdflush and waited once a share of its few MB of buffers was dirty)
@@ -35,8 +38,8 @@ LOST_AFTER_S = 5.0      # a datagram not back by then was dropped by a full budg
 class _Channel:
     """One socket on the charge channel: sends a cost as datagrams, one at a time."""
 
-    def __init__(self, addr: str, overhead: int, piece: int):
-        self.overhead, self.piece = overhead, piece
+    def __init__(self, addr: str, overhead: int, piece: int, ns_per_byte: float):
+        self.overhead, self.piece, self.ns_per_byte = overhead, piece, ns_per_byte
         self.debt = 0.0
         self.paid = self.lost = 0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -53,6 +56,7 @@ class _Channel:
                 self.sock.recv(payload + 1)
             except socket.timeout:
                 self.lost += 1
+            time.sleep((payload + self.overhead) * self.ns_per_byte / 1e9)   # its own time
             self.debt -= payload + self.overhead
             self.paid += payload + self.overhead
 
@@ -65,10 +69,10 @@ class Charge:
         self._thread: threading.Thread | None = None
         if not spec:
             return
-        addr, overhead, message, disk, piece = spec.split(",")
+        addr, overhead, message, disk, piece, ns = spec.split(",")
         self.message_bytes, self.disk_per_byte = float(message), float(disk)
-        self.channel = _Channel(addr, int(overhead), max(int(piece), 2 * int(overhead)))
-        self._spec = (addr, int(overhead), max(int(piece), 2 * int(overhead)))
+        self._spec = (addr, int(overhead), max(int(piece), 2 * int(overhead)), float(ns))
+        self.channel = _Channel(*self._spec)
         self._unpaid = 0            # bytes written behind and not yet paid
         self._cv = threading.Condition()
 

@@ -10,7 +10,7 @@ from charge import Charge  # noqa: E402
 
 
 def test_charge_pays_in_pieces_and_carries_what_is_under_one_datagram():
-    c = Charge("127.0.0.99,405,1177.4,1.9573,4032")
+    c = Charge("127.0.0.99,405,1177.4,1.9573,4032,0.001")
     c.message()                              # 1177 bytes: one datagram, 0.4 carried
     assert c.channel.paid == 1177 and 0 <= c.channel.debt < 1
     c.channel.pay(100)                       # under one datagram's overhead: carried
@@ -22,7 +22,7 @@ def test_charge_pays_in_pieces_and_carries_what_is_under_one_datagram():
 
 
 def test_write_behind_is_paid_by_a_thread_and_settled():
-    c = Charge("127.0.0.99,405,0,2.0,4032")
+    c = Charge("127.0.0.99,405,0,2.0,4032,0.001")
     for _ in range(10):
         c.behind(65536)                      # 128 KB of budget each, paid by the writer
     c.settle()
