@@ -64,8 +64,7 @@ def small_token() -> None:
     for name in profile_names():
         prof = load(name)
         with Testbed(build_spec("single-net", nodes=2, rate_mbit=10, hardware=name)) as tb:
-            r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=1000,
-                                   charges=token.charges_of(tb.spec))
+            r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=1000)
             lone = tb.impls.get("host_cost")
         note = f"charged {4 * (prof.host_cost.packet_time_us(130) + prof.host_cost.per_message_us):.0f} us " \
                "per round trip (a lone one is short by up to 2 x the budget's banked credit), " \

@@ -52,18 +52,21 @@ def charge_overhead_bytes(cost: HostCost) -> int:
     return cost.packet_bytes + CHARGE_HEADERS
 
 
-def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float = 0.0) -> list[str]:
+def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float = 0.0,
+               latency_us: float = 0.0) -> list[str]:
     """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS, the costs as budget bytes
     (per TCP send or completed receive; per disk byte moved; the largest datagram: CHARGE_PIECE_US
     of the budget), so that a time-scaled budget (whose per-byte cost is D times higher, as are
-    these costs) charges them D times longer; NS is the budget's ns per byte (the payer's wait)."""
+    these costs) charges them D times longer; NS is the budget's ns per byte (the payer's wait),
+    LAT the budget's netem delay per packet in us (latency_us, 0 without netem), which the payer's
+    wait includes already."""
     message = message_ns / cost.per_byte_ns
     disk = disk_ns_per_byte / cost.per_byte_ns
     if message <= 0 and disk <= 0:
         return []
     piece = round(CHARGE_PIECE_US * 1e3 / cost.per_byte_ns)
     return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f},{piece},"
-                        f"{cost.per_byte_ns:g}"]
+                        f"{cost.per_byte_ns:g},{latency_us:g}"]
 
 
 def burst_bytes(cost: HostCost) -> int:

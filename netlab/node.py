@@ -17,7 +17,7 @@ from core.command import CommandLog, run
 from core.errors import RuntimeFailure
 from core.values import parse_time_ms
 from netlab.bond import kernel_bond_cmds, nft_bond_cmds
-from netlab.hostcost import IFB as CPU_IFB, cpu_cmds
+from netlab.hostcost import IFB as CPU_IFB, charge_arg, cpu_cmds
 from netlab.relay import relay_egress_cmds
 from netlab.shaping import class_stats, offload_off_cmd, one_frame_per_skb_cmd
 from topologies.spec import SUBNET
@@ -91,6 +91,15 @@ class BeowulfHost(Host):
         self.bond_intf: BondIntf | None = None
         self.address = params.get("ip", "").split("/")[0]
         Host.__init__(self, name, **params)
+
+    def charge_args(self, per_message: bool = True, disk_ns_per_byte: float = 0.0) -> list[str]:
+        """An agent's --charge on this node (netlab.hostcost's charge channel): its TCP messages'
+        cost (per_message), its disk bytes' (disk_ns_per_byte); nothing without a CPU budget."""
+        cost = self.host_cost
+        if cost is None:
+            return []
+        return charge_arg(cost, cost.per_message_us * 1e3 if per_message else 0.0, disk_ns_per_byte,
+                          cost.per_packet_us if self.cpu_netem else 0.0)
 
     # -- commands inside the namespace, without the interactive shell --
     def _ns(self) -> tuple[str, ...]:

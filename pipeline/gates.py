@@ -42,7 +42,10 @@ the time base of the figure the workload reports:
   pegged (busy user processes alone, which softirq preempts, cost it nothing);
   the emulator, not the model, held it back;
 - concurrency: the token pairs ran at once (their span at most 1.2 x the
-  longest pair's time), since "bytes / longest time" overstates otherwise.
+  longest pair's time), since "bytes / longest time" overstates otherwise;
+- every charge paid: a charge-channel datagram (a TCP message's or a disk
+  transfer's CPU cost, netlab.hostcost) that a full budget queue dropped left
+  its work uncharged and its payer waiting out a time-out.
 Utilisation is of what a wire could carry: with the collision model on, the
 rate its controller held over the point (`contended_rate_mbit`).
 A point failing a gate makes every claim that reads it "not checkable".
@@ -181,6 +184,11 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
     stalled = _stalled(point, flows, fidelity)
     if stalled:
         failed.append(stalled)
+    lost = sum(int(part.get("charges_lost") or 0) for key in ("per_pair", "per_copy")
+               for part in point.get(key) or [])
+    if lost:
+        failed.append(f"charges lost: {lost} charge-channel datagrams were dropped by a full CPU budget "
+                      "queue, so their work went uncharged and their payers waited out a time-out")
     ratio = span_over_longest(flows) if concurrent_pairs else None
     if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
         failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "

@@ -1,8 +1,8 @@
 """An agent's side of the charge channel (netlab/hostcost.py): pay CPU work that is not a packet.
 
 Division of labor: netlab.hostcost routes loopback datagrams to CHARGE_ADDR through the
-node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS`: budget
-bytes, and the budget's real ns per byte); this module, imported by the agents beside it (stdlib only: it runs under
+node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT`: budget
+bytes, the budget's real ns per byte, its netem delay per packet in us); this module, imported by the agents beside it (stdlib only: it runs under
 the namespaces' /usr/bin/python3), turns a cost into datagrams, sends them to itself and
 waits until each is back, so the agent's work waits its turn on the node's CPU and the
 node's packets wait behind it.
@@ -20,7 +20,9 @@ smaller than one datagram's overhead is carried to the next.
 HTB charges a packet after sending it: a datagram comes back once its turn has come
 (the work queued before it), and its own cost then delays what is queued behind it. So
 the payer also waits the datagram's cost after it is back, in which the budget works off
-that debt: the work takes its turn, then its time. The budget banks up to one packet's
+that debt: the work takes its turn, then its time. On kernels with netem the budget
+also delays every datagram by the per-packet latency (LAT), which the payer counts as
+part of that time (else each piece would leave the CPU idle that long). The budget banks up to one packet's
 cost while idle (netlab/hostcost.py burst_bytes), so after idle time the packets behind
 a charge may wait up to that credit less than its cost; the payer never does.
 """
@@ -38,14 +40,18 @@ LOST_AFTER_S = 5.0      # a datagram not back by then was dropped by a full budg
 class _Channel:
     """One socket on the charge channel: sends a cost as datagrams, one at a time."""
 
-    def __init__(self, addr: str, overhead: int, piece: int, ns_per_byte: float):
-        self.overhead, self.piece, self.ns_per_byte = overhead, piece, ns_per_byte
+    def __init__(self, addr: str, overhead: int, piece: int, ns_per_byte: float, latency_us: float):
+        self.overhead, self.piece, self.ns_per_byte, self.latency_s = overhead, piece, ns_per_byte, latency_us / 1e6
         self.debt = 0.0
         self.paid = self.lost = 0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((addr, 0))
         self.sock.connect(self.sock.getsockname())
         self.sock.settimeout(LOST_AFTER_S)
+
+    def own_time(self, budget_bytes: int) -> float:
+        """Seconds a datagram's own cost takes once it is back, less the netem delay it waited."""
+        return max(0.0, budget_bytes * self.ns_per_byte / 1e9 - self.latency_s)
 
     def pay(self, budget_bytes: float) -> None:
         self.debt += budget_bytes
@@ -56,7 +62,7 @@ class _Channel:
                 self.sock.recv(payload + 1)
             except socket.timeout:
                 self.lost += 1
-            time.sleep((payload + self.overhead) * self.ns_per_byte / 1e9)   # its own time
+            time.sleep(self.own_time(payload + self.overhead))
             self.debt -= payload + self.overhead
             self.paid += payload + self.overhead
 
@@ -69,9 +75,9 @@ class Charge:
         self._thread: threading.Thread | None = None
         if not spec:
             return
-        addr, overhead, message, disk, piece, ns = spec.split(",")
+        addr, overhead, message, disk, piece, ns, lat = spec.split(",")
         self.message_bytes, self.disk_per_byte = float(message), float(disk)
-        self._spec = (addr, int(overhead), max(int(piece), 2 * int(overhead)), float(ns))
+        self._spec = (addr, int(overhead), max(int(piece), 2 * int(overhead)), float(ns), float(lat))
         self.channel = _Channel(*self._spec)
         self._unpaid = 0            # bytes written behind and not yet paid
         self._cv = threading.Condition()

@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=0)
     p.add_argument("--chunk", type=int, default=64 * 1024, help="bytes per read()/write() (multiple of 4096)")
     p.add_argument("--cgroup", help="blkio cgroup directory to join first")
-    p.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS: the node's charge channel (charge.py)")
+    p.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT: the node's charge channel (charge.py)")
     p.add_argument("--corrupt-at", type=int, default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.chunk <= 0 or a.chunk % ALIGN:

@@ -18,7 +18,6 @@ from core.errors import BadInput, DataCorrupted
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import TRANSFERS, for_spec, parse_disk
-from netlab.hostcost import charge_arg
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import Figure, Workload
@@ -145,7 +144,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
         files.append((src_path, dst_path, _write_source(src_path, file_size)))
     timeout = 60 + file_size * len(copies_plan) / 20e3  # >= 20 kB/s aggregate
     cgroup = {n: (["--cgroup", disks.disk(n).cgroup] if disks.disk(n).cgroup else [])
-                 + charges_of(tb.spec, n, disks.profile)
+                 + tb.host(n).charge_args(disk_ns_per_byte=disks.profile.cpu_ns_per_byte)
               for c in copies_plan for n in (c.src, c.dst)}
     with Agents() as agents:
         receivers = {}
@@ -179,7 +178,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
             last = receivers[c.index].result(timeout) if c.kind == "remote" else first
             per_copy.append({"index": c.index, "kind": c.kind, "src": c.src, "dst": c.dst,
                              "via": c.via, "start": first["start"], "end": last["end"],
-                             "bytes": last["bytes"]})
+                             "bytes": last["bytes"], **_charges(first, last if c.kind == "remote" else None)})
     bad = [f"copy {c.index} ({c.describe()})" for c, (_s, dst_path, digest) in zip(copies_plan, files)
            if not os.path.exists(dst_path) or _sha256(dst_path) != digest]
     for src_path, dst_path, _ in files:
@@ -200,11 +199,11 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
             "total_bytes": total, "verified": "sha256", "per_copy": per_copy}
 
 
-def charges_of(spec, node: str, disk) -> list[str]:
-    """The node's --charge for a copy agent: its CPU pays each chunk sent or received whole
-    (per_message_us) and each disk byte moved (the disk's transfer), netlab.hostcost."""
-    cost = spec.node(node).host_cost
-    return charge_arg(cost, cost.per_message_us * 1e3, disk.cpu_ns_per_byte) if cost else []
+def _charges(*agents: dict | None) -> dict:
+    """What a copy's agents paid through the charge channel (nothing without one)."""
+    paid = [a for a in agents if a and "charged_bytes" in a]
+    return {"charged_bytes": sum(a["charged_bytes"] for a in paid),
+            "charges_lost": sum(a["charges_lost"] for a in paid)} if paid else {}
 
 
 def check(spec, point: dict, settings: dict) -> None:

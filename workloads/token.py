@@ -16,7 +16,6 @@ from contextlib import ExitStack
 
 from core.errors import BadInput
 from core.values import Axis, human_size
-from netlab.hostcost import charge_arg
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
 from workloads.base import Figure, PAIRS, Workload
@@ -43,11 +42,11 @@ AXES = (
 
 def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
                  exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp",
-                 agents: WarmAgents | None = None, charges: dict[str, list[str]] | None = None) -> dict:
+                 agents: WarmAgents | None = None) -> dict:
     """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures. agents: the network's
-    warm token agents (prepare); without them, agents for this exchange alone. charges: a
-    node's --charge (its TCP per-message cost, netlab.hostcost), by node name."""
-    charges = charges if transport == "tcp" and charges else {}
+    warm token agents (prepare); without them, agents for this exchange alone. Over TCP each
+    node with a CPU budget pays its per-message cost (netlab.hostcost's charge channel)."""
+    charges = {h.name: h.charge_args() for pair in pairs for h in pair} if transport == "tcp" else {}
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
     udp = ["--udp"] if transport == "udp" else []
     with ExitStack() as stack:
@@ -87,12 +86,6 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
             "per_pair": per_pair}
 
 
-def charges_of(spec) -> dict[str, list[str]]:
-    """Each costed node's --charge: Linux 1.x TCP's cost per send and completed receive."""
-    return {n.name: charge_arg(n.host_cost, n.host_cost.per_message_us * 1e3)
-            for n in spec.nodes if n.host_cost and n.host_cost.per_message_us}
-
-
 def check(spec, point: dict, _settings: dict) -> None:
     place(spec, point["pairs"], point["placement"])
     if point.get("transport") == "udp" and (point["token_size"] > MAX_DATAGRAM or point["tokens_in_flight"] != 1):
@@ -114,7 +107,7 @@ def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges,
-                       transport=point.get("transport", "tcp"), agents=agents, charges=charges_of(tb.spec))
+                       transport=point.get("transport", "tcp"), agents=agents)
     # a pair keeps T tokens of S bytes outstanding: with at least two full frames per wire it
     # stripes over, something is always queued for its path (the stalled-transport gate's premise)
     demand = point["tokens_in_flight"] * point["token_size"]

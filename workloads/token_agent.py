@@ -246,7 +246,7 @@ def main(argv=None) -> int:
     s.add_argument("--corrupt-after", type=int, default=None,
                    help="testing only: flip a byte in every token after the Nth")
     s.add_argument("--udp", action="store_true", help="echo datagrams instead of a TCP stream")
-    s.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS: the node's charge channel (charge.py)")
+    s.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT: the node's charge channel (charge.py)")
     c = sub.add_parser("client", help="send tokens and check what comes back")
     c.add_argument("--host", required=True)
     c.add_argument("--port", type=int, required=True)
@@ -255,7 +255,7 @@ def main(argv=None) -> int:
     c.add_argument("--wait-go", action="store_true",
                    help="print 'ready' once connected, start when a 'go' line arrives on stdin")
     c.add_argument("--udp", action="store_true", help="one datagram each way, 1 in flight")
-    c.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS: the node's charge channel (charge.py)")
+    c.add_argument("--charge", help="ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT: the node's charge channel (charge.py)")
     g = c.add_mutually_exclusive_group(required=True)
     g.add_argument("--exchanges", type=int)
     g.add_argument("--duration", type=float)

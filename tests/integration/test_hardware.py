@@ -14,7 +14,6 @@ from netlab.contention import DRAWS, drop_probability, drop_ruleset, efficiency,
 from core.command import run  # noqa: E402
 from netlab.disk import DiskSet  # noqa: E402
 from netlab.disk_profiles import for_hardware  # noqa: E402
-from netlab.hostcost import charge_arg  # noqa: E402
 from topologies.hardware import load  # noqa: E402
 from topologies.mesh import relay_for  # noqa: E402
 from workloads.iperf import run_pairs  # noqa: E402
@@ -71,7 +70,7 @@ def test_each_profiles_disk_rate_holds(testbed):
     for name, transfer in (("prototype-1995", "pio"), ("demonstration-1996", "pio"), ("demonstration-1996", "dma")):
         tb = testbed("single-net", nodes=2, rate_mbit=10, hardware=name)
         disk = for_hardware("hardware", load(name), transfer=transfer)
-        charge = charge_arg(tb.spec.node("b0").host_cost, 0, disk.cpu_ns_per_byte)
+        charge = tb.host("b0").charge_args(per_message=False, disk_ns_per_byte=disk.cpu_ns_per_byte)
         expect = min(disk.read_mbyte_s, 1e3 / disk.cpu_ns_per_byte)
         disks = DiskSet(tb.manifest, disk, ["b0"], 2 << 20).create()
         path = disks.disk("b0").path("probe")
@@ -96,7 +95,7 @@ def test_disk_transfers_and_packets_share_one_cpu(testbed):
     cost = load("prototype-1995").host_cost
     tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="prototype-1995")
     disk = for_hardware("hardware", load("prototype-1995"))
-    charge = charge_arg(tb.spec.node("b0").host_cost, 0, disk.cpu_ns_per_byte)
+    charge = tb.host("b0").charge_args(per_message=False, disk_ns_per_byte=disk.cpu_ns_per_byte)
     disks = DiskSet(tb.manifest, disk, ["b0"], 16 << 20).create()
     small, big = disks.disk("b0").path("small"), disks.disk("b0").path("big")
     agent_rate(tb, disks, "b0", "write", "--dst", small, "--size", str(4 << 20))

@@ -10,7 +10,7 @@ from charge import Charge  # noqa: E402
 
 
 def test_charge_pays_in_pieces_and_carries_what_is_under_one_datagram():
-    c = Charge("127.0.0.99,405,1177.4,1.9573,4032,0.001")
+    c = Charge("127.0.0.99,405,1177.4,1.9573,4032,0.001,0")
     c.message()                              # 1177 bytes: one datagram, 0.4 carried
     assert c.channel.paid == 1177 and 0 <= c.channel.debt < 1
     c.channel.pay(100)                       # under one datagram's overhead: carried
@@ -22,7 +22,7 @@ def test_charge_pays_in_pieces_and_carries_what_is_under_one_datagram():
 
 
 def test_write_behind_is_paid_by_a_thread_and_settled():
-    c = Charge("127.0.0.99,405,0,2.0,4032,0.001")
+    c = Charge("127.0.0.99,405,0,2.0,4032,0.001,0")
     for _ in range(10):
         c.behind(65536)                      # 128 KB of budget each, paid by the writer
     c.settle()
@@ -38,3 +38,11 @@ def test_no_charge_spec_charges_nothing():
     c.behind(1 << 20)
     c.settle()
     assert c.record() == {}
+
+
+def test_the_payer_waits_a_datagrams_own_cost_less_the_netem_delay_it_waited():
+    plain = Charge("127.0.0.99,405,0,2.0,4032,248,0").channel
+    netem = Charge("127.0.0.99,405,0,2.0,4032,248,90").channel
+    assert plain.own_time(4032) == pytest.approx(4032 * 248e-9)
+    assert netem.own_time(4032) == pytest.approx(4032 * 248e-9 - 90e-6)
+    assert netem.own_time(100) == 0.0          # a cost under the delay: nothing more to wait

@@ -168,3 +168,12 @@ def test_a_contended_wire_is_judged_against_the_rate_its_controller_held():
     assert ctl.mean_rate_mbit("w0", t0, t0 + 2.0) == pytest.approx(8.0)
     assert ctl.mean_rate_mbit("w0", t0 + 1.0, t0 + 2.0) == pytest.approx(6.0)
     assert ctl.mean_rate_mbit("w9", t0, t0 + 1) is None
+
+
+def test_a_lost_charge_fails_the_point():
+    """A charge-channel datagram a full budget queue dropped left work uncharged."""
+    from pipeline.gates import evaluate
+    fid = {"wire_bytes": {}, "suspect": None}
+    ok = evaluate({"flows": [], "per_copy": [{"charges_lost": 0}]}, fid, {})
+    bad = evaluate({"flows": [], "per_pair": [{"charges_lost": 0}, {"charges_lost": 2}]}, fid, {})
+    assert ok["ok"] and not bad["ok"] and "charges lost: 2" in bad["failed"][0]

@@ -231,10 +231,11 @@ def test_charge_arg_states_costs_in_budget_bytes_that_time_scaling_leaves_alone(
     from dataclasses import replace
     cost = hardware.load("prototype-1995").host_cost
     arg = charge_arg(cost, cost.per_message_us * 1e3, 485.4)
-    addr, overhead, message, disk, piece, ns = arg[1].split(",")
-    assert addr == CHARGE_ADDR and int(overhead) == cost.packet_bytes + 42 and int(piece) == round(1e6 / 248) and float(ns) == 248
+    addr, overhead, message, disk, piece, ns, lat = arg[1].split(",")
+    assert addr == CHARGE_ADDR and int(overhead) == cost.packet_bytes + 42 and int(piece) == round(1e6 / 248) and float(ns) == 248 and float(lat) == 0
     assert float(message) == pytest.approx(292e3 / 248, abs=0.1) and float(disk) == pytest.approx(485.4 / 248, abs=1e-3)
     slow = replace(cost, per_byte_ns=cost.per_byte_ns * 10, per_packet_us=cost.per_packet_us * 10)
     # the costs keep their budget bytes; a piece stays CHARGE_PIECE_US of real time
     assert charge_arg(slow, 10 * cost.per_message_us * 1e3, 4854)[1].split(",")[:4] == arg[1].split(",")[:4]
     assert charge_arg(cost) == []
+    assert charge_arg(cost, 1e3, latency_us=90)[1].endswith(",90")     # netem's delay, for the payer
