@@ -54,7 +54,7 @@ def charge_overhead_bytes(cost: HostCost) -> int:
 
 def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float = 0.0,
                latency_us: float = 0.0) -> list[str]:
-    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS, the costs as budget bytes
+    """An agent's --charge argument: ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT, the costs as budget bytes
     (per TCP send or completed receive; per disk byte moved; the largest datagram: CHARGE_PIECE_US
     of the budget), so that a time-scaled budget (whose per-byte cost is D times higher, as are
     these costs) charges them D times longer; NS is the budget's ns per byte (the payer's wait),
@@ -64,8 +64,10 @@ def charge_arg(cost: HostCost, message_ns: float = 0.0, disk_ns_per_byte: float 
     disk = disk_ns_per_byte / cost.per_byte_ns
     if message <= 0 and disk <= 0:
         return []
-    piece = round(CHARGE_PIECE_US * 1e3 / cost.per_byte_ns)
-    return ["--charge", f"{CHARGE_ADDR},{charge_overhead_bytes(cost)},{message:.1f},{disk:.4f},{piece},"
+    overhead = charge_overhead_bytes(cost)
+    # at least two datagrams' overhead, at most one UDP datagram (65507 bytes of payload)
+    piece = min(max(round(CHARGE_PIECE_US * 1e3 / cost.per_byte_ns), 2 * overhead), 65507 + overhead)
+    return ["--charge", f"{CHARGE_ADDR},{overhead},{message:.1f},{disk:.4f},{piece},"
                         f"{cost.per_byte_ns:g},{latency_us:g}"]
 
 

@@ -151,7 +151,7 @@ def as_recorded(sweep, spec, pt: dict) -> dict:
     hw = hardware_of(spec)
     out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
     if "disk" in settings:
-        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer", "hardware")).name}
+        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer")).name}
     return out
 
 

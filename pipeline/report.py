@@ -47,9 +47,8 @@ NOT_MODELLED = [
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
     ("profiles: the network card's own latency, and the Tulip's one frame in flight; without netem a "
-     "lone packet after idle time is not delayed, and a lone charge (a TCP message's cost, a disk "
-     "transfer) is short by up to one packet's cost (the era validation table reads it); iperf3 and "
-     "the MPI tests pay no per-message cost",
+     "lone packet after idle time is not delayed (the era validation table reads it); iperf3 and the "
+     "MPI tests pay no per-message or disk cost",
      "small tokens and lone round trips too FAST on the paper's hardware"),
     ("profiles: bus contention between disk and NIC (PIO disk transfers and TCP messages are on the "
      "node's CPU budget)",

@@ -127,7 +127,8 @@ COMMON_POINT = {
     "contended_rate_mbit": _t("object", "with the collision model on: wire -> the rate its controller held, "
                               "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
                               "fidelity and the gates are of it"),
-    "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets used "
+    "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
+                          "message's or a disk transfer's cost) used "
                    "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",
                         suspect=_t(["string", "null"], "why the emulator may have been the bottleneck "

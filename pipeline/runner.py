@@ -60,7 +60,7 @@ def network_key(spec) -> str:
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
-    """node -> share of its CPU budget its packets used over the point (the
+    """node -> share of its CPU budget its packets and charges used over the point (the
     point's whole time, setup included: a lower bound on the busiest phase)."""
     out, now = {}, cpu_counters(hosts)
     for h in hosts:

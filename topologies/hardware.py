@@ -76,7 +76,7 @@ SCHEMA = {
                                            "uniqueItems": True, "description": "the modes the machine could run"},
                                  "media_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000,
                                                    "description": "the drive's own sequential rate: the "
-                                                                  "throttle under PIO, where the CPU sets the pace"},
+                                                                  "throttle under PIO (where the CPU mostly sets the pace)"},
                                  "media_source": _TEXT,
                                  "source": {**_TEXT, "description": "why these modes and that default"}}}}}]},
         "collisions": {"type": "object", "additionalProperties": False, "required": ["default", "source"],
@@ -291,6 +291,13 @@ def _validate(data, path: Path) -> None:
     check_schema(data, SCHEMA, f"hardware profile {path}")
     if data["name"] != path.stem:
         raise BadInput(f"hardware profile {path}: its name {data['name']!r} must be the file's stem")
+    transfer = (data["disk"] or {}).get("transfer")
+    if transfer and transfer["default"] not in transfer["modes"]:
+        raise BadInput(f"hardware profile {path}: disk.transfer.default {transfer['default']!r} must be "
+                       f"one of its modes {transfer['modes']}")
+    if transfer and not data["host_cost"]:
+        raise BadInput(f"hardware profile {path}: disk.transfer puts the disk on the CPU budget, "
+                       "which needs a host_cost")
 
 
 @lru_cache(maxsize=None)

@@ -2,7 +2,7 @@
 
 One 2-core host cannot move the 2 GB/s of disk and 1.3 GB/s of network of a
 32-node 2001 cluster, but it can move 1/D of it. Every rate is divided by D
-(wires here, host costs here as D x the CPU time per packet and per byte,
+(wires here, host costs here as D x the CPU time per packet, per byte and per message,
 disks in netlab.disk_profiles; delays, jitter and a relay's hold time x D), so every queue fills and drains D times
 slower and a rate measured in scaled time, multiplied by D, is the real
 network's. The timers that matter are scaled up where Linux lets us: TCP's

@@ -13,10 +13,11 @@ node's packets wait behind it.
   cache and bdflush): a thread of the agent pays them on a socket of its own, and the
   process waits only when more than BEHIND_LIMIT bytes are still unpaid (the dirty
   buffers' limit); settle() waits for all of them (the copy's fsync).
-Each datagram carries at most PIECE bytes (about 1 ms of the CPU), one at a time, so a
-packet waits at most one piece behind disk work (1.x served interrupts between sectors,
-0.2-0.25 ms each under PIO; a finer piece would cost the emulator's own CPU). A cost
-smaller than one datagram's overhead is carried to the next.
+Each datagram carries at most PIECE bytes (about 1 ms of the CPU), one at a time per
+channel (the process's, and the write-back thread's), so a packet waits at most a piece
+of each behind disk work (1.x served interrupts between sectors, 0.2-0.25 ms each under
+PIO; a finer piece would cost the emulator's own CPU). A cost smaller than one datagram's
+overhead is carried to the next.
 HTB charges a packet after sending it: a datagram comes back once its turn has come
 (the work queued before it), and its own cost then delays what is queued behind it. So
 the payer also waits the datagram's cost after it is back, in which the budget works off
@@ -28,6 +29,7 @@ a charge may wait up to that credit less than its cost; the payer never does.
 """
 from __future__ import annotations
 
+import select
 import socket
 import threading
 import time
@@ -35,19 +37,26 @@ import time
 BEHIND_LIMIT = 1 << 20  # disk bytes written but not yet paid before the process waits (1.x
                         # woke bdflush and waited once a share of its few MB of buffers was dirty)
 LOST_AFTER_S = 5.0      # a datagram not back by then was dropped by a full budget queue
+SEQ_BYTES = 8           # each datagram opens with its number
+
+
+class ChargeError(OSError):
+    """The charge channel failed (the agent reports it as its error)."""
 
 
 class _Channel:
-    """One socket on the charge channel: sends a cost as datagrams, one at a time."""
+    """One socket on the charge channel: sends a cost as datagrams, one at a time, each
+    numbered so that one back after its time-out is never taken for a later one."""
 
     def __init__(self, addr: str, overhead: int, piece: int, ns_per_byte: float, latency_us: float):
         self.overhead, self.piece, self.ns_per_byte, self.latency_s = overhead, piece, ns_per_byte, latency_us / 1e6
         self.debt = 0.0
         self.paid = self.lost = 0
+        self.seq = 0
+        self.late = 0.0        # seconds the last wait overshot, taken off the next
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((addr, 0))
         self.sock.connect(self.sock.getsockname())
-        self.sock.settimeout(LOST_AFTER_S)
 
     def own_time(self, budget_bytes: int) -> float:
         """Seconds a datagram's own cost takes once it is back, less the netem delay it waited."""
@@ -56,15 +65,35 @@ class _Channel:
     def pay(self, budget_bytes: float) -> None:
         self.debt += budget_bytes
         while self.debt >= self.overhead:
-            payload = int(min(self.debt, self.piece)) - self.overhead
-            self.sock.send(bytes(payload))
-            try:
-                self.sock.recv(payload + 1)
-            except socket.timeout:
-                self.lost += 1
-            time.sleep(self.own_time(payload + self.overhead))
+            payload = max(SEQ_BYTES, int(min(self.debt, self.piece)) - self.overhead)
+            self.seq += 1
+            self.sock.send(self.seq.to_bytes(SEQ_BYTES, "big") + bytes(payload - SEQ_BYTES))
+            self._back(self.seq)
             self.debt -= payload + self.overhead
             self.paid += payload + self.overhead
+            self._wait(self.own_time(payload + self.overhead))
+
+    def _back(self, seq: int) -> None:
+        """Wait for datagram seq (older ones, back after their time-out, are dropped)."""
+        deadline = time.monotonic() + LOST_AFTER_S
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                self.lost += 1
+                return
+            if int.from_bytes(self.sock.recv(self.piece)[:SEQ_BYTES], "big") == seq:
+                return
+
+    def _wait(self, seconds: float) -> None:
+        """Sleep the datagram's own time; what a sleep overshoots comes off the next one, so a
+        stream of charges keeps its rate (an idle gap forgives the rest)."""
+        want = seconds - self.late
+        if want <= 0:
+            self.late = min(-want, seconds)
+            return
+        t0 = time.perf_counter()
+        time.sleep(want)
+        self.late = min(max(0.0, time.perf_counter() - t0 - want), seconds)
 
 
 class Charge:
@@ -73,11 +102,15 @@ class Charge:
         self.writer: _Channel | None = None
         self.message_bytes = self.disk_per_byte = 0.0
         self._thread: threading.Thread | None = None
+        self._failed: BaseException | None = None
         if not spec:
             return
-        addr, overhead, message, disk, piece, ns, lat = spec.split(",")
-        self.message_bytes, self.disk_per_byte = float(message), float(disk)
-        self._spec = (addr, int(overhead), max(int(piece), 2 * int(overhead)), float(ns), float(lat))
+        try:
+            addr, overhead, message, disk, piece, ns, lat = spec.split(",")
+            self.message_bytes, self.disk_per_byte = float(message), float(disk)
+            self._spec = (addr, int(overhead), int(piece), float(ns), float(lat))
+        except ValueError:
+            raise ChargeError(f"--charge {spec!r}: want ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT") from None
         self.channel = _Channel(*self._spec)
         self._unpaid = 0            # bytes written behind and not yet paid
         self._cv = threading.Condition()
@@ -103,22 +136,33 @@ class Charge:
         with self._cv:
             self._unpaid += nbytes
             self._cv.notify_all()
-            self._cv.wait_for(lambda: self._unpaid <= BEHIND_LIMIT)
+            self._cv.wait_for(lambda: self._unpaid <= BEHIND_LIMIT or self._failed)
+        self._raise()
 
     def settle(self) -> None:
         """Wait until everything written behind has been paid."""
         if self._thread is not None:
             with self._cv:
-                self._cv.wait_for(lambda: self._unpaid == 0)
+                self._cv.wait_for(lambda: self._unpaid == 0 or self._failed)
+            self._raise()
+
+    def _raise(self) -> None:
+        if self._failed is not None:
+            raise ChargeError(f"charge channel: {self._failed}")
 
     def _write_back(self) -> None:
-        while True:
+        try:
+            while True:
+                with self._cv:
+                    self._cv.wait_for(lambda: self._unpaid > 0)
+                    n = min(self._unpaid, max(1, int(self.writer.piece / self.disk_per_byte)))
+                self.writer.pay(n * self.disk_per_byte)
+                with self._cv:
+                    self._unpaid -= n
+                    self._cv.notify_all()
+        except BaseException as e:      # the process must not wait for a thread that is gone
             with self._cv:
-                self._cv.wait_for(lambda: self._unpaid > 0)
-                n = min(self._unpaid, max(1, int(self.writer.piece / self.disk_per_byte)))
-            self.writer.pay(n * self.disk_per_byte)
-            with self._cv:
-                self._unpaid -= n
+                self._failed = e
                 self._cv.notify_all()
 
     def record(self) -> dict:

@@ -19,8 +19,8 @@ packet: every byte read from or written to the disk (IDE PIO and the buffer
 cache's copy, or the copy alone with DMA; writes behind the process, as 1.x's
 buffer cache wrote them back), and each chunk sent or received whole over TCP
 (Linux 1.x TCP's per-message cost), in the order the work is done.
-It prints one JSON line: {"start", "end", "bytes"} (wall clock, seconds) or
-{"error"}. Stdlib only: it runs under the namespaces' /usr/bin/python3.
+It prints one JSON line: {"start", "end", "bytes"} (wall clock, seconds; with
+--charge also "charged_bytes" and "charges_lost", charge.py) or {"error"}. Stdlib only: it runs under the namespaces' /usr/bin/python3.
 """
 from __future__ import annotations
 
@@ -192,9 +192,11 @@ def do_recv(a) -> dict:
             break
         if start is None:
             start = time.time()
+        if out.fill + n == len(out.buf):
+            a.charge.message()     # a chunk received whole, before it is written
         out.advance(n)
-        if out.fill == 0:
-            a.charge.message()     # a chunk received whole
+    if out.fill:
+        a.charge.message()         # the last, short chunk (its sender paid its send too)
     total = out.close()
     end = time.time()
     conn.close()

@@ -89,7 +89,7 @@ def check(spec, point: dict, settings: dict) -> None:
         if settings["volume"] % point["stripe_size"]:
             raise SpecError(f"--volume ({human_size(settings['volume'])}) must be a whole number of "
                             f"stripes ({human_size(point['stripe_size'])})")
-    for_spec(settings["disk"], spec)
+    for_spec(settings["disk"], spec, transfer=None)
     if settings["volume"] % BONNIE_BLOCK:
         raise SpecError("--volume must be a whole number of MiB")
 
@@ -277,7 +277,7 @@ def prepare(tb, points: list[dict], settings: dict) -> Context:
     """Disks on every node; the file system when some point needs it."""
     nodes = [n.name for n in tb.spec.nodes]
     d = time_scale_of(tb.spec)
-    disk = for_spec(settings["disk"], tb.spec)
+    disk = for_spec(settings["disk"], tb.spec, transfer=None)
     # a node's disk holds its bonnie file, or its stripe: every rank's blocks there, `volume` in all
     disks = DiskSet(tb.manifest, disk, nodes, settings["volume"]).create()
     launcher = _launcher(tb, str(disks.root / "mpi-rsh-agent.sh"))

@@ -77,6 +77,10 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
             data.update(src=src.name, dst=dst.name,
                         throughput_mbyte_s=data["payload_bytes"] / data["elapsed_s"] / 1e6)
             per_pair.append(data)
+        if transport == "tcp":      # a TCP server prints what it paid once its client has gone
+            for data, server in zip(per_pair, servers):
+                for key, value in server.result(timeout=30).items():
+                    data[key] = data.get(key, 0) + value
     elapsed = max(p["elapsed_s"] for p in per_pair)
     total = sum(p["payload_bytes"] for p in per_pair)
     return {"payload_bytes": total, "elapsed_s": elapsed,

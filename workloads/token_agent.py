@@ -18,7 +18,9 @@ after the receive, as the syscall would have.
 The client prints one JSON line: round trips, payload bytes moved (S per token
 per direction, i.e. 2*S per round trip), elapsed seconds from the first byte
 sent to the last byte received (and that interval in wall-clock time, so the
-pairs' overlap can be checked), and round-trip latencies. Exit status 3 and an
+pairs' overlap can be checked), round-trip latencies, and with --charge what it
+paid ("charged_bytes", "charges_lost"); a TCP server prints what it paid when
+its client has gone. Exit status 3 and an
 "error" field when a token came back wrong.
 """
 from __future__ import annotations
@@ -32,7 +34,7 @@ import statistics
 import sys
 import time
 
-from charge import Charge      # beside this script
+from charge import Charge, ChargeError      # beside this script
 
 CHUNK = 65536
 
@@ -61,8 +63,18 @@ def _pump(conn: socket.socket, sel: selectors.BaseSelector, outbuf: bytearray,
     return data
 
 
+def _flush(conn: socket.socket, outbuf: bytearray) -> None:
+    """Send what the socket takes now: a message leaves after its own send's cost, not after
+    the costs of the messages queued behind it."""
+    try:
+        del outbuf[:conn.send(outbuf)]
+    except BlockingIOError:
+        pass
+
+
 def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
-    """Echo each complete token. One connection, then exit."""
+    """Echo each complete token. One connection, then exit, printing what the charge channel
+    was paid (nothing without --charge)."""
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("0.0.0.0", port))
@@ -80,6 +92,7 @@ def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
     while True:
         data = _pump(conn, sel, outbuf)
         if data == b"":
+            print(json.dumps(charge.record()), flush=True)
             return 0
         if data:
             inbuf += data
@@ -91,6 +104,7 @@ def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
                 if corrupt_after is not None and echoed > corrupt_after:
                     token[len(token) // 2] ^= 0xFF
                 outbuf += token
+                _flush(conn, outbuf)
 
 
 def _summary(wall0: float, elapsed: float, size: int, tokens: int, rtts: list[float]) -> dict:
@@ -198,9 +212,10 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
 
     def launch(slot: int) -> None:
         nonlocal launched
+        sent_at.append(time.perf_counter())   # a round trip counts the send's cost, as lmbench's does
         charge.message()           # the send's own cost, before its bytes leave
         outbuf.extend(slots[slot])
-        sent_at.append(time.perf_counter())
+        _flush(conn, outbuf)
         launched += 1
 
     for s in range(min(tokens, int(min(limit, 1 << 62)))):
@@ -260,9 +275,9 @@ def main(argv=None) -> int:
     g.add_argument("--exchanges", type=int)
     g.add_argument("--duration", type=float)
     a = p.parse_args(argv)
-    if a.role == "serve":
-        return serve_udp(a.port) if a.udp else serve(a.port, a.corrupt_after, Charge(a.charge))
     try:
+        if a.role == "serve":
+            return serve_udp(a.port) if a.udp else serve(a.port, a.corrupt_after, Charge(a.charge))
         if a.udp:
             print(json.dumps(client_udp(a.host, a.port, a.size, a.exchanges, a.duration, a.wait_go)))
             return 0
@@ -272,6 +287,9 @@ def main(argv=None) -> int:
     except Corrupted as e:
         print(json.dumps({"error": f"corrupted echo: {e}"}))
         return 3
+    except ChargeError as e:
+        print(json.dumps({"error": str(e)}))
+        return 4
     except (OSError, ConnectionError) as e:
         print(json.dumps({"error": f"connection: {e}"}))
         return 4

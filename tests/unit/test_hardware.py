@@ -211,6 +211,9 @@ def test_disk_transfer_costs_are_derived_from_the_all_local_calibration_alone():
     # no transfer model without a host cost or with the user's own rate
     assert for_hardware("hardware", hardware.load("none"), transfer="pio").transfer is None
     assert for_hardware("2", hardware.load("prototype-1995")).transfer is None
+    # agents that pay no charges (the MPI tests) take the calibrated rate, nothing on the CPU
+    plain = for_hardware("hardware", hardware.load("prototype-1995"), transfer=None)
+    assert plain.transfer is None and plain.read_mbyte_s == hardware.load("prototype-1995").disk["read_mbyte_s"]
     scaled = for_hardware("hardware", hardware.load("prototype-1995"), time_scale=10)
     assert scaled.cpu_ns_per_byte == pytest.approx(10 * for_hardware("hardware", hardware.load("prototype-1995")).cpu_ns_per_byte)
 
@@ -239,3 +242,15 @@ def test_charge_arg_states_costs_in_budget_bytes_that_time_scaling_leaves_alone(
     assert charge_arg(slow, 10 * cost.per_message_us * 1e3, 4854)[1].split(",")[:4] == arg[1].split(",")[:4]
     assert charge_arg(cost) == []
     assert charge_arg(cost, 1e3, latency_us=90)[1].endswith(",90")     # netem's delay, for the payer
+
+
+def test_a_transfer_model_is_checked_against_its_profile(tmp_path):
+    """default among the modes, and a host cost to pay it on."""
+    data = json.loads((hardware.HARDWARE_DIR / "demonstration-1996.json").read_text())
+    data["disk"]["transfer"]["modes"] = ["dma"]        # the default pio not among them
+    with pytest.raises(BadInput, match="must be one of its modes"):
+        hardware._validate(data, tmp_path / "demonstration-1996.json")
+    data = json.loads((hardware.HARDWARE_DIR / "demonstration-1996.json").read_text())
+    data["host_cost"] = None
+    with pytest.raises(BadInput, match="needs a host_cost"):
+        hardware._validate(data, tmp_path / "demonstration-1996.json")
