@@ -1,11 +1,12 @@
 """An agent's side of the charge channel (netlab/hostcost.py): pay CPU work that is not a packet.
 
 Division of labor: netlab.hostcost routes loopback datagrams to CHARGE_ADDR through the
-node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT`: budget
-bytes, the budget's real ns per byte, its netem delay per packet in us); this module, imported by the agents beside it (stdlib only: it runs under
-the namespaces' /usr/bin/python3), turns a cost into datagrams, sends them to itself and
-waits until each is back, so the agent's work waits its turn on the node's CPU and the
-node's packets wait behind it.
+node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT`:
+budget bytes, the budget's real ns per byte, its netem delay per packet in us); this module,
+imported by the agents beside it (stdlib only: it runs under the namespaces'
+/usr/bin/python3), turns a cost into datagrams, sends them to itself and waits until each
+is back, so the agent's work waits its turn on the node's CPU and the node's packets wait
+behind it.
 - message(): one TCP send or one completed receive (Linux 1.x TCP's cost beyond UDP);
 - disk(n): n bytes the CPU moved to or from the disk for the process (a read's PIO and
   buffer copy), paid before the process goes on;
@@ -23,9 +24,10 @@ HTB charges a packet after sending it: a datagram comes back once its turn has c
 the payer also waits the datagram's cost after it is back, in which the budget works off
 that debt: the work takes its turn, then its time. On kernels with netem the budget
 also delays every datagram by the per-packet latency (LAT), which the payer counts as
-part of that time (else each piece would leave the CPU idle that long). The budget banks up to one packet's
-cost while idle (netlab/hostcost.py burst_bytes), so after idle time the packets behind
-a charge may wait up to that credit less than its cost; the payer never does.
+part of that time (else each piece would leave the CPU idle that long). The budget banks
+up to one packet's cost while idle (netlab/hostcost.py burst_bytes), so after idle time
+the packets behind a charge may wait up to that credit less than its cost; the payer
+never does.
 """
 from __future__ import annotations
 
