@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from core.errors import BadInput, DataCorrupted
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import TRANSFERS, for_spec, parse_disk
+from netlab.disk_profiles import HARDWARE, TRANSFERS, DiskProfile, for_spec, parse_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import Figure, Workload
@@ -211,7 +211,12 @@ def check(spec, point: dict, settings: dict) -> None:
     if settings.get("chunk", CHUNK) % 4096:
         raise BadInput(f"--chunk {settings['chunk']}: the copies bypass the page cache (O_DIRECT), whose "
                        "transfers must be whole 4 KB blocks; give a multiple of 4K, e.g. 4K, 8K or 64K")
-    for_spec(settings["disk"], spec, settings.get("disk_transfer", "hardware"))
+    disk_of(settings, spec)
+
+
+def disk_of(settings: dict, spec) -> DiskProfile:
+    """The disk this sweep's settings give every node of the network (--disk, --disk-transfer)."""
+    return for_spec(settings["disk"], spec, settings.get("disk_transfer", HARDWARE))
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
@@ -219,7 +224,7 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     nodes = {n for pt in points
              for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"], _busy(settings)))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
-    disk = for_spec(settings["disk"], tb.spec, settings.get("disk_transfer", "hardware"))
+    disk = disk_of(settings, tb.spec)
     return DiskSet(tb.manifest, disk, order,
                    max(pt["file_size"] for pt in points)).create()
 
