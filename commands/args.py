@@ -61,15 +61,17 @@ def add_impairment_args(p) -> None:
 
 
 def add_machine_args(p, single: bool = False) -> None:
-    """--hardware, --contention and --time-scale: the machines beyond their wires, and their speed."""
+    """--hardware, --contention, --time-scale and --tx-gap-us: the machines beyond their wires,
+    their speed, and their network cards' gap between frames."""
     g = p.add_argument_group("the papers' machines (hardware profiles: hardware/*.json) and time scale")
     add_axis(g, NETWORK["hardware"], single)
     add_axis(g, NETWORK["contention"], single, note=" (--contention alone: on)",
              nargs="?", const="on", metavar="on|off")
     add_axis(g, NETWORK["time_scale"], single)
+    add_axis(g, NETWORK["tx_gap_us"])
 
 
-MACHINE_AXES = ("hardware", "contention", "time_scale")
+MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us")
 
 
 def machine_values(args) -> dict:

@@ -18,9 +18,10 @@ from core.errors import RuntimeFailure
 from core.values import parse_time_ms
 from netlab.bond import kernel_bond_cmds, nft_bond_cmds
 from netlab.hostcost import IFB as CPU_IFB, charge_arg, cpu_cmds
+from netlab.nic import tx_gap_cmds
 from netlab.relay import relay_egress_cmds
 from netlab.shaping import class_stats, offload_off_cmd, one_frame_per_skb_cmd
-from topologies.spec import SUBNET
+from topologies.spec import QUEUE_PACKETS, SUBNET
 
 NS_SYSCTLS = {
     "net.ipv6.conf.all.disable_ipv6": "1",      # no NDP/MLD chatter charged to the wires
@@ -72,13 +73,15 @@ class BeowulfHost(Host):
     forward_delay_ms (a relay holds packets it forwards this long), host_cost
     (a hardware profile's CPU budget, netlab.hostcost; cpu_netem adds its
     per-packet latency), rto_min_ms (TCP's minimum RTO on every route), tcp
-    (topologies.hardware.TcpSettings: set in the namespace, never the host's), log."""
+    (topologies.hardware.TcpSettings: set in the namespace, never the host's), tx_gaps
+    [(rate_mbit, gap bytes)] per NIC (netlab.nic: one frame in flight), log."""
 
     def __init__(self, name: str, bonded: bool = False, forwarding: bool = False,
                  routes=(), bonding_impl: str | None = None, forward_delay_ms: float = 0.0,
                  host_cost=None, cpu_netem: bool = False, rto_min_ms: float | None = None,
-                 tcp=None, log: CommandLog | None = None, **params):
+                 tcp=None, log: CommandLog | None = None, tx_gaps=(), **params):
         self.host_cost = host_cost
+        self.tx_gaps = list(tx_gaps)
         self.tcp = tcp
         self.rto_min_ms = rto_min_ms
         self.cpu_netem = cpu_netem
@@ -168,6 +171,10 @@ class BeowulfHost(Host):
         if self.forward_delay_ms:
             self.tc_batch([cmd for nic in nics for cmd in relay_egress_cmds(nic, self.address,
                                                                           self.forward_delay_ms)])
+        if self.tx_gaps:
+            queue = self.host_cost.queue_packets if self.host_cost else QUEUE_PACKETS
+            self.tc_batch([cmd for nic, (rate, extra) in zip(nics, self.tx_gaps)
+                           for cmd in tx_gap_cmds(nic, rate, extra, queue)])
         gso = [one_frame_per_skb_cmd(nic) for nic in nics]
         if self.bonded and len(nics) > 1:
             self._bond(nics, gso)

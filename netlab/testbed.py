@@ -179,6 +179,7 @@ class Testbed:
                 "hardware": hardware, "host_cost_impl": self.impls.get("host_cost"),
                 "hardware_profile": load_profile(hardware).record(),
                 "collisions_modelled": self.contention is not None,
+                "tx_gap_us": self.spec.machine.tx_gap_us,
                 "contention": self.contention.record() if self.contention else None,
                 "build_s": round(self.build_s, 3),
                 "tcp": self.tcp, "tcp_host_default": self.caps.tcp_host_default,

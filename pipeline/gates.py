@@ -27,7 +27,9 @@ the time base of the figure the workload reports:
   5 % of the point: a collision drop the 1995 prototype's TCP, without fast
   retransmit, waits out), the transport held the data back (as the
   host's bbr did under ping-pong traffic): the point is suspect, with the
-  TCP's counters as the reason;
+  TCP's counters as the reason; with a card's gap between frames
+  (tx_gap_us) each wire's busy share counts against what one card can use
+  (card_share), so the gap the model adds is not taken for a stall;
 - no saturated emulator for any flow: with a core or an emulator thread near
   saturation, every backlogged flow's path was at least 90 % busy (one full
   wire elsewhere, which spares the point the monitor's verdict, explains
@@ -52,7 +54,8 @@ A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
-from netlab.shaping import MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
+from netlab.nic import gap_bytes
+from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
 
 SLACK = 0.02                              # counter timing and rounding
 BOUND_SLACK = 0.05                        # a disk throttle's slice accounting overshoots a little
@@ -123,17 +126,29 @@ def crowded(fidelity: dict) -> str | None:
         f" and a task waited for a CPU {pressure:.0%} of the point" if pressure is not None else "")
 
 
+def card_share(point: dict) -> float:
+    """The most of its wire one sending card can use: with a gap between frames (tx_gap_us,
+    netlab.nic) a full frame's wire time over its wire time and the gap; else 1. The busy
+    shares below are of this, so a card's own gap is never taken for a stalled transport."""
+    gap = point.get("tx_gap_us") or 0.0
+    if not gap or not point.get("rate_mbit"):
+        return 1.0
+    return MAX_FRAME_ON_WIRE / (MAX_FRAME_ON_WIRE + gap_bytes(gap, point["rate_mbit"]))
+
+
 def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     util = fidelity.get("wire_utilisation") or {}
     if not flows or not util or not all(f.get("backlogged") for f in flows):
         return None
     if max((point.get("cpu_busy") or {}).values(), default=0.0) >= CPU_BUDGET_BUSY:
         return None      # the modelled CPU may be the limit
+    reach = card_share(point)
     paths = []
     for f in flows:
         segs = [seg for seg in f["path"] if all(w in util for w in seg)]
         if segs:   # round-robin alternates strictly: one full wire of a bonded segment holds the flow back
-            paths.append(("/".join("+".join(s) for s in f["path"]), max(util[w] for seg in segs for w in seg)))
+            paths.append(("/".join("+".join(s) for s in f["path"]),
+                          max(util[w] for seg in segs for w in seg) / reach))
     busy = max([*(fidelity.get("core_busy_mean") or []),
                 *(fidelity.get("emulator_thread_busy") or {}).values(), 0.0])
     if busy >= CORE_BUSY:

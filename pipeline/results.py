@@ -107,6 +107,9 @@ COMMON_POINT = {
                              "(hardware/<name>.json `collisions`): a point whose contention equals it ran "
                              "as its machine is modelled by default (the report's view of the paper's "
                              "hardware); v1-v4 documents read as off, the default then", enum=["off", "on"]),
+    "tx_gap_us": _t("number", "every network card waited this long after each frame it sent before "
+                    "the next (one frame in flight; netlab/nic.py, --tx-gap-us), us in real time; "
+                    "absent = 0, no gap", minimum=0),
     "time_scale": _t("number", "D: the network ran D times slower than real (topologies/timescale.py); "
                      "absent = 1. Every MB/s in the point is as measured, in scaled time", minimum=1),
     "scaled": _t("object", "on a time-scaled point: the workload's MB/s results x D, the real "

@@ -50,12 +50,14 @@ class Progress:
 
 def network_key(spec) -> str:
     """The network's key in environment.topologies: topology@rate, xK for K bonded channels,
-    +profile on a hardware profile, +contention with the contention model, /D<d> time-scaled."""
+    +profile on a hardware profile, +contention with the contention model, +txgap<T>us with the
+    cards' gap between frames, /D<d> time-scaled."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
     key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
     if hardware_of(spec) != NONE:
         key += f"+{hardware_of(spec)}"
     key += "+contention" if spec.machine.contention else ""
+    key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us else ""
     return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 
 

@@ -20,7 +20,8 @@ from topologies.hardware import ERA, NONE, hardware_of, profile_names
 from topologies.presets import PRESETS, build_spec, check_topology
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MIN_RATE_MBIT, NetworkSpec)
+                             MAX_DELAY_MS, MAX_NODES, MAX_TX_GAP_US, MAX_RATE_MBIT, MIN_RATE_MBIT,
+                             NetworkSpec)
 from workloads import WORKLOADS
 from workloads.base import Workload
 from workloads.placement import PLACEMENTS
@@ -44,6 +45,11 @@ NETWORK_AXES = (
     Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
          "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
          "(topologies/timescale.py)", minimum=1, maximum=MAX_TIME_SCALE),
+    Axis("tx_gap_us", "float", 0.0, "every network card holds one frame in flight and waits this "
+         "long after it before the next (the Tx-done interrupt; DEC 21140 tulip.c, era-machines.md "
+         "M6): a sender gets frame / (frame + gap) of its wire, others fill the gap (netlab/nic.py); "
+         "0: no gap. Unmeasured for the 1996 cards, so no profile sets it: claims/sensitivity.json "
+         "runs 40 and 70", many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
     Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes)", many=False,
          minimum=2, maximum=MAX_NODES),
     Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
@@ -78,7 +84,8 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
     return {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
             "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
             "hardware": hardware_of(spec), "contention": "on" if spec.machine.contention else "off",
-            "contention_default": "on" if spec.machine.contention_default else "off"}
+            "contention_default": "on" if spec.machine.contention_default else "off",
+            **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {})}
 
 
 @dataclass
@@ -163,7 +170,7 @@ class Sweep:
         impair = {k: self[k] for k in IMPAIRMENT_AXES}
         for topo, rate, ch, hw, cont, d in self.networks():
             yield build_spec(topo, nodes=self["nodes"], rate_mbit=rate, channels=ch, hardware=hw,
-                             contention=cont, time_scale=d, **impair)
+                             contention=cont, time_scale=d, tx_gap_us=self["tx_gap_us"], **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
         """[(spec, points)] this run measures. Every point carries its index in

@@ -72,6 +72,7 @@ def config_key(p: dict, extra: list[str] = ()) -> str:
             key += f" {_SHORT.get(k, k + '=')}{_shown(k, p[k])}"
     key = f"{key} @{p['rate_mbit']:g}Mb"
     key += f" D={p['time_scale']:g}" if p.get("time_scale") else ""
+    key += f" +gap {p['tx_gap_us']:g}us" if p.get("tx_gap_us") else ""
     return key + (" +CSMA/CD" if p.get("contention") == "on" else "")
 
 

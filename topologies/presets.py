@@ -15,7 +15,8 @@ from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, node_name)
+                             NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, check_tx_gap,
+                             node_name)
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,13 @@ def check_topology(name: str) -> str:
 
 def build_spec(name: str, **options) -> NetworkSpec:
     """Build a preset by name. Options it does not take must be unset (None);
-    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention and time_scale apply to
-    any preset."""
+    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention, tx_gap_us and time_scale
+    apply to any preset."""
     preset = PRESETS[check_topology(name)]
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None)
+    tx_gap_us = options.pop("tx_gap_us", None) or 0.0
     time_scale = options.pop("time_scale", None)
     time_scale = 1.0 if time_scale is None else time_scale
     kwargs = {}
@@ -100,21 +102,28 @@ def build_spec(name: str, **options) -> NetworkSpec:
         wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
                           impair.get("loss_pct", 0.0))
         spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
-    return scale(machine(spec, hardware, contention), time_scale)
+    if tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
+        raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
+    return scale(machine(spec, hardware, contention, tx_gap_us), time_scale)
 
 
-def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None) -> NetworkSpec:
+def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None,
+            tx_gap_us: float = 0.0) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.machine: the
     profile's name (`era` resolved), contention, and the profile's default as
-    contention_default, resolved here once."""
+    contention_default, and every card's gap between frames (tx_gap_us, netlab.nic: no profile
+    sets one, its length was never measured), resolved here once."""
     profile = resolve(hardware, spec.params["rate_mbit"])
+    tx_gap_us = check_tx_gap(tx_gap_us, spec.params["rate_mbit"])
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     return dataclasses.replace(
         spec, machine=dataclasses.replace(spec.machine, hardware=profile.name, contention=contention,
-                                          contention_default=profile.collides),
+                                          contention_default=profile.collides, tx_gap_us=tx_gap_us),
+        notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it "
+                                "sends (one frame in flight until its Tx-done interrupt)"] if tx_gap_us else [])),
         wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex)
                     for w in spec.wires),
         nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost, tcp=profile.tcp) for n in spec.nodes))

@@ -117,13 +117,15 @@ class Node:
 class Machine:
     """The machine a network runs on, resolved once (presets.machine, timescale.scale) and read
     through this by everyone: the hardware profile's name, whether its shared wires collide and
-    whether that is the profile's own default, and the time scale D. What the profile costs
+    whether that is the profile's own default, the time scale D, and the gap each network card
+    leaves between the frames it sends (us, real time; 0: none; netlab.nic). What the profile costs
     and runs is per node (Node.host_cost, Node.tcp) and per wire (Wire.contention); its
     disks come from netlab.disk_profiles."""
     hardware: str = "none"
     contention: bool = False
     contention_default: bool = False
     time_scale: float = 1.0
+    tx_gap_us: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,22 @@ def node_name(index: int) -> str:
 
 def node_ip(index: int) -> str:
     return str(SUBNET.network_address + index + 1)
+
+
+MAX_GAP_BYTES = 65535    # HTB adds at most this per frame (a 16-bit overhead; netlab.nic)
+MAX_TX_GAP_US = 10_000.0 # a card's gap between frames: 10 ms is beyond any card's
+
+
+def check_tx_gap(gap_us: float, rate_mbit: float) -> float:
+    """A NIC's gap between frames (--tx-gap-us), which the shaper adds as T x rate / 8 bytes."""
+    if isinstance(gap_us, bool) or not isinstance(gap_us, (int, float)) or gap_us != gap_us \
+            or not 0 <= gap_us <= MAX_TX_GAP_US:
+        raise SpecError(f"--tx-gap-us must be a time in 0..{MAX_TX_GAP_US:g} us, got {gap_us!r}")
+    most = MAX_GAP_BYTES * 8 / rate_mbit
+    if gap_us > most:
+        raise SpecError(f"--tx-gap-us {gap_us:g} at {rate_mbit:g} Mbit/s is more than the shaper can add "
+                        f"to a frame; use at most {int(most)} us")
+    return float(gap_us)
 
 
 def check_rate(rate: float) -> float:

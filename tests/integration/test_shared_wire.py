@@ -5,6 +5,7 @@ require_testbed()
 
 import pytest
 
+from netlab.nic import gap_bytes
 from netlab.shaping import tcp_goodput_limit_mbit
 from pipeline.monitor import Monitor
 from workloads.iperf import run_pairs
@@ -53,3 +54,25 @@ def test_fast_ethernet_wire(testbed):
     tb = testbed("single-net", nodes=16, rate_mbit=100)
     [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], SECONDS, OMIT)
     assert 0.85 * 100 <= flow.goodput_mbit <= tcp_goodput_limit_mbit(100) * 1.01, flow
+
+
+def test_a_cards_gap_slows_its_sender_and_other_stations_fill_it(testbed):
+    """One frame in flight (--tx-gap-us, netlab/nic.py): a sender gets frame / (frame + gap) of
+    its wire, and a second sender's frames fill the gaps, so two together still fill the wire.
+    A gap charged on the wire instead of the card would hold the pair to one sender's share."""
+    gap_us = 615                                    # half a full frame's 1230 us at 10 Mbit/s
+    tb = testbed("single-net", nodes=4, rate_mbit=10, tx_gap_us=gap_us)
+    h = tb.host
+    frame_us = 1538 * 8 / 10
+    one_card = 1448 * 8 / (frame_us + gap_bytes(gap_us, 10) * 8 / 10)   # Mbit/s of payload: 6.28
+    [alone] = run_pairs([(h("b0"), h("b1"))], SECONDS, OMIT)
+    assert 0.93 * one_card <= alone.goodput_mbit <= 1.01 * one_card, (alone, one_card)
+    with Monitor({"w0": tb.wire("w0")}) as mon:
+        flows = run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))], SECONDS, OMIT, base_port=5311)
+    total = sum(f.goodput_mbit for f in flows)
+    assert all(f.goodput_mbit <= 1.01 * one_card for f in flows), flows
+    assert total <= FULL_DUPLEX_LIMIT * 1.01, flows
+    suspect = mon.report()["suspect"]
+    if total < 0.85 * 10 and suspect:
+        pytest.skip(f"the fill bound is not judged: {suspect} (total {total:.2f} Mbit/s)")
+    assert total >= 0.85 * 10, (flows, one_card, suspect)

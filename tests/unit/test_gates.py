@@ -152,6 +152,21 @@ def test_a_time_out_the_minimum_rto_explains_is_not_a_stalled_transport():
     assert G._stalled(point, flows, fidelity).startswith("stalled transport")
 
 
+def test_a_cards_gap_is_not_a_stalled_transport():
+    """With a 615 us gap after every 10 Mbit/s frame a lone sender's card uses 2/3 of its wire
+    (measured: 0.69); that share, not the wire, is what its busy share counts against."""
+    flows = [{"path": [["w0"]], "bytes": 4_700_000, "start": 0.0, "end": 6.0, "backlogged": True}]
+    fidelity = {"wire_utilisation": {"w0": 0.69}, "core_busy_mean": [0.1, 0.1], "wire_bytes": {"w0": 6_000_000}}
+    point = {"elapsed_s": 6.0, "flows": flows, "rate_mbit": 10,
+             "tcp": {"congestion_control": "cubic", "retrans_segs": 0, "timeouts": 0}}
+    assert G._stalled(point, flows, fidelity).startswith("stalled transport")   # no gap: stalled
+    assert abs(G.card_share({**point, "tx_gap_us": 615}) - 1538 / (1538 + 769)) < 1e-9
+    assert G._stalled({**point, "tx_gap_us": 615}, flows, fidelity) is None
+    # the gap excuses only its own share: half of it is still a stall
+    half = {**fidelity, "wire_utilisation": {"w0": 0.35}}
+    assert G._stalled({**point, "tx_gap_us": 615}, flows, half).startswith("stalled transport")
+
+
 def test_a_contended_wire_is_judged_against_the_rate_its_controller_held():
     from netlab.contention import ContentionControl
 
