@@ -12,7 +12,7 @@ the CPU for per_packet_us + L x per_byte_ns, and packets wait their turn:
 - on kernels with netem, a netem leaf also delays every packet by
   per_packet_us (the latency a lone packet saw); without netem a lone packet
   after idle time passes at once (HTB charges after sending), which is what
-  `latency_modelled` records.
+  `latency_modelled` (in each network's environment, netlab.testbed) records.
 A relay whose profile charges a forwarding copy (Linux 1.2's ip_forward copies
 every packet: relay_copy_per_byte_ns) sorts its packets into two leaves of the
 budget: its own (from or to its address) and forwarded ones, whose leaf may use

@@ -177,6 +177,9 @@ class Testbed:
         hardware = hardware_of(self.spec)
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
                 "hardware": hardware, "host_cost_impl": self.impls.get("host_cost"),
+                # a lone packet after idle time delayed by the per-packet cost: only with netem
+                "latency_modelled": None if self.impls.get("host_cost") is None
+                else self.impls.get("host_cost") == "ifb-htb+netem-latency",
                 "hardware_profile": load_profile(hardware).record(),
                 "collisions_modelled": self.contention is not None,
                 "tx_gap_us": self.spec.machine.tx_gap_us,

@@ -46,10 +46,14 @@ NOT_MODELLED = [
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
-    ("profiles: the network card's own latency, and the Tulip's one frame in flight; without netem a "
-     "lone packet after idle time is not delayed (the era validation table reads it); iperf3 and the "
-     "MPI tests pay no per-message or disk cost",
+    ("profiles: the network card's own latency (era-machines.md M2: a check band, not a parameter, "
+     "the cards unknown); without netem a lone packet after idle time is not delayed (the era "
+     "validation table reads it); iperf3 and the MPI tests pay no per-message or disk cost",
      "small tokens and lone round trips too FAST on the paper's hardware"),
+    ("the Tulip's one frame in flight on the demonstration system: built (--tx-gap-us, netlab/nic.py) "
+     "but its gap between frames was never measured, so the profile sets none; the sensitivity "
+     "variants run 40 and 70 us (era-machines.md M6's estimate)",
+     "a lone 100 Mbit/s sender's card too FAST where its CPU does not bind first"),
     ("profiles: bus contention between disk and NIC (PIO disk transfers and TCP messages are on the "
      "node's CPU budget)",
      "remote copies at 100 Mbit/s slightly too FAST"),
@@ -209,6 +213,15 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
                 ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"
                                   for t in nets}))))
     out.append(("CSMA/CD contention model", _distinct("on" if t.get("contention") else "off" for t in nets)))
+    lone = {t.get("latency_modelled") for t in nets} - {None}
+    if lone:
+        out.append(("a lone packet's latency on the profiles",
+                    _distinct("delayed by the per-packet cost (netem)" if t.get("latency_modelled")
+                              else "not delayed (no netem: throughput cost only)"
+                              for t in nets if t.get("latency_modelled") is not None)))
+    gaps = {t.get("tx_gap_us") or 0 for t in nets}
+    if gaps - {0}:
+        out.append(("network cards' gap between frames", _distinct(f"{g:g} us" if g else "none" for g in gaps)))
     tcp = {}
     for p in points:
         if p.get("tcp"):

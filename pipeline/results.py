@@ -267,8 +267,11 @@ SCHEMA = {
             tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
             capabilities=_t("object", "what `emulate.py doctor` found"),
             topologies={**_t("object", "per network built (topology@rate, xK for K bonded channels, "
-                             "+profile on a hardware profile, +contention): bonding_impl, switch_impl, "
-                             "netem, hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | null), "
+                             "+profile on a hardware profile, +contention, +txgap<T>us): bonding_impl, "
+                             "switch_impl, netem, hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency "
+                             "| null), latency_modelled (a lone packet after idle time delayed by the "
+                             "per-packet cost: true only with netem; null without a profile), tx_gap_us "
+                             "(the cards' gap between frames, us; 0 = none), "
                              "hardware_profile (the profile as it ran), contention (the controller's "
                              "record: per wire its rate updates, mean backlog, lowest efficiency, highest 16-collision drop "
                              "rate max_drop_ppm and dropped_frames; or null), collisions_modelled, build_s, timing (build_s, prepare_s, "
