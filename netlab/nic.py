@@ -1,26 +1,39 @@
 """A network card's transmit path: one frame in flight, then a gap (`--tx-gap-us`).
 
-Division of labor: topologies.presets records the gap in the machine (spec.machine.tx_gap_us),
-netlab.topo gives each node its NICs' wire rates, and this module builds the tc argv a node
-applies to each NIC's root qdisc (after its CPU budget, netlab.hostcost, which runs on clsact).
+Division of labor: topologies.presets records the gap in the machine (spec.machine.tx_gap_us);
+this module works out each NIC's shaped rate and gap (nic_gaps, which netlab.topo hands each
+node) and the tc argv the node applies to each NIC's root qdisc, after its CPU budget
+(netlab.hostcost, on clsact).
 
-Why. Linux 1.3.89's tulip.c (v0.10, the DEC 21140 driver the demonstration system most probably
-ran; era-machines.md M6) sets tx_full on every frame it hands the card, so a NIC holds one frame
-until the Tx-done interrupt and the driver's bottom half give it the next: back-to-back frames
-leave T apart, a sender gets frame / (frame + T) of its wire (a full frame at 100 Mbit/s takes
-123 us). The gap is the card's and its interrupt's, not the wire's: other stations' frames fill
-it on a shared segment, so the shaper sits on the NIC, never on the wire. T was never measured
-(era-machines.md estimates 40-70 us), so no profile sets it: 0 (the default) leaves the NIC
-unshaped, and claims/sensitivity.json runs 40 and 70 beside the profile, reported, never picked.
+Why. Linux 1.3.89's tulip.c v0.10+0.68 (the DEC 21140 driver the demonstration system most
+probably ran; era-machines.md M6) sets tx_full on every frame it hands the card, so a NIC holds
+one frame until the Tx-done interrupt and the driver's bottom half give it the next: back-to-back
+frames leave T apart, a sender gets frame / (frame + T) of its wire (a full frame at 100 Mbit/s
+takes 123 us). The gap is the card's and its interrupt's, not the wire's: other stations' frames
+fill it on a shared segment, so the shaper sits on the NIC, never on the wire. T was never
+measured (era-machines.md estimates 40-70 us), so no profile sets it: 0 (the default) leaves the
+NIC unshaped, and claims/sensitivity.json runs 40 and 70 beside the profile, reported, never
+picked.
 
 How. An HTB root at the wire's rate, charging on-wire bytes (the wire's size table: preamble,
 FCS, inter-frame gap), whose class adds the gap to every frame as bytes at that rate
-(T x rate / 8, HTB's per-class `overhead`): a frame occupies the NIC for its wire time plus T, and a lone frame after idle time leaves at once
-(HTB charges after sending; a Tx-done wait happens only behind a frame in flight).
+(T x rate / 8, HTB's per-class `overhead`): back to back, a card releases a frame every wire
+time plus T. Its bucket holds nothing (HTB sends while its tokens are not negative and charges
+after sending), so a lone frame after idle time leaves at once and the next waits its frame and
+gap; a bucket of one frame, as the wires have, would let a second frame leave after idle time
+without its gap (or a few small ones). What it does not do: the card's clock runs from its own releases, not from
+when a frame has left the wire, so a frame that waits for a busy shared segment (other
+stations, the collision model) waits in part during its predecessor's gap: under load the gap
+costs a card less than frame + wait + T. The NIC's FIFO (queue_packets) comes in front of the
+wire's own per-station queue, so a station may hold twice as many frames as without a gap.
 """
 from __future__ import annotations
 
-from netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, rate_arg, stab_args
+from netlab.shaping import MAX_FRAME_ON_WIRE, rate_arg, stab_args
+from topologies.spec import NetworkSpec, Node
+
+GAP_BURST_BYTES = 1     # HTB's smallest bucket (tc shows 0b): nothing banked while idle
+
 
 def gap_bytes(gap_us: float, real_rate_mbit: float) -> int:
     """The gap as bytes at the wire's real (unscaled) rate: on a time-scaled network the shaper
@@ -28,10 +41,20 @@ def gap_bytes(gap_us: float, real_rate_mbit: float) -> int:
     return round(gap_us * real_rate_mbit / 8)
 
 
+def nic_gaps(spec: NetworkSpec, node: Node) -> list[tuple[float, int]]:
+    """(shaped rate, gap bytes) per NIC of the node, in NIC order, when the machine's cards leave
+    a gap; [] otherwise. The rate is the wire's as shaped (time-scaled: / D), the bytes are the
+    gap at the real rate (so the gap lasts D x T, as every other time on such a network)."""
+    gap, d = spec.machine.tx_gap_us, spec.machine.time_scale
+    if not gap:
+        return []
+    return [(spec.wire(w).rate_mbit, gap_bytes(gap, spec.wire(w).rate_mbit * d)) for w in node.wires]
+
+
 def tx_gap_cmds(dev: str, rate_mbit: float, extra_bytes: int, queue_packets: int) -> list[list[str]]:
     """tc argv for one NIC (see module doc): rate_mbit is the wire's shaped rate, extra_bytes
     the gap (gap_bytes)."""
-    burst = str(burst_bytes(rate_mbit) + extra_bytes)
+    burst = str(GAP_BURST_BYTES)            # no bucket: see the module doc
     r2q = str(max(1, int(rate_mbit * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
     return [
         ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),

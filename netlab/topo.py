@@ -12,8 +12,8 @@ from mininet.topo import Topo
 
 from core.command import CommandLog
 from netlab.manifest import device_group
+from netlab.nic import nic_gaps
 from netlab.node import BeowulfHost
-from netlab.nic import gap_bytes
 from netlab.wire import JoinBridge, JoinOVS, SharedWire
 from topologies.presets import PRESETS, build_spec
 from topologies.spec import DEFAULT_NODES, DEFAULT_RATE_MBIT, SUBNET, NetworkSpec
@@ -61,21 +61,12 @@ class SpecTopo(Topo):
                          bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms,
                          host_cost=node.host_cost, cpu_netem=cpu_netem,
                          rto_min_ms=node.rto_min_ms, tcp=node.tcp, log=log,
-                         tx_gaps=self.tx_gaps(node))
+                         tx_gaps=nic_gaps(spec, node))
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:
             for wire in sw.wires:
                 self.addLink(switch_node(prefix, sw.name), wire_node(prefix, wire))
-
-
-    def tx_gaps(self, node) -> list[tuple[float, int]]:
-        """(shaped rate, gap bytes) per NIC when the machine's cards leave a gap (netlab.nic)."""
-        gap, d = self.spec.machine.tx_gap_us, self.spec.machine.time_scale
-        if not gap:
-            return []
-        return [(self.spec.wire(w).rate_mbit, gap_bytes(gap, self.spec.wire(w).rate_mbit * d))
-                for w in node.wires]
 
 
 def preset_topo(name: str):

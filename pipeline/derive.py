@@ -17,12 +17,14 @@ from __future__ import annotations
 from pipeline.sweep import Sweep, network_fields
 from topologies.timescale import time_scale_of
 
-NETWORK_KEYS = ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention", "time_scale")
+NETWORK_KEYS = ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention", "time_scale",
+                "tx_gap_us")
 
 
 def _network(spec) -> dict:
     net = network_fields(spec)
-    return {**net, "rate_mbit": float(net["rate_mbit"]), "time_scale": time_scale_of(spec)}
+    return {**net, "rate_mbit": float(net["rate_mbit"]), "time_scale": time_scale_of(spec),
+            "tx_gap_us": float(net.get("tx_gap_us") or 0)}
 
 
 def _key(network: dict, point: dict, axes: list[str]) -> tuple:
@@ -60,6 +62,7 @@ def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, 
             net = {k: p.get(k) for k in NETWORK_KEYS}
             net["rate_mbit"] = float(net["rate_mbit"]) if net["rate_mbit"] is not None else None
             net["time_scale"] = float(p.get("time_scale") or 1)
+            net["tx_gap_us"] = float(p.get("tx_gap_us") or 0)    # absent: no gap
             found.setdefault(_key(net, p, axes), (name, p))
     return found
 

@@ -27,9 +27,10 @@ the time base of the figure the workload reports:
   5 % of the point: a collision drop the 1995 prototype's TCP, without fast
   retransmit, waits out), the transport held the data back (as the
   host's bbr did under ping-pong traffic): the point is suspect, with the
-  TCP's counters as the reason; with a card's gap between frames
-  (tx_gap_us) each wire's busy share counts against what one card can use
-  (card_share), so the gap the model adds is not taken for a stall;
+  TCP's counters as the reason. With a card's gap between frames
+  (tx_gap_us) each wire's busy share here and in the two gates below counts
+  against what one card can use (card_share), so the gap the model adds is
+  taken neither for a stall nor for the emulator holding a flow back;
 - no saturated emulator for any flow: with a core or an emulator thread near
   saturation, every backlogged flow's path was at least 90 % busy (one full
   wire elsewhere, which spares the point the monitor's verdict, explains
@@ -143,6 +144,7 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     if max((point.get("cpu_busy") or {}).values(), default=0.0) >= CPU_BUDGET_BUSY:
         return None      # the modelled CPU may be the limit
     reach = card_share(point)
+    of = "its rate" if reach == 1 else f"what one card could send on it ({reach:.0%} of its rate)"
     paths = []
     for f in flows:
         segs = [seg for seg in f["path"] if all(w in util for w in seg)]
@@ -157,7 +159,7 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
         path, busiest = min(paths, key=lambda p: p[1], default=("", 1.0))
         if busiest < HELD_BACK_UTILISATION:   # a full wire elsewhere explains nothing for this flow
             return (f"saturated emulator: a CPU core or emulator thread was {busy:.0%} busy while the busiest "
-                    f"wire of the path {path} carried only {busiest:.0%} of its rate, though every flow had "
+                    f"wire of the path {path} carried only {busiest:.0%} of {of}, though every flow had "
                     "data queued: the emulator, not the model, held it back")
         return None
     tcp = point.get("tcp") or {}
@@ -178,11 +180,11 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     for path, busiest in paths:
         if host and busiest < HELD_BACK_UTILISATION:
             return (f"crowded host: every flow had data queued, yet the busiest wire of the path {path} "
-                    f"carried only {busiest:.0%} of its rate while {host}: the kernel delivered frames "
+                    f"carried only {busiest:.0%} of {of} while {host}: the kernel delivered frames "
                     f"late, so the emulator, not the model, held the flow back ({said})")
         if busiest < STALLED_UTILISATION:
             return (f"stalled transport: every flow had data queued, yet the busiest wire of the path "
-                    f"{path} carried only {busiest:.0%} of its rate while "
+                    f"{path} carried only {busiest:.0%} of {of} while "
                     f"no core, emulator thread or node budget was busy ({said})")
     return None
 

@@ -452,7 +452,7 @@ def write_atomic(doc: dict, path: Path, new_point: dict | None = None) -> None:
 
 
 COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
-              "time_scale", "placement", "repeat")
+              "time_scale", "tx_gap_us", "placement", "repeat")
 
 
 def csv_columns(workload: str) -> list[str]:
@@ -467,7 +467,7 @@ def write_csv(doc: dict, path: Path) -> None:
             w.writeheader()
             for p in doc["points"]:
                 disk = p.get("disk")
-                w.writerow({"time_scale": 1, **p, "suspect": p["fidelity"].get("suspect") or "",
+                w.writerow({"time_scale": 1, "tx_gap_us": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
                             "disk": disk.get("profile") if isinstance(disk, dict) else disk})
         os.replace(tmp, path)
     except OSError as e:

@@ -20,8 +20,7 @@ from pipeline.derive import shared_calibrations, take_networks
 from pipeline.gates import evaluate
 from pipeline.monitor import Monitor
 from pipeline.results import write_atomic, write_csv
-from pipeline.sweep import Sweep, network_fields
-from topologies.hardware import NONE, hardware_of
+from pipeline.sweep import Sweep, network_fields, network_key
 from topologies.timescale import time_scale_of
 
 
@@ -46,19 +45,6 @@ class Progress:
         else:
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
-
-
-def network_key(spec) -> str:
-    """The network's key in environment.topologies: topology@rate, xK for K bonded channels,
-    +profile on a hardware profile, +contention with the contention model, +txgap<T>us with the
-    cards' gap between frames, /D<d> time-scaled."""
-    key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
-    key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
-    if hardware_of(spec) != NONE:
-        key += f"+{hardware_of(spec)}"
-    key += "+contention" if spec.machine.contention else ""
-    key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us else ""
-    return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:

@@ -23,7 +23,7 @@ from pipeline.plot import plot
 from pipeline.table import table
 from pipeline.derive import shared_points, take_networks
 from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
-from pipeline.sweep import Sweep
+from pipeline.sweep import Sweep, network_key
 
 
 def require_root(command: str) -> None:
@@ -71,7 +71,7 @@ class Session:
         """Create sweep's results document at out, run every point into it, return it.
         same_points_as: documents of this session whose points with the same configuration
         are taken instead of measured again (pipeline.derive)."""
-        from pipeline.runner import network_key, run_sweep   # imports Mininet: the run is certain now
+        from pipeline.runner import run_sweep   # imports Mininet: the run is certain now
         doc = new_document(sweep.workload, sweep.parameters(), paper, name)
         doc["total_points"] = sweep.total_points()
         if sweep.shard:

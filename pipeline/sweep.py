@@ -18,9 +18,9 @@ from core.errors import BadInput
 from core.values import Axis
 from topologies.hardware import ERA, NONE, hardware_of, profile_names
 from topologies.presets import PRESETS, build_spec, check_topology
-from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
+from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE, time_scale_of
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             MAX_DELAY_MS, MAX_NODES, MAX_TX_GAP_US, MAX_RATE_MBIT, MIN_RATE_MBIT,
+                             MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US, MIN_RATE_MBIT,
                              NetworkSpec)
 from workloads import WORKLOADS
 from workloads.base import Workload
@@ -88,6 +88,19 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
             **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {})}
 
 
+def network_key(spec) -> str:
+    """The network's key in environment.topologies: topology@rate, xK for K bonded channels,
+    +profile on a hardware profile, +contention with the contention model, +txgap<T>us with the
+    cards' gap between frames, /D<d> time-scaled."""
+    key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
+    key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
+    if hardware_of(spec) != NONE:
+        key += f"+{hardware_of(spec)}"
+    key += "+contention" if spec.machine.contention else ""
+    key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us else ""
+    return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
+
+
 @dataclass
 class Sweep:
     workload: str
@@ -127,8 +140,8 @@ class Sweep:
         return {a.name: self.values[a.name] for a in self.spec_workload.axes if not a.many}
 
     def parameters(self) -> dict[str, Any]:
-        """The sweep as recorded in a results document (impairments only when set)."""
-        return {k: v for k, v in self.values.items() if not (k in IMPAIRMENT_AXES and not v)}
+        """The sweep as recorded in a results document (impairments and a card gap only when set)."""
+        return {k: v for k, v in self.values.items() if not (k in (*IMPAIRMENT_AXES, "tx_gap_us") and not v)}
 
     def networks(self):
         """(topology, rate, channels, hardware, contention, time scale) combinations;

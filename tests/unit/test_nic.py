@@ -1,9 +1,8 @@
 """The network card's gap between frames (--tx-gap-us): its arithmetic, its tc argv, its record."""
 import pytest
 
-from netlab.nic import gap_bytes, tx_gap_cmds
-from pipeline.runner import network_key
-from pipeline.sweep import Sweep, network_fields
+from netlab.nic import gap_bytes, nic_gaps, tx_gap_cmds
+from pipeline.sweep import Sweep, network_fields, network_key
 from topologies.presets import build_spec
 from topologies.spec import SpecError
 
@@ -25,9 +24,25 @@ def test_the_nic_shaper_runs_at_the_wire_rate_and_adds_the_gap_per_frame():
     assert "pfifo limit 100" in leaf
 
 
-def test_a_full_frame_and_its_gap_take_frame_plus_gap_time():
-    # what the shaper charges a 1514-byte frame: (1514 + 24 + 875) bytes at 12.5 bytes/us
-    assert abs((1514 + 24 + gap_bytes(70, 100)) / 12.5 - (123.04 + 70)) < 0.1
+def test_the_bucket_never_banks_a_gap():
+    """After idle time one frame may leave at once, never a second without its gap: HTB sends
+    while its bucket is not negative, so the bucket must hold less than a frame and its gap."""
+    for rate, gap_us in ((10, 40), (10, 615), (100, 40), (100, 70)):
+        extra = gap_bytes(gap_us, rate)
+        cls = tx_gap_cmds("b0-eth0", rate, extra, 100)[1]
+        burst = int(cls[cls.index("burst") + 1])
+        assert burst < 84 + extra, (rate, gap_us, burst)   # not even a minimum frame's worth
+        assert int(cls[cls.index("cburst") + 1]) == burst
+
+
+def test_each_nic_gets_its_wires_shaped_rate_and_the_gap_at_the_real_rate():
+    bonded = build_spec("bonded-dual-net", nodes=4, rate_mbit=100, channels=2, tx_gap_us=70)
+    node = bonded.nodes[0]
+    assert nic_gaps(bonded, node) == [(100, 875), (100, 875)]       # one shaper per card
+    slow = build_spec("bonded-dual-net", nodes=4, rate_mbit=100, channels=2, tx_gap_us=70, time_scale=4)
+    # D = 4: shaped at 25 Mbit/s with the same 875 bytes, so the gap lasts 280 us of scaled time
+    assert nic_gaps(slow, slow.nodes[0]) == [(25, 875), (25, 875)]
+    assert nic_gaps(build_spec("single-net", nodes=4, rate_mbit=100), node) == []
 
 
 def test_the_machine_records_the_gap_and_time_scaling_keeps_its_bytes():
@@ -37,9 +52,7 @@ def test_the_machine_records_the_gap_and_time_scaling_keeps_its_bytes():
     assert network_key(spec).endswith("+txgap70us")
     assert network_fields(spec)["tx_gap_us"] == 70
     slow = build_spec("single-net", nodes=4, rate_mbit=100, tx_gap_us=70, time_scale=4)
-    # the machine keeps real time; netlab.topo shapes at 25 Mbit/s with the same 875 bytes (280 us)
-    assert slow.machine.tx_gap_us == 70 and slow.wires[0].rate_mbit == 25
-    assert gap_bytes(slow.machine.tx_gap_us, slow.wires[0].rate_mbit * slow.machine.time_scale) == 875
+    assert slow.machine.tx_gap_us == 70 and slow.wires[0].rate_mbit == 25   # the machine keeps real time
 
 
 def test_no_gap_is_recorded_nowhere():
@@ -65,3 +78,5 @@ def test_the_sweep_takes_the_gap_as_one_setting():
     [spec] = list(sweep.specs())
     assert spec.machine.tx_gap_us == 40
     assert sweep.parameters()["tx_gap_us"] == 40
+    # absent when 0, as the points record it: documents without a gap are unchanged
+    assert "tx_gap_us" not in Sweep.make("token", {"topology": ["single-net"]}).parameters()
