@@ -24,17 +24,16 @@ and at least half its gap, and a timer that fires late by up to half a gap is ma
 (one iperf3 flow, today's host, 6 s): T = 70 us at 100 Mbit/s carried 59.98 Mbit/s against
 60.01 predicted with half a gap, 55.9 with no bucket (the kernel's timers about 14 us late a
 frame); a bucket of one frame, as the wires have, carries 60.00 but lets a second frame leave
-after idle time without its gap. What it does not do: the card's clock runs from its own releases, not from
-when a frame has left the wire, so a frame that waits for a busy shared segment (other
-stations, the collision model) waits in part during its predecessor's gap: under load the gap
-costs a card less than frame + wait + T. The NIC's FIFO (queue_packets) comes in front of the
+after idle time without its gap. What it does not do: the card's clock runs from its own
+releases, not from when a frame has left the wire, so a frame that waits for a busy shared
+segment (other stations, the collision model) waits in part during its predecessor's gap: under
+load the gap costs a card less than frame + wait + T. The NIC's FIFO (queue_packets) comes in front of the
 wire's own per-station queue, so a station may hold twice as many frames as without a gap.
 """
 from __future__ import annotations
 
-from netlab.shaping import MAX_FRAME_ON_WIRE, rate_arg, stab_args
+from netlab.shaping import htb_root_cmds
 from topologies.spec import NetworkSpec, Node
-
 
 
 def gap_bytes(gap_us: float, real_rate_mbit: float) -> int:
@@ -56,14 +55,8 @@ def nic_gaps(spec: NetworkSpec, node: Node) -> list[tuple[float, int]]:
 def tx_gap_cmds(dev: str, rate_mbit: float, extra_bytes: int, queue_packets: int) -> list[list[str]]:
     """tc argv for one NIC (see module doc): rate_mbit is the wire's shaped rate, extra_bytes
     the gap (gap_bytes)."""
-    burst = str(max(1, extra_bytes // 2))   # half a gap: see the module doc
-    r2q = str(max(1, int(rate_mbit * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
-    return [
-        ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
-         "htb", "default", "1", "r2q", r2q],
-        ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-         "rate", rate_arg(rate_mbit), "ceil", rate_arg(rate_mbit), "burst", burst, "cburst", burst,
-         "overhead", str(extra_bytes)],
+    # a bucket of half a gap: see the module doc
+    return htb_root_cmds(dev, rate_mbit, "1", burst=max(1, extra_bytes // 2), overhead=extra_bytes) + [
         ["tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo",
          "limit", str(queue_packets)],
     ]

@@ -93,16 +93,19 @@ def leaf_qdisc(queue_packets: int, imp: Impairment | None = None) -> list[str]:
     return ["pfifo", "limit", str(queue_packets)]
 
 
-def htb_root_cmds(dev: str, rate_mbit: float, default: str) -> list[list[str]]:
-    """Root HTB charging on-wire bytes, with class 1:1 capped at `rate_mbit`."""
-    burst = str(burst_bytes(rate_mbit))
+def htb_root_cmds(dev: str, rate_mbit: float, default: str, burst: int | None = None,
+                  overhead: int = 0) -> list[list[str]]:
+    """Root HTB charging on-wire bytes, with class 1:1 capped at `rate_mbit`; `burst` (default about
+    one frame) and `overhead` (bytes the class adds to every frame: a card's gap, netlab.nic)."""
+    burst = str(burst_bytes(rate_mbit) if burst is None else burst)
     # r2q keeps HTB's quantum near one frame at any rate (silences its warnings).
     r2q = str(max(1, int(rate_mbit * 1e6 / 8 / MAX_FRAME_ON_WIRE)))
     return [
         ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", *stab_args(),
          "htb", "default", default, "r2q", r2q],
         ["tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-         "rate", rate_arg(rate_mbit), "ceil", rate_arg(rate_mbit), "burst", burst, "cburst", burst],
+         "rate", rate_arg(rate_mbit), "ceil", rate_arg(rate_mbit), "burst", burst, "cburst", burst,
+         *(["overhead", str(overhead)] if overhead else [])],
     ]
 
 

@@ -175,11 +175,11 @@ class Testbed:
         """What ran, for the results record: implementations, and the exact
         argv applied to every wire and node (with exit status)."""
         hardware = hardware_of(self.spec)
+        cost_impl = self.impls.get("host_cost")
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
-                "hardware": hardware, "host_cost_impl": self.impls.get("host_cost"),
+                "hardware": hardware, "host_cost_impl": cost_impl,
                 # a lone packet after idle time delayed by the per-packet cost: only with netem
-                "latency_modelled": None if self.impls.get("host_cost") is None
-                else self.impls.get("host_cost") == "ifb-htb+netem-latency",
+                "latency_modelled": None if cost_impl is None else cost_impl == "ifb-htb+netem-latency",
                 "hardware_profile": load_profile(hardware).record(),
                 "collisions_modelled": self.contention is not None,
                 "tx_gap_us": self.spec.machine.tx_gap_us,
@@ -187,7 +187,7 @@ class Testbed:
                 "build_s": round(self.build_s, 3),
                 "tcp": self.tcp, "tcp_host_default": self.caps.tcp_host_default,
                 "netem": "kernel sch_netem" if needs_netem(self.spec)
-                or self.impls.get("host_cost") == "ifb-htb+netem-latency" else None,
+                or cost_impl == "ifb-htb+netem-latency" else None,
                 "require_kernel": self.opts.require_kernel,
                 "applied_commands": self.log.as_record(),
                 "capabilities": self.caps.as_record()}

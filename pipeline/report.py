@@ -213,12 +213,11 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
                 ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"
                                   for t in nets}))))
     out.append(("CSMA/CD contention model", _distinct("on" if t.get("contention") else "off" for t in nets)))
-    lone = {t.get("latency_modelled") for t in nets} - {None}
+    lone = [t["latency_modelled"] for t in nets if t.get("latency_modelled") is not None]
     if lone:
         out.append(("a lone packet's latency on the profiles",
-                    _distinct("delayed by the per-packet cost (netem)" if t.get("latency_modelled")
-                              else "not delayed (no netem: throughput cost only)"
-                              for t in nets if t.get("latency_modelled") is not None)))
+                    _distinct("delayed by the per-packet cost (netem)" if v
+                              else "not delayed (no netem: throughput cost only)" for v in lone)))
     gaps = {t.get("tx_gap_us") or 0 for t in nets}
     if gaps - {0}:
         out.append(("network cards' gap between frames", _distinct(f"{g:g} us" if g else "none" for g in gaps)))

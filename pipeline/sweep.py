@@ -67,6 +67,7 @@ NETWORK_AXES = (
          aliases=("--relay-delay",)),
 )
 IMPAIRMENT_AXES = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
+UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us")   # in a document's parameters only when set
 
 
 def axes_for(workload: str) -> tuple[Axis, ...]:
@@ -141,7 +142,7 @@ class Sweep:
 
     def parameters(self) -> dict[str, Any]:
         """The sweep as recorded in a results document (impairments and a card gap only when set)."""
-        return {k: v for k, v in self.values.items() if not (k in (*IMPAIRMENT_AXES, "tx_gap_us") and not v)}
+        return {k: v for k, v in self.values.items() if not (k in UNSET_NOT_RECORDED and not v)}
 
     def networks(self):
         """(topology, rate, channels, hardware, contention, time scale) combinations;

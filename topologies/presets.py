@@ -102,9 +102,6 @@ def build_spec(name: str, **options) -> NetworkSpec:
         wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
                           impair.get("loss_pct", 0.0))
         spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
-    tx_gap_us = check_tx_gap(tx_gap_us, spec.params["rate_mbit"])
-    if tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
-        raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     return scale(machine(spec, hardware, contention, tx_gap_us), time_scale)
 
 
@@ -119,12 +116,15 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     sets one, its length was never measured), resolved here once."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     tx_gap_us = check_tx_gap(tx_gap_us, spec.params["rate_mbit"])
+    if tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
+        raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     return dataclasses.replace(
         spec, machine=dataclasses.replace(spec.machine, hardware=profile.name, contention=contention,
                                           contention_default=profile.collides, tx_gap_us=tx_gap_us),
-        notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it "
-                                "sends (one frame in flight until its Tx-done interrupt)"] if tx_gap_us else [])),
+        notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
+                                "(one frame in flight until its Tx-done interrupt)"]
+                              if tx_gap_us else [])),
         wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex)
                     for w in spec.wires),
         nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost, tcp=profile.tcp) for n in spec.nodes))
