@@ -1,0 +1,499 @@
+//! beowulf-medium: the I/O shell around the medium model (model.rs), one process per network.
+//!
+//! One AF_PACKET socket per port (the root-namespace end of a veth whose other end is a node's
+//! card or a switch's port), one absolute CLOCK_MONOTONIC timerfd, one signalfd, one epoll loop
+//! (wmediumd's shape). A frame's arrival time is the kernel's receive timestamp, so it does not
+//! depend on when the engine wakes; the model computes every departure in virtual time, and the
+//! shell releases each frame as close to its due time as it can, recording how late (the lag).
+//! Throughput is exact whatever the lag; a late release only delays that frame, and the lag
+//! distribution goes to the statistics so a gate can refuse a point the engine could not keep.
+//!
+//! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--spin-us N]
+//! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
+//! SIGINT and SIGHUP write them and exit.
+use medium::config;
+use medium::model::{DropWhy, Model, Ns, Output};
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::io::Write;
+use std::mem;
+use std::process::exit;
+
+const LAG_BUCKETS: usize = 2001; // 1 us each; the last holds every lag of 2 ms or more
+const MAX_FRAME: usize = 65536;
+
+fn die(msg: &str) -> ! {
+    eprintln!("beowulf-medium: {}", msg);
+    exit(2)
+}
+
+fn errno() -> std::io::Error {
+    std::io::Error::last_os_error()
+}
+
+fn clock(id: libc::clockid_t) -> Ns {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn mono() -> Ns {
+    clock(libc::CLOCK_MONOTONIC)
+}
+
+/// CLOCK_MONOTONIC minus CLOCK_REALTIME (signed, ns): kernel timestamps are realtime.
+fn mono_minus_real() -> i128 {
+    let r1 = clock(libc::CLOCK_REALTIME) as i128;
+    let m = clock(libc::CLOCK_MONOTONIC) as i128;
+    let r2 = clock(libc::CLOCK_REALTIME) as i128;
+    m - (r1 + r2) / 2
+}
+
+fn setsockopt_int(fd: i32, level: i32, name: i32, value: i32) -> bool {
+    unsafe {
+        libc::setsockopt(fd, level, name, &value as *const i32 as *const libc::c_void, mem::size_of::<i32>() as u32) == 0
+    }
+}
+
+struct Port {
+    name: String,
+    fd: i32,
+    segment: usize,
+    send_errors: u64,
+    oversize: u64,
+}
+
+fn open_port(name: &str, segment: usize) -> Port {
+    let cname = CString::new(name).unwrap();
+    let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
+    if ifindex == 0 {
+        die(&format!("port {}: no such interface", name));
+    }
+    // protocol 0: the socket receives nothing until it is bound to its interface
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        die(&format!("port {}: AF_PACKET socket: {}", name, errno()));
+    }
+    // PACKET_IGNORE_OUTGOING (23): not our own sends; PACKET_QDISC_BYPASS (20): straight to the veth
+    if !setsockopt_int(fd, libc::SOL_PACKET, 23, 1) {
+        die(&format!("port {}: PACKET_IGNORE_OUTGOING: {} (Linux 4.20 or later needed)", name, errno()));
+    }
+    setsockopt_int(fd, libc::SOL_PACKET, 20, 1);
+    if !setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1) {
+        die(&format!("port {}: SO_TIMESTAMPNS: {}", name, errno()));
+    }
+    setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, 4 << 20);
+    setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, 4 << 20);
+    let mut sll: libc::sockaddr_ll = unsafe { mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as u16;
+    sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+    sll.sll_ifindex = ifindex as i32;
+    let rc = unsafe {
+        libc::bind(fd, &sll as *const libc::sockaddr_ll as *const libc::sockaddr, mem::size_of::<libc::sockaddr_ll>() as u32)
+    };
+    if rc != 0 {
+        die(&format!("port {}: bind: {}", name, errno()));
+    }
+    Port { name: name.to_string(), fd, segment, send_errors: 0, oversize: 0 }
+}
+
+/// One received frame: its bytes and its kernel timestamp (realtime ns), or None when drained.
+fn recv_frame(fd: i32, buf: &mut [u8]) -> Option<(usize, Option<Ns>, bool)> {
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+    let mut cbuf = [0u64; 16];
+    let mut msg: libc::msghdr = unsafe { mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = mem::size_of_val(&cbuf) as _;
+    let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_TRUNC) };
+    if n < 0 {
+        return None;
+    }
+    let mut ts = None;
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let t = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                ts = Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Some((n as usize, ts, n as usize > buf.len()))
+}
+
+struct Lag {
+    hist: Vec<u64>,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl Lag {
+    fn record(&mut self, lag: Ns) {
+        let b = ((lag / 1000) as usize).min(LAG_BUCKETS - 1);
+        self.hist[b] += 1;
+        self.sum_ns += lag as u128;
+        self.max_ns = self.max_ns.max(lag);
+    }
+}
+
+struct Slab {
+    frames: Vec<Option<(Vec<u8>, u32)>>,
+    free: Vec<usize>,
+}
+
+impl Slab {
+    fn put(&mut self, bytes: Vec<u8>, refs: u32) -> u64 {
+        match self.free.pop() {
+            Some(i) => {
+                self.frames[i] = Some((bytes, refs));
+                i as u64
+            }
+            None => {
+                self.frames.push(Some((bytes, refs)));
+                (self.frames.len() - 1) as u64
+            }
+        }
+    }
+    fn get(&self, h: u64) -> &[u8] {
+        &self.frames[h as usize].as_ref().expect("a live frame").0
+    }
+    fn release(&mut self, h: u64) {
+        let slot = &mut self.frames[h as usize];
+        let done = match slot {
+            Some((_, refs)) => {
+                *refs -= 1;
+                *refs == 0
+            }
+            None => false,
+        };
+        if done {
+            *slot = None;
+            self.free.push(h as usize);
+        }
+    }
+    fn drop_all(&mut self, h: u64) {
+        if self.frames[h as usize].take().is_some() {
+            self.free.push(h as usize);
+        }
+    }
+}
+
+struct Engine {
+    model: Model,
+    ports: Vec<Port>,
+    segments: Vec<String>,
+    macs: Vec<HashMap<[u8; 6], usize>>,
+    slab: Slab,
+    lag: Lag,
+    seq: u64,
+    wakeups: u64,
+    frames_no_timestamp: u64,
+    sched: String,
+    started: Ns,
+    stats_path: String,
+}
+
+impl Engine {
+    /// Where a frame entering at `port` goes: the port that last sent from its destination MAC,
+    /// if known on this segment, else every other port (a hub repeats to all; learning only
+    /// spares the hosts frames their cards would have ignored).
+    fn destinations(&mut self, port: usize, frame: &[u8]) -> Vec<u16> {
+        let seg = self.ports[port].segment;
+        let mut src = [0u8; 6];
+        src.copy_from_slice(&frame[6..12]);
+        if src[0] & 1 == 0 {
+            self.macs[seg].insert(src, port);
+        }
+        let mut dst = [0u8; 6];
+        dst.copy_from_slice(&frame[0..6]);
+        if dst[0] & 1 == 0 {
+            if let Some(&p) = self.macs[seg].get(&dst) {
+                return if p == port { Vec::new() } else { vec![p as u16] };
+            }
+        }
+        self.model.segment_ports(seg).iter().filter(|&&p| p != port).map(|&p| p as u16).collect()
+    }
+
+    fn release(&mut self, outs: &mut Vec<Output>) {
+        for o in outs.drain(..) {
+            match o {
+                Output::Deliver { handle, port, due } => {
+                    let bytes = self.slab.get(handle);
+                    let now = mono();
+                    let rc = unsafe {
+                        libc::send(self.ports[port].fd, bytes.as_ptr() as *const libc::c_void, bytes.len(), libc::MSG_DONTWAIT)
+                    };
+                    if rc < 0 {
+                        self.ports[port].send_errors += 1;
+                    }
+                    self.lag.record(now.saturating_sub(due));
+                    self.slab.release(handle);
+                }
+                Output::Dropped { handle, why, .. } => {
+                    let _ = why == DropWhy::QueueFull;
+                    self.slab.drop_all(handle);
+                }
+            }
+        }
+    }
+
+    fn stats_json(&self) -> String {
+        let mut s = String::with_capacity(8192);
+        let mut ru: libc::rusage = unsafe { mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        let cpu = ru.ru_utime.tv_sec as f64 + ru.ru_utime.tv_usec as f64 / 1e6 + ru.ru_stime.tv_sec as f64 + ru.ru_stime.tv_usec as f64 / 1e6;
+        let now = mono();
+        s.push_str(&format!(
+            "{{\"engine\": \"beowulf-medium\", \"version\": \"{}\", \"seq\": {}, \"pid\": {}, \"time_ns\": {}, \"uptime_s\": {:.6}, \
+             \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\",\n",
+            env!("CARGO_PKG_VERSION"),
+            self.seq,
+            std::process::id(),
+            now,
+            (now - self.started) as f64 / 1e9,
+            cpu,
+            self.wakeups,
+            self.model.late_arrivals,
+            self.frames_no_timestamp,
+            self.sched
+        ));
+        s.push_str(&format!(
+            " \"lag\": {{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
+            self.lag.hist.iter().sum::<u64>(),
+            self.lag.sum_ns,
+            self.lag.max_ns
+        ));
+        let mut first = true;
+        for (i, &c) in self.lag.hist.iter().enumerate() {
+            if c > 0 {
+                if !first {
+                    s.push_str(", ");
+                }
+                first = false;
+                s.push_str(&format!("[{}, {}]", i, c));
+            }
+        }
+        s.push_str("]},\n \"segments\": {");
+        for (i, name) in self.segments.iter().enumerate() {
+            let st = self.model.segment_stats(i);
+            s.push_str(&format!(
+                "{}\n  \"{}\": {{\"frames\": {}, \"wire_bytes\": {}, \"busy_ns\": {}, \"collision_ns\": {}, \"collisions\": {}}}",
+                if i > 0 { "," } else { "" },
+                name,
+                st.frames,
+                st.wire_bytes,
+                st.busy_ns,
+                st.collision_ns,
+                st.collisions
+            ));
+        }
+        s.push_str("},\n \"ports\": {");
+        for (i, p) in self.ports.iter().enumerate() {
+            let st = self.model.port_stats(i);
+            s.push_str(&format!(
+                "{}\n  \"{}\": {{\"segment\": \"{}\", \"frames_in\": {}, \"bytes_in\": {}, \"frames_sent\": {}, \"bytes_sent\": {}, \
+                 \"frames_delivered\": {}, \"collisions\": {}, \"deferrals\": {}, \"drops_queue\": {}, \"drops_collisions\": {}, \
+                 \"max_queue\": {}, \"send_errors\": {}, \"oversize\": {}}}",
+                if i > 0 { "," } else { "" },
+                p.name,
+                self.segments[p.segment],
+                st.frames_in,
+                st.bytes_in,
+                st.frames_sent,
+                st.bytes_sent,
+                st.frames_delivered,
+                st.collisions,
+                st.deferrals,
+                st.drops_queue,
+                st.drops_collisions,
+                st.max_queue,
+                p.send_errors,
+                p.oversize
+            ));
+        }
+        s.push_str("}}\n");
+        s
+    }
+
+    fn write_stats(&mut self) {
+        self.seq += 1;
+        let tmp = format!("{}.tmp", self.stats_path);
+        let text = self.stats_json();
+        let ok = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .and_then(|_| std::fs::rename(&tmp, &self.stats_path));
+        if let Err(e) = ok {
+            eprintln!("beowulf-medium: cannot write statistics to {}: {}", self.stats_path, e);
+        }
+    }
+}
+
+fn arg_value(args: &[String], flag: &str) -> Option<String> {
+    args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| die(&format!("{} needs a value", flag))))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--spin-us N]\n\
+                  Runs the segments and ports FILE names (see engine/src/config.rs); SIGUSR1 writes statistics.");
+        return;
+    }
+    let config_path = arg_value(&args, "--config").unwrap_or_else(|| die("--config FILE is required"));
+    let stats_path = arg_value(&args, "--stats").unwrap_or_else(|| die("--stats FILE is required"));
+    let fifo: i32 = arg_value(&args, "--fifo").map(|v| v.parse().unwrap_or_else(|_| die("--fifo takes a priority 1..99"))).unwrap_or(0);
+    let spin_ns: Ns = arg_value(&args, "--spin-us").map(|v| v.parse::<u64>().unwrap_or_else(|_| die("--spin-us takes whole us")) * 1000).unwrap_or(0);
+    let text = std::fs::read_to_string(&config_path).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
+    let cfg = config::parse(&text).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
+
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+    let mut sched = "other".to_string();
+    if fifo > 0 {
+        let p = libc::sched_param { sched_priority: fifo.min(99) };
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } == 0 {
+            sched = format!("fifo:{}", fifo.min(99));
+        }
+    }
+
+    let segments: Vec<String> = cfg.segments.iter().map(|(n, _)| n.clone()).collect();
+    let ports: Vec<Port> = cfg.ports.iter().map(|(n, p)| open_port(n, p.segment)).collect();
+    let model = Model::new(
+        cfg.segments.iter().map(|(_, s)| s.clone()).collect(),
+        cfg.ports.iter().map(|(_, p)| p.clone()).collect(),
+        cfg.seed,
+    )
+    .unwrap_or_else(|e| die(&e));
+    let nseg = segments.len();
+    let mut eng = Engine {
+        model,
+        ports,
+        segments,
+        macs: vec![HashMap::new(); nseg],
+        slab: Slab { frames: Vec::new(), free: Vec::new() },
+        lag: Lag { hist: vec![0; LAG_BUCKETS], sum_ns: 0, max_ns: 0 },
+        seq: 0,
+        wakeups: 0,
+        frames_no_timestamp: 0,
+        sched,
+        started: mono(),
+        stats_path,
+    };
+
+    // signals through a signalfd, so they are events of the loop like any other
+    let sfd = unsafe {
+        let mut set: libc::sigset_t = mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGUSR1] {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        libc::signalfd(-1, &set, libc::SFD_NONBLOCK | libc::SFD_CLOEXEC)
+    };
+    let tfd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+    let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    if sfd < 0 || tfd < 0 || ep < 0 {
+        die(&format!("signalfd/timerfd/epoll: {}", errno()));
+    }
+    let n = eng.ports.len() as u64;
+    let add = |fd: i32, data: u64| unsafe {
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: data };
+        libc::epoll_ctl(ep, libc::EPOLL_CTL_ADD, fd, &mut ev);
+    };
+    for (i, p) in eng.ports.iter().enumerate() {
+        add(p.fd, i as u64);
+    }
+    add(tfd, n);
+    add(sfd, n + 1);
+    eng.write_stats(); // seq 1: the engine is up and every port is open
+
+    let mut buf = vec![0u8; MAX_FRAME];
+    let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
+    let mut arrivals: Vec<(Ns, usize, Vec<u8>)> = Vec::new();
+    let mut outs: Vec<Output> = Vec::new();
+    let mut armed: Ns = 0;
+    let mut timeout: i32 = -1;
+    loop {
+        let k = unsafe { libc::epoll_wait(ep, events.as_mut_ptr(), events.len() as i32, timeout) };
+        if k < 0 {
+            if errno().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            die(&format!("epoll_wait: {}", errno()));
+        }
+        eng.wakeups += 1;
+        let offset = mono_minus_real();
+        for e in &events[..k as usize] {
+            let d = e.u64;
+            if d < n {
+                let port = d as usize;
+                while let Some((len, ts, truncated)) = recv_frame(eng.ports[port].fd, &mut buf) {
+                    if truncated || len < 14 {
+                        eng.ports[port].oversize += 1;
+                        continue;
+                    }
+                    let t = match ts {
+                        Some(r) => (r as i128 + offset).max(0) as Ns,
+                        None => {
+                            eng.frames_no_timestamp += 1;
+                            mono()
+                        }
+                    };
+                    arrivals.push((t, port, buf[..len].to_vec()));
+                }
+            } else if d == n {
+                let mut x = [0u8; 8];
+                unsafe { libc::read(tfd, x.as_mut_ptr() as *mut libc::c_void, 8) };
+                armed = 0;
+            } else {
+                let mut si: libc::signalfd_siginfo = unsafe { mem::zeroed() };
+                while unsafe { libc::read(sfd, &mut si as *mut _ as *mut libc::c_void, mem::size_of::<libc::signalfd_siginfo>()) } > 0 {
+                    eng.write_stats();
+                    if si.ssi_signo != libc::SIGUSR1 as u32 {
+                        exit(0);
+                    }
+                }
+            }
+        }
+        let now = mono();
+        arrivals.sort_by_key(|a| a.0);
+        for (t, port, bytes) in arrivals.drain(..) {
+            let dsts = eng.destinations(port, &bytes);
+            if dsts.is_empty() {
+                continue;
+            }
+            let len = bytes.len() as u64;
+            let refs = dsts.len() as u32;
+            let h = eng.slab.put(bytes, refs);
+            eng.model.arrive(t.min(now), port, h, len, dsts);
+        }
+        eng.model.advance(now, &mut outs);
+        eng.release(&mut outs);
+        // what is due next: spin for it if it is that close, else sleep on the timer
+        timeout = -1;
+        if let Some(next) = eng.model.next_deadline() {
+            let now = mono();
+            if next <= now {
+                timeout = 0;
+            } else if next - now <= spin_ns {
+                while mono() < next {
+                    std::hint::spin_loop();
+                }
+                timeout = 0;
+            } else if next != armed {
+                let its = libc::itimerspec {
+                    it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+                    it_value: libc::timespec { tv_sec: (next / 1_000_000_000) as i64, tv_nsec: (next % 1_000_000_000) as i64 },
+                };
+                unsafe { libc::timerfd_settime(tfd, libc::TFD_TIMER_ABSTIME, &its, std::ptr::null_mut()) };
+                armed = next;
+            }
+        }
+    }
+}
