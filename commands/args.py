@@ -89,11 +89,16 @@ def add_build_args(p) -> None:
     p.add_argument("--bonding", choices=("auto", "kernel", "nft"), default="auto",
                    help="channel bonding: kernel balance-rr driver or nftables fallback "
                         "(default auto: kernel if present)")
+    p.add_argument("--wire", choices=("auto", "engine", "tc"), default="auto",
+                   help="shared wires: engine = the frame-timed medium engine (every frame takes its "
+                        "wire time; CSMA/CD per frame); tc = bridge + HTB (bandwidth only: a lone "
+                        "frame pays no wire time) (default auto: the engine where it is built, up to "
+                        "100 Mbit/s, time scale 1, no --delay/--loss; else tc)")
     p.add_argument("-v", "--verbose", action="store_true", help="show Mininet's progress")
 
 
 def build_options(args) -> BuildOptions:
-    return BuildOptions(switch=args.switch, bonding=args.bonding, verbose=args.verbose)
+    return BuildOptions(switch=args.switch, bonding=args.bonding, wire=args.wire, verbose=args.verbose)
 
 
 def spec_from(args):

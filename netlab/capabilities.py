@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from core.command import execute
 from netlab.disk import throttle_impl
+from netlab.medium import engine_available
 
 # name -> (shell probe run inside a fresh netns, what its absence costs)
 KERNEL_PROBES: dict[str, tuple[str, str]] = {
@@ -74,6 +75,7 @@ class Capabilities:
     tcp_host_default: str | None = None          # the host's own congestion control (never used)
     tcp_available: list[str] = field(default_factory=list)   # congestion controls this kernel has
     tcp_allowed: list[str] = field(default_factory=list)     # those a namespace may choose
+    medium_engine: bool = False        # engine/ is built (netlab.medium): frame-timed wires
 
     @property
     def bonding_impl(self) -> str | None:
@@ -145,6 +147,7 @@ def probe() -> Capabilities:
     caps.tcp_host_default = _read_sysctl("tcp_congestion_control")
     caps.tcp_available = (_read_sysctl("tcp_available_congestion_control") or "").split()
     caps.tcp_allowed = (_read_sysctl("tcp_allowed_congestion_control") or "").split()
+    caps.medium_engine = engine_available()
     return caps
 
 
@@ -202,7 +205,10 @@ def doctor_lines(caps: Capabilities) -> list[str]:
     lines += ["", "python modules:"]
     lines += [row(bool(caps.python.get(mod)), mod, "", f"install {pkg}") for mod, pkg in PY_MODULES.items()]
     lines += ["", "implementations this host will use:",
-              "  shared wire : bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table",
+              "  shared wire : " + ("medium engine (frame-timed: each frame takes its wire time, CSMA/CD per "
+                                    "frame; up to 100 Mbit/s at time scale 1), else "
+                                    if caps.medium_engine else "NO medium engine (build it: ./setup.sh): ")
+              + "bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table (--wire tc)",
               f"  bonding     : {caps.bonding_impl or 'NONE (bonded topologies cannot run)'}",
               f"  switches    : {caps.switch_impl}",
               f"  netem       : {'available' if caps.kernel.get('netem') else 'absent (no delay/jitter/loss)'}",

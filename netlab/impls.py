@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from core.errors import BadInput
 from netlab.capabilities import Capabilities
+from netlab.medium import ENGINE_MAX_RATE_MBIT
 from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
@@ -33,6 +34,7 @@ def require_kernel_default() -> bool:
 class BuildOptions:
     switch: str = "auto"    # auto | ovs | ovs-user | lxbr
     bonding: str = "auto"   # auto | kernel | nft
+    wire: str = "auto"      # auto | engine | tc (netlab.medium, netlab.shaping)
     verbose: bool = False
     require_kernel: bool = field(default_factory=require_kernel_default)
 
@@ -102,7 +104,32 @@ def _choose(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[s
             switch = "ovs-kernel" if caps.ovs_kernel_datapath and opts.switch == "ovs" else "ovs-user"
         else:
             switch = caps.switch_impl
-    return {"bonding": bonding, "switch": switch, "host_cost": host_cost}
+    wire = wire_impl(spec, caps, opts)
+    if wire == "engine" and host_cost is not None:
+        host_cost = "ifb-htb+engine-latency"   # the engine delays a lone packet, on every kernel
+    return {"bonding": bonding, "switch": switch, "host_cost": host_cost, "wire": wire}
+
+
+def wire_impl(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> str:
+    """Which shared wire runs: the medium engine (frame-timed) where it is built and the network
+    fits it (rates up to ENGINE_MAX_RATE_MBIT, time scale 1, no netem impairments on wires),
+    else the tc wire; --wire engine refuses to fall back."""
+    if opts.wire == "tc":
+        return "tc"
+    scale = spec.machine.time_scale
+    fast = [w.rate_mbit * scale for w in spec.wires if w.rate_mbit * scale > ENGINE_MAX_RATE_MBIT]
+    impaired = any(w.impairment.active for w in spec.wires)
+    why = ("it is not built (run ./setup.sh)" if not caps.medium_engine
+           else f"this network is time-scaled (D = {scale:g})" if scale != 1
+           else f"a wire runs at {max(fast):g} Mbit/s, above {ENGINE_MAX_RATE_MBIT:g}" if fast
+           else "a wire has --delay/--jitter/--loss, which only the tc wire applies" if impaired
+           else None)
+    if why is None:
+        return "engine"
+    if opts.wire == "engine":
+        raise BuildError(f"--wire engine: the medium engine cannot carry this network: {why}; "
+                         "use --wire tc")
+    return "tc"
 
 
 def check_buildable(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:

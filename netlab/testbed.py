@@ -23,7 +23,8 @@ from core.signals import TerminateAsExit
 from netlab.capabilities import Capabilities, congestion_control_cmds, probe
 from netlab.contention import ContentionControl
 from netlab.impls import BuildError, BuildOptions, check_buildable
-from netlab.manifest import LABEL_ENV, Manifest, claim, release
+from netlab.manifest import LABEL_ENV, STATE_DIR, Manifest, claim, release
+from netlab.medium import Medium, engine_config
 from netlab.node import BeowulfHost
 from netlab.topo import SpecTopo, wire_node
 from netlab.wire import JoinOVS, SharedWire
@@ -70,6 +71,7 @@ class Testbed:
         self._signals = TerminateAsExit()
         self._old_label: str | None = None
         self.contention: ContentionControl | None = None
+        self.medium: Medium | None = None  # the frame-timed medium engine, when impls['wire'] is 'engine'
         self.tcp: dict | None = None      # the nodes' TCP as read back from their namespaces
         self._on_teardown: list = []
 
@@ -95,7 +97,8 @@ class Testbed:
         self._allow_tcp()
         topo = SpecTopo(self.spec, prefix=self.manifest.prefix, bonding_impl=self.impls["bonding"],
                         switch_impl=self.impls["switch"] or "lxbr", log=self.log,
-                        cpu_netem=self.impls["host_cost"] == "ifb-htb+netem-latency")
+                        cpu_netem=self.impls["host_cost"] == "ifb-htb+netem-latency",
+                        engine=self.impls["wire"] == "engine")
         self.net = Mininet(topo=topo, host=BeowulfHost, switch=SharedWire, link=Link,
                            controller=None, build=False, autoSetMacs=False, waitConnected=False)
         self.manifest.ovs_bridges = [n for n in topo.switches() if topo.nodeInfo(n).get("cls") is JoinOVS]
@@ -105,11 +108,25 @@ class Testbed:
         finally:  # record shells even if configuration failed half-way
             self.manifest.record_nodes(self.net.hosts + self.net.switches)
         self.net.start()
+        if self.impls["wire"] == "engine":
+            self._start_medium()
         self.tcp = self._check_tcp()
         contended = {w.name: self.wire(w.name) for w in self.spec.wires if w.contention}
-        if contended:
+        if contended and self.medium is None:   # the engine collides frame by frame itself
             self.contention = ContentionControl(contended, self.manifest.prefix).start()
         self.build_s = time.monotonic() - t0
+
+    def _start_medium(self) -> None:
+        """One engine carries every wire of the network (netlab.medium); the wires read their
+        counters from it."""
+        ports = []
+        for w in self.spec.wires:
+            wire = self.wire(w.name)
+            wire.spec_name = w.name
+            ports += [(intf, w.name, node) for intf, node in wire.engine_ports()]
+        self.medium = Medium(engine_config(self.spec, ports), STATE_DIR, self.manifest.prefix).start()
+        for w in self.spec.wires:
+            self.wire(w.name).medium = self.medium
 
     def _allow_tcp(self) -> None:
         """Let the namespaces choose the profile's congestion control (recorded under 'host')."""
@@ -150,6 +167,8 @@ class Testbed:
         self._on_teardown = []
         if self.contention is not None:
             self.contention.stop()
+        if self.medium is not None:
+            self.medium.stop()
         try:
             if self.net is not None:
                 net, self.net = self.net, None
@@ -178,10 +197,14 @@ class Testbed:
         cost_impl = self.impls.get("host_cost")
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],
                 "hardware": hardware, "host_cost_impl": cost_impl,
-                # a lone packet after idle time delayed by the per-packet cost: only with netem
-                "latency_modelled": None if cost_impl is None else cost_impl == "ifb-htb+netem-latency",
+                # a lone packet after idle time delayed by the per-packet cost: netem or the engine
+                "latency_modelled": None if cost_impl is None else cost_impl in ("ifb-htb+netem-latency",
+                                                                                 "ifb-htb+engine-latency"),
+                "wire_impl": self.impls["wire"],
+                "medium": None if self.medium is None else self.medium.record(),
                 "hardware_profile": load_profile(hardware).record(),
-                "collisions_modelled": self.contention is not None,
+                "collisions_modelled": self.contention is not None
+                or (self.medium is not None and any(w.contention and not w.full_duplex for w in self.spec.wires)),
                 "tx_gap_us": self.spec.machine.tx_gap_us,
                 "contention": self.contention.record() if self.contention else None,
                 "build_s": round(self.build_s, 3),

@@ -36,7 +36,7 @@ class SpecTopo(Topo):
 
     def build(self, spec: NetworkSpec, prefix: str = DEFAULT_PREFIX,
               bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr",
-              log: CommandLog | None = None, cpu_netem: bool = False) -> None:
+              log: CommandLog | None = None, cpu_netem: bool = False, engine: bool = False) -> None:
         self.spec = spec
         self.prefix = prefix
         self.log = log = log or CommandLog()
@@ -46,7 +46,7 @@ class SpecTopo(Topo):
         for i, wire in enumerate(spec.wires):
             self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
                            queue_packets=wire.queue_packets, impairment=wire.impairment,
-                           contention=wire.contention, full_duplex=wire.full_duplex, log=log,
+                           contention=wire.contention, full_duplex=wire.full_duplex, engine=engine, log=log,
                            group=group, dpid=f"{0xbe1000 + i:016x}")
         for i, sw in enumerate(spec.switches):
             params = {"cls": JoinBridge, "group": group}
@@ -61,7 +61,7 @@ class SpecTopo(Topo):
                          bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms,
                          host_cost=node.host_cost, cpu_netem=cpu_netem,
                          rto_min_ms=node.rto_min_ms, tcp=node.tcp, log=log,
-                         tx_gaps=nic_gaps(spec, node))
+                         tx_gaps=[] if engine else nic_gaps(spec, node))   # the engine spaces frames itself
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:

@@ -1,6 +1,11 @@
 """Wires and switches as Mininet Switch subclasses, so Mininet's API and CLI see them.
 
-SharedWire: a Linux bridge in the root namespace. Every frame entering the
+SharedWire, two implementations (impls.wire_impl, recorded as `wire_impl`):
+- "engine" (the default where it is built): no bridge at all. The root-namespace ends of the
+  wire's veths are ports of the network's medium engine (netlab.medium), which times every frame
+  on the segment: its wire time before it arrives, per-frame CSMA/CD, the cards' queues and the
+  hosts' per-packet latency. The wire's counters come from the engine.
+- "tc": a Linux bridge in the root namespace. Every frame entering the
 bridge, from any port (a station, or a switch joining this wire), is first
 redirected through one IFB device whose HTB charges it at the wire's rate with
 Ethernet framing (see netlab.shaping). So all stations and both directions
@@ -116,7 +121,10 @@ class SharedWire(Bridge):
 
     def __init__(self, name: str, rate_mbit: float, queue_packets: int = QUEUE_PACKETS,
                  impairment: Impairment | None = None, contention: bool = False,
-                 full_duplex: bool = False, **params):
+                 full_duplex: bool = False, engine: bool = False, **params):
+        self.engine = engine
+        self.medium = None        # the running netlab.medium.Medium, set by the testbed
+        self.spec_name = ""       # the wire's name in the spec (the engine's segment)
         self.rate_mbit = float(rate_mbit)
         self.contention = contention
         self.full_duplex = full_duplex
@@ -129,10 +137,35 @@ class SharedWire(Bridge):
         return f"{self.name}i"
 
     def create_cmds(self) -> list[list[str]]:
+        if self.engine:
+            return []
         return super().create_cmds() + [["ip", "link", "add", "name", self.ifb, *self.in_group(), "type", "ifb"],
                                         ["ip", "link", "set", self.ifb, "up"]]
 
+    def ipv6_off_cmd(self) -> list[str]:
+        if self.engine:   # no bridge device: only the ports
+            return ["sysctl", "-qw", *[f"net.ipv6.conf.{dev}.disable_ipv6=1" for dev in self.port_names()]]
+        return super().ipv6_off_cmd()
+
+    def join_cmds(self) -> list[list[str]]:
+        if self.engine:   # the engine's ports: up, in the run's device group, on no bridge
+            return [["ip", "link", "set", port, *self.in_group(), "up"] for port in self.port_names()]
+        return super().join_cmds()
+
+    def engine_ports(self) -> list[tuple[str, str | None]]:
+        """(port, node name or None for a switch) for each of the wire's ports."""
+        out = []
+        for intf in self.intfList():
+            link = getattr(intf, "link", None)
+            if link is None or intf.name == "lo":
+                continue
+            peer = link.intf2 if link.intf1 is intf else link.intf1
+            out.append((intf.name, peer.node.name if hasattr(peer.node, "read_file") else None))
+        return out
+
     def shaping_cmds(self) -> list[list[str]]:
+        if self.engine:
+            return []
         cmds = shared_wire_cmds(self.ifb, self.rate_mbit, self.station_macs(), self.queue_packets,
                                 self.impairment, self.full_duplex)
         for port in self.port_names():
@@ -153,24 +186,38 @@ class SharedWire(Bridge):
         return macs
 
     def stop(self, deleteIntfs: bool = True) -> None:
-        run(["ip", "link", "del", self.ifb], check=False)
+        if not self.engine:
+            run(["ip", "link", "del", self.ifb], check=False)
         super().stop(deleteIntfs)
 
     def class_counters(self) -> dict[str, tuple[int, int]]:
-        """Per-station (HTB leaf) counters: classid -> (on-wire bytes, frames).
-        Bytes include framing overhead (the size table applies before HTB counts)."""
+        """Per-station counters: station -> (on-wire bytes, frames) it sent on the wire.
+        Bytes include framing overhead (the tc wire's size table, the engine's 802.3 framing).
+        Stations are HTB classids on the tc wire, port names on the engine."""
+        if self.engine:
+            return {name: (p["wire_bytes_sent"], p["frames_sent"])
+                    for name, p in self.medium.port_counters(self.spec_name).items()}
         stats = class_stats(run(["tc", "-s", "class", "show", "dev", self.ifb], check=False))
         return {c: (v["bytes"], v["packets"]) for c, v in stats.items() if v["leaf"]}
 
     def carried_bytes(self) -> int:
         """On-wire bytes (framing included) the wire has carried, for utilisation."""
+        if self.engine:
+            return self.medium.wire_bytes(self.spec_name)
         return sum(b for b, _ in self.class_counters().values())
 
     def summary(self) -> str:
         """One line for the CLI's `wires` command."""
+        kind = "each way (full-duplex port)" if self.full_duplex else "shared"
+        if self.engine:
+            seg = self.medium.snapshot(max_age_s=0)["segments"][self.spec_name]
+            ports = self.medium.port_counters(self.spec_name).values()
+            return (f"{self.name}: {self.rate_mbit:g} Mbit/s {kind}, {len(self.port_names())} ports, "
+                    f"frame-timed by the medium engine; {seg['frames']} frames, {seg['wire_bytes']} bytes "
+                    f"on the wire, {seg['collisions']} collisions, "
+                    f"{sum(p['drops_queue'] + p['drops_collisions'] for p in ports)} dropped")
         stats = run(["tc", "-s", "qdisc", "show", "dev", self.ifb], check=False)
         sent = next((ln.strip() for ln in stats.splitlines() if ln.strip().startswith("Sent")), "")
-        kind = "each way (full-duplex port)" if self.full_duplex else "shared"
         return f"{self.name}: {self.rate_mbit:g} Mbit/s {kind}, {len(self.port_names())} ports; {sent}"
 
 

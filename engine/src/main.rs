@@ -294,7 +294,7 @@ impl Engine {
         for (i, p) in self.ports.iter().enumerate() {
             let st = self.model.port_stats(i);
             s.push_str(&format!(
-                "{}\n  \"{}\": {{\"segment\": \"{}\", \"frames_in\": {}, \"bytes_in\": {}, \"frames_sent\": {}, \"bytes_sent\": {}, \
+                "{}\n  \"{}\": {{\"segment\": \"{}\", \"frames_in\": {}, \"bytes_in\": {}, \"frames_sent\": {}, \"bytes_sent\": {}, \"wire_bytes_sent\": {}, \
                  \"frames_delivered\": {}, \"collisions\": {}, \"deferrals\": {}, \"drops_queue\": {}, \"drops_collisions\": {}, \
                  \"max_queue\": {}, \"send_errors\": {}, \"oversize\": {}}}",
                 if i > 0 { "," } else { "" },
@@ -304,6 +304,7 @@ impl Engine {
                 st.bytes_in,
                 st.frames_sent,
                 st.bytes_sent,
+                st.wire_bytes_sent,
                 st.frames_delivered,
                 st.collisions,
                 st.deferrals,

@@ -84,6 +84,8 @@ pub struct PortStats {
     pub bytes_in: u64,
     pub frames_sent: u64,
     pub bytes_sent: u64,
+    /// On-wire bytes of the frames sent (padding, FCS, preamble and gap included).
+    pub wire_bytes_sent: u64,
     pub frames_delivered: u64,
     pub collisions: u64,
     pub deferrals: u64,
@@ -538,6 +540,7 @@ impl Model {
             let p = &mut self.ports[port];
             p.stats.frames_sent += 1;
             p.stats.bytes_sent += frame.len;
+            p.stats.wire_bytes_sent += wire_bytes(frame.len);
             p.attempts = 0;
             p.state = St::Idle;
             p.gap_until = t + p.cfg.tx_gap_ns;

@@ -1,0 +1,231 @@
+"""The frame-timed medium: one engine process per network carries every shared wire's frames.
+
+Division of labor: `engine/` (Rust) is the medium itself, a pure virtual-time model of each
+segment (one carrier at a time, 802.3 framing, per-frame CSMA/CD, cards' queues and gaps, the
+hosts' per-packet latency) inside a thin AF_PACKET shell; this module writes its configuration
+from the NetworkSpec (`engine_config`, pure), starts and stops it (`Medium`), takes snapshots
+of its counters, and turns two snapshots into a point's record (`point_record`, pure).
+
+Why an engine and not a qdisc. HTB lets a frame leave when its wire time *starts*, so a lone
+frame pays no wire time at all, and this kernel has no netem to add it: a 1400-byte ping over a
+10 Mbit/s wire came back in 0.15 ms, where two frames' wire time is 2.35 ms. The engine receives
+every frame a station puts on a wire (the kernel's receive timestamp is its arrival time),
+computes when its last bit arrives in virtual time, and releases it then, on every kernel alike.
+
+What a port's numbers are:
+- a node's card: its queue is the wire's `queue_packets`; the sender's per-packet CPU time
+  (the profile's per_packet_us) delays a frame before it queues and the receiver's after it
+  arrives, as netem leaves did on stock kernels (a lone packet pays them; the CPU budget's HTB in
+  the node still sets the throughput and carries the charge channel); the card's gap
+  (--tx-gap-us) spaces its frames from each frame's end on the wire;
+- a switch's port: no latency, no gap; its output queue is the wire's queue.
+Not modelled: a card's own latency (era-machines.md M2: a check band, not a parameter).
+
+The engine's releases are late by the host's timer lateness (the lag), which it records per
+frame; throughput does not drift with it (departures are computed in virtual time), but round
+trips include it, so every point records the lag distribution and a gate fails a point whose
+99th percentile exceeds LAG_P99_BOUND (pipeline.gates).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from core.errors import RuntimeFailure
+from topologies.spec import NetworkSpec
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINE_BIN = REPO / "engine" / "target" / "release" / "beowulf-medium"
+ENGINE_NAME = "beowulf-medium"       # its process name (pipeline.monitor watches its CPU)
+
+# Propagation between two stations of a hub segment: two 100 m runs of Cat 3 UTP (10BASE-T's
+# longest) at 0.585 c (the cable's nominal velocity of propagation): 2 x 100 / (0.585 x 3e8) s.
+# The repeater's own delay is not counted (no era figure for the papers' hubs).
+PROP_NS = 1140
+# The engine runs under SCHED_FIFO at this priority where the kernel allows it: a real-time
+# policy keeps its wake-ups prompt while the nodes keep both cores busy (platform.md: p99 timer
+# lateness 0.47 ms against 32 ms under SCHED_OTHER).
+FIFO_PRIORITY = 10
+# Rates the engine carries by default (real Mbit/s); above, or on a time-scaled network, the tc
+# wire runs (impls.wire_impl).
+ENGINE_MAX_RATE_MBIT = 100.0
+# A point whose releases were later than this at the 99th percentile fails its gate: a tenth of
+# a 1518-byte frame's wire time at 100 Mbit/s (123 us), half a minimum frame's (67.2 us) at 10.
+# (Measured on the 2-core host: see docs/emulation.md, "The medium engine".)
+LAG_P99_BOUND_US = 30.0
+START_TIMEOUT_S = 5.0
+SNAPSHOT_TIMEOUT_S = 2.0
+
+
+def engine_available() -> bool:
+    """The engine is built (setup.sh builds it with cargo)."""
+    return ENGINE_BIN.is_file() and os.access(ENGINE_BIN, os.X_OK)
+
+
+def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], seed: int = 1) -> str:
+    """The engine's configuration (engine/src/config.rs) for `spec`: `ports` lists each
+    root-namespace port as (interface, wire name, node name or None for a switch's port)."""
+    d = spec.machine.time_scale
+    lines = [f"seed {int(seed)}"]
+    for w in spec.wires:
+        lines.append(f"segment {w.name} rate_bps={round(w.rate_mbit * 1e6)} "
+                     f"duplex={'full' if w.full_duplex else 'half'} csma={int(w.contention)} "
+                     f"prop_ns={round(PROP_NS * d)}")
+    for intf, wire, node in ports:
+        w = spec.wire(wire)
+        delay = gap = 0
+        if node is not None:
+            n = spec.node(node)
+            if n.host_cost is not None:
+                delay = round(n.host_cost.per_packet_us * 1e3)
+            gap = round(spec.machine.tx_gap_us * 1e3 * d)
+        lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
+                     f"rx_delay_ns={delay} tx_gap_ns={gap}")
+    return "\n".join(lines) + "\n"
+
+
+def _write_private(path: Path, text: str) -> None:
+    """A file of the run's own in the tool's root-only state directory (never through a link)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+class Medium:
+    """One running engine (see module doc). `snapshot()` asks it for its counters."""
+
+    def __init__(self, config: str, state_dir: Path, prefix: str):
+        self.config_path = state_dir / f"{prefix}-medium.conf"
+        self.stats_path = state_dir / f"{prefix}-medium.json"
+        self.config = config
+        self.proc: subprocess.Popen | None = None
+        self._last: dict | None = None
+        self._last_t = 0.0
+
+    def start(self) -> "Medium":
+        state = self.config_path.parent
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for p in (self.stats_path, Path(f"{self.stats_path}.tmp")):
+            if p.is_symlink() or p.exists():
+                p.unlink()
+        _write_private(self.config_path, self.config)
+        self.proc = subprocess.Popen([str(ENGINE_BIN), "--config", str(self.config_path), "--stats",
+                                      str(self.stats_path), "--fifo", str(FIFO_PRIORITY)],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, close_fds=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace").strip() if self.proc.stderr else ""
+                raise RuntimeFailure(f"the medium engine did not start: {err or 'exit ' + str(self.proc.returncode)}"
+                                     " (rebuild it with ./setup.sh, or run with --wire tc)")
+            if self._read():
+                return self
+            time.sleep(0.005)
+        self.stop()
+        raise RuntimeFailure("the medium engine did not open its ports within "
+                             f"{START_TIMEOUT_S:g} s; run with --wire tc")
+
+    def _read(self) -> dict | None:
+        try:
+            return json.loads(self.stats_path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def snapshot(self, max_age_s: float = 0.02) -> dict:
+        """The engine's counters now (a snapshot younger than max_age_s is reused: the monitor
+        reads every wire at once)."""
+        if self._last is not None and time.monotonic() - self._last_t <= max_age_s:
+            return self._last
+        if self.proc is None or self.proc.poll() is not None:
+            raise RuntimeFailure("the medium engine has stopped; its wires carry nothing "
+                                 "(see 'emulate.py doctor', or run with --wire tc)")
+        seq = (self._read() or {}).get("seq", 0)
+        os.kill(self.proc.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + SNAPSHOT_TIMEOUT_S
+        while time.monotonic() < deadline:
+            d = self._read()
+            if d is not None and d.get("seq", 0) > seq:
+                self._last, self._last_t = d, time.monotonic()
+                return d
+            time.sleep(0.001)
+        raise RuntimeFailure("the medium engine did not answer for its counters within "
+                             f"{SNAPSHOT_TIMEOUT_S:g} s")
+
+    def stop(self) -> dict | None:
+        """End the engine; its last counters, if it wrote them."""
+        if self.proc is None:
+            return None
+        proc, self.proc = self.proc, None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+        last = self._read()
+        for p in (self.config_path, self.stats_path):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        return last
+
+    def record(self) -> dict:
+        """What ran, for the network's environment: the engine, its scheduling, its constants."""
+        d = self.snapshot(max_age_s=10)
+        return {"engine": d.get("engine"), "version": d.get("version"), "sched": d.get("sched"),
+                "prop_ns": PROP_NS, "lag_p99_bound_us": LAG_P99_BOUND_US,
+                "config": self.config.splitlines()}
+
+    def wire_bytes(self, wire: str) -> int:
+        return int(self.snapshot()["segments"][wire]["wire_bytes"])
+
+    def port_counters(self, wire: str) -> dict[str, dict]:
+        return {name: p for name, p in self.snapshot()["ports"].items() if p["segment"] == wire}
+
+
+def lag_percentiles(buckets: dict[int, int]) -> dict[str, float]:
+    """p50, p99 and max (us, each bucket's upper edge: 1 us buckets) of a lag histogram."""
+    total = sum(buckets.values())
+    if total <= 0:
+        return {"count": 0, "p50_us": 0.0, "p99_us": 0.0, "max_us": 0.0}
+    out, seen = {}, 0
+    wanted = [("p50_us", 0.50), ("p99_us", 0.99)]
+    for b in sorted(buckets):
+        seen += buckets[b]
+        while wanted and seen >= wanted[0][1] * total:
+            out[wanted.pop(0)[0]] = float(b + 1)
+    out["max_us"] = float(max(b for b, c in buckets.items() if c > 0) + 1)
+    out["count"] = total
+    return out
+
+
+def point_record(before: dict, after: dict) -> dict:
+    """What the engine did during a point, from two snapshots: the release lag's distribution,
+    the engine's CPU share, and per wire the frames, collisions, drops and busy share."""
+    b0 = {b: c for b, c in before["lag"]["buckets"]}
+    delta = {b: c - b0.get(b, 0) for b, c in after["lag"]["buckets"] if c - b0.get(b, 0) > 0}
+    span = max(after["uptime_s"] - before["uptime_s"], 1e-9)
+    wires = {}
+    for name, s1 in after["segments"].items():
+        s0 = before["segments"].get(name, {})
+        ports = [(p, after["ports"][n]) for n, p in before["ports"].items() if p["segment"] == name]
+        dd = {k: sum(p1[k] - p0[k] for p0, p1 in ports)
+              for k in ("drops_queue", "drops_collisions", "deferrals", "send_errors")}
+        wires[name] = {"frames": s1["frames"] - s0.get("frames", 0),
+                       "collisions": s1["collisions"] - s0.get("collisions", 0),
+                       "busy": round((s1["busy_ns"] - s0.get("busy_ns", 0)) / 1e9 / span, 4),
+                       "collision_time": round((s1["collision_ns"] - s0.get("collision_ns", 0)) / 1e9 / span, 4),
+                       **dd}
+    return {"lag": lag_percentiles(delta),
+            "engine_cpu": round((after["cpu_s"] - before["cpu_s"]) / span, 4),
+            "late_arrivals": after["late_arrivals"] - before["late_arrivals"],
+            "sched": after.get("sched"), "wires": wires}
