@@ -46,7 +46,7 @@ TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_e
                 # MACHE01's cluster: rates and the time-scale comparison are timing bounds, and its
                 # GlusterFS and MPI daemons would take the saturated guest minutes to start
                 "tests/integration/test_pfs.py")
-EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant")
+EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant", "./engine/target")
 
 
 def say(msg: str) -> None:

@@ -55,6 +55,7 @@ A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
+from netlab.medium import LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
 
@@ -189,6 +190,21 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     return None
 
 
+def engine_late(medium: dict | None) -> str | None:
+    """The medium engine released frames later than its declared bound (netlab.medium), or it
+    used most of a core: round trips then carry this host's timing, not the model's."""
+    if not medium:
+        return None
+    lag = medium.get("lag") or {}
+    if lag.get("count") and lag.get("p99_us", 0) > LAG_P99_BOUND_US:
+        return (f"the medium engine released 1 % of frames more than {lag['p99_us']:.0f} us late "
+                f"(bound {LAG_P99_BOUND_US:g} us): the host could not keep the wires' time")
+    if (medium.get("engine_cpu") or 0) >= CORE_BUSY:
+        return (f"the medium engine was {medium['engine_cpu']:.0%} busy: it may have been the "
+                "bottleneck")
+    return None
+
+
 def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
              concurrent_pairs: bool = False) -> dict:
     """{"ok", "failed": [reasons], "span_over_longest"} for one measured point.
@@ -206,6 +222,9 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
     if lost:
         failed.append(f"charges lost: {lost} charge-channel datagrams were dropped by a full CPU budget "
                       "queue, so their work went uncharged and their payers waited out a time-out")
+    late = engine_late(point.get("medium"))
+    if late:
+        failed.append(late)
     ratio = span_over_longest(flows) if concurrent_pairs else None
     if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
         failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from netlab.hostcost import busy_fraction
+from netlab.medium import point_record
 from netlab.node import cpu_counters
 from netlab.testbed import BuildOptions, Testbed
 from pipeline import calibration
@@ -107,17 +108,23 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 cpu_before = cpu_counters(costed)
                 tcp_before = tcp_counters(hosts)
                 t_point = time.monotonic()
+                engine_before = tb.medium.snapshot(max_age_s=0) if tb.medium else None
                 with Monitor(wires) as mon:
                     result = workload.run_point(tb, context, pt, settings)
                 t_done = time.monotonic()
+                engine = point_record(engine_before, tb.medium.snapshot(max_age_s=0)) if tb.medium else None
                 cpu = cpu_busy(costed, cpu_before, t_done - t_point)
                 tcp_after = tcp_counters(hosts)
                 # a contended wire carried at most the rate its controller held: gates judge against it
                 held = {} if tb.contention is None else {
                     n: round(r, 3) for n in rates if (r := tb.contention.mean_rate_mbit(n, t_point, t_done))}
+                if engine:   # the engine's collisions took this share of a hub's time
+                    held = {n: round(rates[n] * (1 - w["collision_time"]), 3)
+                            for n, w in engine["wires"].items() if w["collision_time"] > 0}
                 point = {**network_fields(spec), "workload": sweep.workload, **pt, **result,
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
+                         "wire_impl": env["wire_impl"],
                          "tcp": {**(env["tcp"] or {}),
                                  **{k: v - tcp_before.get(k, 0) for k, v in tcp_after.items()}},
                          "host": host}
@@ -130,6 +137,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                                        if isinstance(point.get(k), (int, float))}
                 if held:
                     point["contended_rate_mbit"] = held
+                if engine:
+                    point["medium"] = engine
                 point["gates"] = evaluate(point, point["fidelity"], {**rates, **held}, workload.bounds,
                                           workload.concurrent_pairs)
                 plan = point.get("pairs_placed") or point.get("copies_placed")

@@ -41,9 +41,15 @@ def test_single_net_never_exceeds_its_wire(tmp_path):
     assert load(tmp_path / "r.json")["points"] == json.loads(json.dumps(doc["points"]))   # validates, reads back
     rows = (tmp_path / "r.csv").read_text().splitlines()
     assert len(rows) == 13 and "token_size" in rows[0] and "tokens_in_flight" in rows[0]
-    applied = doc["environment"]["topologies"]["single-net@10"]["applied_commands"]
-    wire = next(owner for owner in applied if owner.endswith("ww0"))
-    assert any(c["argv"][:3] == ["tc", "qdisc", "replace"] and c["rc"] == 0 for c in applied[wire])
+    env = doc["environment"]["topologies"]["single-net@10"]
+    applied = env["applied_commands"]
+    if env["wire_impl"] == "tc":
+        wire = next(owner for owner in applied if owner.endswith("ww0"))
+        assert any(c["argv"][:3] == ["tc", "qdisc", "replace"] and c["rc"] == 0 for c in applied[wire])
+    else:   # the engine's segment as configured is the record, and every point has its lag
+        assert any(line.startswith("segment w0 rate_bps=10000000 duplex=half")
+                   for line in env["medium"]["config"])
+        assert all(p["wire_impl"] == "engine" and p["medium"]["lag"]["count"] > 0 for p in doc["points"])
     assert any(c["argv"][0] == "sysctl" for c in applied["b0"])
 
 
