@@ -53,10 +53,11 @@ FIFO_PRIORITY = 10
 # Rates the engine carries by default (real Mbit/s); above, or on a time-scaled network, the tc
 # wire runs (impls.wire_impl).
 ENGINE_MAX_RATE_MBIT = 100.0
-# A point whose releases were later than this at the 99th percentile fails its gate: a tenth of
-# a 1518-byte frame's wire time at 100 Mbit/s (123 us), half a minimum frame's (67.2 us) at 10.
-# (Measured on the 2-core host: see docs/emulation.md, "The medium engine".)
-LAG_P99_BOUND_US = 30.0
+# A point whose releases were later than this at the 99th percentile fails its gate: three
+# quarters of a minimum frame's wire time at 10 Mbit/s (67.2 us). Measured on the 2-core host,
+# 8 token pairs on one wire (bench/engine.py): p50 1-2 us, p99 27-35 us while the host has a
+# core to spare; a saturated host (8 pairs of 64 B tokens at 100 Mbit/s) reads p99 0.26-0.38 ms.
+LAG_P99_BOUND_US = 50.0
 START_TIMEOUT_S = 5.0
 SNAPSHOT_TIMEOUT_S = 2.0
 

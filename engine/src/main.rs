@@ -8,7 +8,12 @@
 //! Throughput is exact whatever the lag; a late release only delays that frame, and the lag
 //! distribution goes to the statistics so a gate can refuse a point the engine could not keep.
 //!
-//! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--spin-us N]
+//! Waking on time: a timer wake-up is late by the host's scheduling latency (tens of us here), so
+//! the shell arms its timer `early` ahead of the next release and spins the rest. `early` follows
+//! the wake-ups' own lateness (twice its running mean, at most --max-early-us): the spin costs
+//! about what the lateness would have, and only when a release is near.
+//!
+//! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N]
 //! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
 //! SIGINT and SIGHUP write them and exit.
 use medium::config;
@@ -191,6 +196,9 @@ struct Engine {
     seq: u64,
     wakeups: u64,
     frames_no_timestamp: u64,
+    timer_wakeups: u64,
+    early_ns: Ns,
+    spin_ns: Ns,
     sched: String,
     started: Ns,
     stats_path: String,
@@ -248,7 +256,8 @@ impl Engine {
         let now = mono();
         s.push_str(&format!(
             "{{\"engine\": \"beowulf-medium\", \"version\": \"{}\", \"seq\": {}, \"pid\": {}, \"time_ns\": {}, \"uptime_s\": {:.6}, \
-             \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\",\n",
+             \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\", \
+             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6},\n",
             env!("CARGO_PKG_VERSION"),
             self.seq,
             std::process::id(),
@@ -258,7 +267,10 @@ impl Engine {
             self.wakeups,
             self.model.late_arrivals,
             self.frames_no_timestamp,
-            self.sched
+            self.sched,
+            self.timer_wakeups,
+            self.early_ns,
+            self.spin_ns as f64 / 1e9
         ));
         s.push_str(&format!(
             " \"lag\": {{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
@@ -336,6 +348,13 @@ impl Engine {
     }
 }
 
+/// Whether a frame or signal is waiting (a zero-timeout poll of the epoll set, which the spin
+/// asks between its clock reads).
+fn readable(ep: i32) -> bool {
+    let mut p = libc::pollfd { fd: ep, events: libc::POLLIN, revents: 0 };
+    unsafe { libc::poll(&mut p, 1, 0) > 0 }
+}
+
 fn arg_value(args: &[String], flag: &str) -> Option<String> {
     args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| die(&format!("{} needs a value", flag))))
 }
@@ -343,14 +362,16 @@ fn arg_value(args: &[String], flag: &str) -> Option<String> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--spin-us N]\n\
+        println!("usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N]\n\
                   Runs the segments and ports FILE names (see engine/src/config.rs); SIGUSR1 writes statistics.");
         return;
     }
     let config_path = arg_value(&args, "--config").unwrap_or_else(|| die("--config FILE is required"));
     let stats_path = arg_value(&args, "--stats").unwrap_or_else(|| die("--stats FILE is required"));
     let fifo: i32 = arg_value(&args, "--fifo").map(|v| v.parse().unwrap_or_else(|_| die("--fifo takes a priority 1..99"))).unwrap_or(0);
-    let spin_ns: Ns = arg_value(&args, "--spin-us").map(|v| v.parse::<u64>().unwrap_or_else(|_| die("--spin-us takes whole us")) * 1000).unwrap_or(0);
+    let max_early_ns: Ns = arg_value(&args, "--max-early-us")
+        .map(|v| v.parse::<u64>().unwrap_or_else(|_| die("--max-early-us takes whole us")) * 1000)
+        .unwrap_or(100_000);
     let text = std::fs::read_to_string(&config_path).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
     let cfg = config::parse(&text).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
 
@@ -382,6 +403,9 @@ fn main() {
         seq: 0,
         wakeups: 0,
         frames_no_timestamp: 0,
+        timer_wakeups: 0,
+        early_ns: 0,
+        spin_ns: 0,
         sched,
         started: mono(),
         stats_path,
@@ -420,6 +444,7 @@ fn main() {
     let mut outs: Vec<Output> = Vec::new();
     let mut armed: Ns = 0;
     let mut timeout: i32 = -1;
+    let mut lateness_ewma: f64 = 20_000.0; // ns; the timer's wake-up lateness, running mean
     loop {
         let k = unsafe { libc::epoll_wait(ep, events.as_mut_ptr(), events.len() as i32, timeout) };
         if k < 0 {
@@ -451,6 +476,9 @@ fn main() {
             } else if d == n {
                 let mut x = [0u8; 8];
                 unsafe { libc::read(tfd, x.as_mut_ptr() as *mut libc::c_void, 8) };
+                let late = mono().saturating_sub(armed) as f64;
+                lateness_ewma += (late.min(1e6) - lateness_ewma) / 16.0;
+                eng.timer_wakeups += 1;
                 armed = 0;
             } else {
                 let mut si: libc::signalfd_siginfo = unsafe { mem::zeroed() };
@@ -478,16 +506,22 @@ fn main() {
         eng.release(&mut outs);
         // what is due next: spin for it if it is that close, else sleep on the timer
         timeout = -1;
+        let early = ((2.0 * lateness_ewma) as Ns).min(max_early_ns);
+        eng.early_ns = early;
         if let Some(next) = eng.model.next_deadline() {
             let now = mono();
             if next <= now {
                 timeout = 0;
-            } else if next - now <= spin_ns {
-                while mono() < next {
+            } else if next - now <= early {
+                // near enough: spin, unless a frame arrives meanwhile (it may change what is next)
+                let t0 = now;
+                while mono() < next && !readable(ep) {
                     std::hint::spin_loop();
                 }
+                eng.spin_ns += mono() - t0;
                 timeout = 0;
-            } else if next != armed {
+            } else if next - early != armed {
+                let next = next - early;
                 let its = libc::itimerspec {
                     it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
                     it_value: libc::timespec { tv_sec: (next / 1_000_000_000) as i64, tv_nsec: (next % 1_000_000_000) as i64 },
