@@ -4,6 +4,10 @@ Division of labor: `capabilities` probes what this kernel and host offer and
 `impls` picks an implementation for each piece (or refuses); `shaping`, `bond`
 and `relay` build the tc/ip/nft argv of a wire, a bonded node and a relay;
 `wire`, `node` and `topo` are the Mininet classes that apply them;
+`medium` runs the frame-timed medium engine (engine/, Rust) that carries the
+shared wires where it is built (`wire` is then a set of its ports, not a bridge);
+`hostcost` is a node's CPU budget, `nic` a card's gap, `contention` CSMA/CD's
+average cost on the tc wire;
 `testbed` builds and always tears down one network, with `manifest` recording
 what a run made so `clean` removes exactly that; `disk` gives nodes throttled
 disks (`disk_profiles` says how fast) and `pfs` runs a GlusterFS brick and

@@ -309,7 +309,18 @@ def release(manifest: Manifest) -> list[str]:
         if link.startswith(manifest.prefix):
             if del_link(link):
                 done.append(f"link {link}")
+    done += remove_engine_files(manifest.prefix)
     manifest.path.unlink(missing_ok=True)
+    return done
+
+
+def remove_engine_files(prefix: str) -> list[str]:
+    """The medium engine's configuration and counters of run `prefix` (netlab.medium), which a
+    SIGKILLed run leaves in the state directory (unlink never follows a link)."""
+    done = []
+    for path in sorted(STATE_DIR.glob(f"{prefix}-medium.*")) if STATE_DIR.exists() else []:
+        path.unlink(missing_ok=True)
+        done.append(f"engine file {path.name}")
     return done
 
 
@@ -346,6 +357,10 @@ def clean() -> list[str]:
         if m and m.group(1) not in live_ids:
             if del_link(link):
                 report.append(f"orphan link {link}")
+    for path in sorted(STATE_DIR.glob(f"{PREFIX}*-medium.*")) if STATE_DIR.exists() else []:
+        m = NAME_RE.match(path.name[:len(PREFIX) + 2] + "w")
+        if m and m.group(1) not in live_ids:
+            report += [f"orphan {item}" for item in remove_engine_files(f"{PREFIX}{m.group(1)}")]
     for table in bridge_tables():
         m = NFT_TABLE_RE.match(table)
         if m and m.group(1) not in live_ids and del_bridge_table(table):

@@ -137,7 +137,9 @@ def verdict(core_busy: float, utilisation: dict[str, float],
     return None
 
 
-EMULATOR_PROCESSES = ("ovs-vswitchd",)   # single-threaded forwarding: a thread can be the limit
+# single-threaded forwarding: a thread can be the limit (OVS's userspace datapath; the medium
+# engine, netlab.medium, whose thread also runs the receiving nodes' stacks as it releases frames)
+EMULATOR_PROCESSES = ("ovs-vswitchd", "beowulf-medium")
 
 
 def emulator_threads() -> dict[str, int]:

@@ -208,6 +208,10 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
     out.append(("bonding implementation", ", ".join(sorted(bonding)) or "none (no bonded network)"))
     switches = {t.get("switch_impl") for t in nets if t.get("switch_impl")}
     out.append(("switch implementation", ", ".join(sorted(switches)) or "none (no switched network)"))
+    wires = {t.get("wire_impl") or "tc" for t in nets}
+    out.append(("wire implementation", ", ".join(sorted(
+        "engine (frame-timed medium engine: every frame takes its wire time)" if w == "engine"
+        else "tc (bridge + HTB: bandwidth only, a lone frame pays no wire time)" for w in wires))))
     out.append(("netem", _distinct(t.get("netem") or "off" for t in nets)))
     out.append(("hardware profiles (host cost implementation)",
                 ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"

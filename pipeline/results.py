@@ -98,6 +98,18 @@ COMMON_POINT = {
     "bonding_impl": _t(["string", "null"], "kernel-balance-rr | nft-numgen-rr | null (not bonded)"),
     "wire_load": _t("object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
     "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
+    "wire_impl": _t("string", "engine (the frame-timed medium engine, netlab.medium) | tc (bridge + HTB: "
+                    "bandwidth only, a lone frame pays no wire time); absent in documents older than it"),
+    "medium": _obj("what the medium engine did during the point (wire_impl engine only)",
+                   lag=_t("object", "release lateness: count, p50_us, p99_us, max_us (1 us buckets, upper "
+                          "edges); the gate's bound is LAG_P99_BOUND_US in netlab/medium.py"),
+                   engine_cpu=_t("number", "the engine process's CPU over the point, in cores (it also "
+                                 "runs the receiving nodes' stacks as it releases frames)"),
+                   late_arrivals=_t("integer", "frames read after the model had passed their arrival time"),
+                   sched=_t(["string", "null"], "the engine's scheduling policy (fifo:PRIO or other)"),
+                   wires=_t("object", "wire -> frames, collisions, busy (share of the point its "
+                            "delivered carriers used), collision_time (share collisions used), "
+                            "drops_queue, drops_collisions (16 attempts), deferrals, send_errors")),
     "hardware": _t("string", "the hardware profile the nodes had (hardware/<name>.json; none = today's "
                    "host); v1/v2 documents read as none"),
     "contention": _t("string", "on: the shared wires charged CSMA/CD's average contention per frame "
@@ -268,9 +280,11 @@ SCHEMA = {
             capabilities=_t("object", "what `emulate.py doctor` found"),
             topologies={**_t("object", "per network built (topology@rate, xK for K bonded channels, "
                              "+profile on a hardware profile, +contention, +txgap<T>us): bonding_impl, "
-                             "switch_impl, netem, hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency "
+                             "switch_impl, wire_impl (engine | tc), medium (the engine's record: engine, version, sched, "
+                             "prop_ns, lag_p99_bound_us, config: its configuration lines; or null), netem, "
+                             "hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | ifb-htb+engine-latency "
                              "| null), latency_modelled (a lone packet after idle time delayed by the "
-                             "per-packet cost: true only with netem; null without a profile), tx_gap_us "
+                             "per-packet cost: with netem or the engine; null without a profile), tx_gap_us "
                              "(the cards' gap between frames, us; 0 = none), "
                              "hardware_profile (the profile as it ran), contention (the controller's "
                              "record: per wire its rate updates, mean backlog, lowest efficiency, highest 16-collision drop "

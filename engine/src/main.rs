@@ -375,6 +375,12 @@ fn main() {
     let text = std::fs::read_to_string(&config_path).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
     let cfg = config::parse(&text).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
 
+    // the engine never outlives the run that started it (a SIGKILLed run leaves no engine)
+    let parent = unsafe { libc::getppid() };
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) };
+    if unsafe { libc::getppid() } != parent || parent == 1 {
+        die("its parent has already gone");
+    }
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
     let mut sched = "other".to_string();
     if fifo > 0 {
@@ -457,6 +463,11 @@ fn main() {
         let offset = mono_minus_real();
         for e in &events[..k as usize] {
             let d = e.u64;
+            if d < n && e.events & (libc::EPOLLERR | libc::EPOLLHUP) as u32 != 0 {
+                // its interface went away (the run's teardown): nothing left to carry
+                eng.write_stats();
+                die(&format!("port {} went away", eng.ports[d as usize].name));
+            }
             if d < n {
                 let port = d as usize;
                 while let Some((len, ts, truncated)) = recv_frame(eng.ports[port].fd, &mut buf) {

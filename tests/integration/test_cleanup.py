@@ -12,6 +12,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
+from netlab.capabilities import probe
 from netlab.manifest import root_links
 from tests.integration.hostsnap import diff, snapshot
 
@@ -64,9 +65,21 @@ def test_sigterm_tears_down(foreign_bridge):
     assert_nothing_left(before, foreign_bridge)
 
 
+def engine_processes() -> list[str]:
+    """Running medium engines (by process name), with their pids."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if open(f"/proc/{pid}/comm").read().strip() == "beowulf-medium":
+                out.append(f"beowulf-medium/{pid}")
+        except OSError:
+            pass
+    return out
+
+
 def test_sigkill_then_clean_leaves_nothing(foreign_bridge):
     before = snapshot()
-    proc = start_cli("--topo", "single-net", "--nodes", "4", "--contention", "on")
+    proc = start_cli("--topo", "single-net", "--nodes", "4", "--contention", "on", "--wire", "tc")
     proc.kill()
     proc.wait(timeout=30)
     left = diff(before, snapshot())
@@ -75,6 +88,20 @@ def test_sigkill_then_clean_leaves_nothing(foreign_bridge):
     assert out.returncode == 0, out.stderr
     assert "orphan nftables table bridge" in out.stdout or "nftables table bridge" in out.stdout, out.stdout
     assert_nothing_left(before, foreign_bridge)
+    if probe().medium_engine:   # a SIGKILLed run's engine ends; clean removes its files
+        before = snapshot()
+        proc = start_cli("--topo", "single-net", "--nodes", "4", "--contention", "on", "--wire", "engine")
+        proc.kill()
+        proc.wait(timeout=30)
+        for _ in range(100):   # the engine ends itself when its parent dies (PR_SET_PDEATHSIG)
+            if not engine_processes():
+                break
+            time.sleep(0.05)
+        assert not engine_processes(), "the engine outlived its run"
+        out = subprocess.run([*EMULATE, "clean"], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert "engine file" in out.stdout, out.stdout
+        assert_nothing_left(before, foreign_bridge)
     before = snapshot()
     proc = start_cli("--topo", "switched-mesh", "--nodes", "4", "--switch", "ovs")
     proc.kill()

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Benchmark: the frame-timed medium engine (netlab.medium), measured in one run on whatever host
+runs it (not a test; nothing asserted). One emulated network at a time.
+
+  sudo python3 bench/engine.py              # everything, about 4 minutes
+  sudo python3 bench/engine.py --only ping,hub
+
+Prints:
+- ping: a lone frame's round trip (1400- and 56-byte pings) on one wire at 10 and 100 Mbit/s,
+  engine against tc wire, beside two frames' wire time and the host's own time (a tc wire at
+  1000 Mbit/s, where HTB delays nothing);
+- hub: 2, 8 and 16 stations saturating one 10 Mbit/s hub with 64 B and 1518 B frames (UDP),
+  CSMA/CD on: the wire's efficiency (delivered frames' time, preamble and gap counted, over the
+  elapsed time), collisions and excessive-collision drops per frame, beside Metcalfe-Boggs
+  (netlab.contention) and the model alone in virtual time (engine/examples/hub.rs);
+- load: the engine's CPU share and release lag at the papers' loads (8 token pairs on one 10
+  and one 100 Mbit/s wire, the 4x4 switched mesh at 10, local-wire);
+- ceiling: frames per second the engine releases within its lag bound (2 stations, 64 B UDP at
+  100 Mbit/s, offered rate stepped up), and per core of its own CPU.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core.interpreter import reexec_with_mininet  # noqa: E402
+
+reexec_with_mininet(__file__)
+
+from mininet.log import setLogLevel  # noqa: E402
+
+from netlab.capabilities import probe  # noqa: E402
+from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
+from netlab.medium import LAG_P99_BOUND_US, point_record  # noqa: E402
+from netlab.shaping import wire_bytes  # noqa: E402
+from netlab.testbed import BuildOptions, Testbed  # noqa: E402
+from topologies.presets import build_spec  # noqa: E402
+from workloads import ping  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def wire_ms(l2: int, rate: float) -> float:
+    """One frame's carrier (preamble to FCS) in ms: what a lone frame must wait for."""
+    return (max(l2, 60) + 12) * 8 / (rate * 1e6) * 1e3
+
+
+def pings(caps) -> None:
+    print("== a lone frame's round trip (median of 50 pings, min in brackets) ==", flush=True)
+    host_ms = {}
+    for size in (1400, 56):
+        with Testbed(build_spec("single-net", nodes=2, rate_mbit=1000), BuildOptions(wire="tc"), caps) as tb:
+            rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 51, 0.05)
+            host_ms[size] = statistics.median(rtt)
+    for rate in (10, 100):
+        for size in (1400, 56):
+            floor = 2 * wire_ms(size + 8 + 20 + 14, rate)
+            row = []
+            for impl in ("engine", "tc"):
+                with Testbed(build_spec("single-net", nodes=2, rate_mbit=rate), BuildOptions(wire=impl), caps) as tb:
+                    rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 51, 0.05)
+                    row.append(f"{impl} {statistics.median(rtt):.3f} ({min(rtt):.3f})")
+            print(f"{rate:3d} Mbit/s, {size:4d}-byte ping: {' | '.join(row)} ms; two wire times {floor:.3f}, "
+                  f"+ host's own {host_ms[size]:.3f} = {floor + host_ms[size]:.3f} ms", flush=True)
+
+
+def udp_flood(tb: Testbed, n: int, payload: int, mbit_each: float, seconds: float) -> dict:
+    """n stations, each sending UDP to the next at mbit_each; the engine's record over it."""
+    hosts = [tb.host(f"b{i:x}") for i in range(n)]
+    for h in hosts:
+        h.run(["iperf3", "-s", "-D", "-1"], check=False)
+    time.sleep(0.5)
+    before = tb.medium.snapshot(max_age_s=0)
+    procs = [h.popen(["iperf3", "-u", "-c", hosts[(i + 1) % n].address, "-b", f"{mbit_each}M",
+                      "-l", str(payload), "-t", str(seconds)], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL) for i, h in enumerate(hosts)]
+    for p in procs:
+        p.wait()
+    return point_record(before, tb.medium.snapshot(max_age_s=0))
+
+
+def hub(caps, seconds: float) -> None:
+    print("== stations saturating one 10 Mbit/s hub, CSMA/CD per frame (UDP, 1.5 x the wire offered) ==",
+          flush=True)
+    print("stations frame  efficiency  Metcalfe-Boggs  collisions/frame  dropped(16)  engine CPU  lag p99",
+          flush=True)
+    for frame, payload in ((64, 18), (1518, 1472)):
+        for n in (2, 8, 16):
+            spec = build_spec("single-net", nodes=n, rate_mbit=10, contention=True)
+            with Testbed(spec, BuildOptions(wire="engine"), caps) as tb:
+                rec = udp_flood(tb, n, payload, 15 / n, seconds)
+            w = rec["wires"]["w0"]
+            l2 = payload + 8 + 20 + 14
+            eff = w["frames"] * wire_bytes(l2) * 8 / 10e6 / seconds
+            mb = metcalfe_boggs(n, wire_bytes(l2))
+            print(f"{n:8d} {frame:5d}  {eff:10.3f}  {mb:14.3f}  {w['collisions'] / max(w['frames'], 1):16.3f}  "
+                  f"{100 * w['drops_collisions'] / max(w['frames'] + w['drops_collisions'], 1):10.2f}%  "
+                  f"{rec['engine_cpu']:10.0%}  {rec['lag']['p99_us']:5.0f} us", flush=True)
+    model = subprocess.run(["cargo", "run", "-q", "--release", "--example", "hub"], cwd=os.path.join(ROOT, "engine"),
+                           capture_output=True, text=True)
+    if model.returncode == 0:
+        print("the model alone, in virtual time (20 s, always-ready stations):\n" + model.stdout, flush=True)
+
+
+def load(seconds: float) -> None:
+    print("== the engine at the papers' loads (token exchange, 8 KB tokens, 4 in flight) ==", flush=True)
+    runs = [("single-net", "10", "16", "local-wire"), ("single-net", "100", "16", "local-wire"),
+            ("switched-mesh", "10", "16", "local-wire")]
+    for topo, rate, nodes, placement in runs:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            subprocess.run([sys.executable, os.path.join(ROOT, "emulate.py"), "run", "token", "--topology", topo,
+                            "--rate-mbit", rate, "--nodes", nodes, "--placement", placement, "--pairs", "8",
+                            "--token-size", "8192", "--tokens-in-flight", "4", "--duration", str(seconds),
+                            "--wire", "engine", "--out", out], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            p = json.load(open(out))["points"][0]
+        m = p["medium"]
+        frames = sum(w["frames"] for w in m["wires"].values())
+        print(f"{topo} @{rate}: {p['throughput_mbyte_s']:.2f} MB/s, {frames / seconds:,.0f} frames/s, engine CPU "
+              f"{m['engine_cpu']:.0%}, lag p50 {m['lag']['p50_us']:.0f} / p99 {m['lag']['p99_us']:.0f} / max "
+              f"{m['lag']['max_us']:.0f} us, gates {'ok' if p['gates']['ok'] else p['gates']['failed']}", flush=True)
+
+
+def ceiling(caps, seconds: float) -> None:
+    print(f"== the engine's ceiling: 64 B frames at 100 Mbit/s, 2 stations (lag bound p99 {LAG_P99_BOUND_US:g} us) ==",
+          flush=True)
+    best = None
+    for kpps in (10, 20, 40, 80, 120):
+        mbit = kpps * 1e3 * 18 * 8 / 1e6    # iperf3's -b counts UDP payload
+        with Testbed(build_spec("single-net", nodes=2, rate_mbit=100), BuildOptions(wire="engine"), caps) as tb:
+            rec = udp_flood(tb, 2, 18, mbit / 2, seconds)
+        fps = rec["wires"]["w0"]["frames"] / seconds
+        ok = rec["lag"]["p99_us"] <= LAG_P99_BOUND_US
+        if ok:
+            best = (fps, rec["engine_cpu"])
+        print(f"offered {kpps:4d}k frames/s: released {fps:9,.0f}/s, engine CPU {rec['engine_cpu']:4.0%}, lag p50 "
+              f"{rec['lag']['p50_us']:.0f} p99 {rec['lag']['p99_us']:.0f} us {'(within bound)' if ok else '(over bound)'}",
+              flush=True)
+    if best:
+        print(f"ceiling within the bound: {best[0]:,.0f} frames/s at {best[1]:.0%} of a core "
+              f"({best[0] / max(best[1], 1e-3):,.0f} frames/s per core of the engine's own CPU)", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="ping,hub,load,ceiling")
+    ap.add_argument("--seconds", type=float, default=5.0)
+    args = ap.parse_args()
+    setLogLevel("error")
+    caps = probe()
+    print(f"host: {os.uname().nodename}, kernel {os.uname().release}, {os.cpu_count()} cores", flush=True)
+    parts = set(args.only.split(","))
+    if "ping" in parts:
+        pings(caps)
+    if "hub" in parts:
+        hub(caps, args.seconds)
+    if "load" in parts:
+        load(args.seconds)
+    if "ceiling" in parts:
+        ceiling(caps, args.seconds)
+
+
+if __name__ == "__main__":
+    main()

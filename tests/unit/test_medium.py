@@ -1,0 +1,103 @@
+"""The frame-timed medium: its engine's own tests (cargo, in virtual time), its configuration from a
+spec, the choice between engine and tc wire, and what a point records of it. No root needed."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from netlab.capabilities import Capabilities
+from netlab.impls import BuildError, BuildOptions, wire_impl
+from netlab.medium import LAG_P99_BOUND_US, PROP_NS, engine_config, lag_percentiles, point_record
+from pipeline.gates import engine_late
+from topologies.presets import build_spec
+
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
+
+
+def cargo() -> str | None:
+    return shutil.which("cargo") or next((c for c in (os.path.expanduser("~/.cargo/bin/cargo"),)
+                                          if os.access(c, os.X_OK)), None)
+
+
+@pytest.mark.skipif(cargo() is None, reason="no cargo here (./setup.sh installs one)")
+def test_the_engine_model_passes_its_virtual_time_tests():
+    """engine/src/model.rs's tests: 802.3 wire times, a lone frame's arrival at its last bit,
+    CSMA/CD between Metcalfe-Boggs and a perfect arbiter for 2, 8 and 16 stations, the 16-attempt
+    drop, full duplex, the card's gap; config.rs refuses what it does not know."""
+    r = subprocess.run([cargo(), "test", "--release", "--locked", "--offline", "-q"], cwd=ENGINE,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "test result: ok" in r.stdout
+
+
+def test_the_config_names_every_wire_and_port_with_the_profiles_costs():
+    spec = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995")
+    text = engine_config(spec, [("p0", "w0", "b0"), ("p1", "w0", "b1")], seed=3)
+    lines = text.splitlines()
+    assert lines[0] == "seed 3"
+    assert lines[1] == f"segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns={PROP_NS}"
+    cost = spec.node("b0").host_cost.per_packet_us
+    assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={round(cost * 1000)} "
+                        f"rx_delay_ns={round(cost * 1000)} tx_gap_ns=0")
+
+
+def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
+    spec = build_spec("switched-mesh", nodes=4, rate_mbit=100, hardware="prototype-1995", tx_gap_us=70)
+    ports = [("n", spec.wires[0].name, spec.members(spec.wires[0].name)[0].name),
+             ("s", spec.wires[0].name, None)]
+    lines = engine_config(spec, ports).splitlines()
+    node, switch = lines[-2], lines[-1]
+    assert "tx_gap_ns=70000" in node and "tx_delay_ns=0 " not in node
+    assert switch.endswith("tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0")
+    for w in spec.wires:
+        seg = next(ln for ln in lines if ln.startswith(f"segment {w.name} "))
+        assert ("duplex=full" in seg) == w.full_duplex
+
+
+def caps(engine: bool) -> Capabilities:
+    return Capabilities(medium_engine=engine)
+
+
+def test_the_engine_runs_where_it_is_built_and_the_network_fits():
+    spec = build_spec("single-net", nodes=2, rate_mbit=100)
+    assert wire_impl(spec, caps(True), BuildOptions()) == "engine"
+    assert wire_impl(spec, caps(False), BuildOptions()) == "tc"
+    assert wire_impl(spec, caps(True), BuildOptions(wire="tc")) == "tc"
+    fast = build_spec("single-net", nodes=2, rate_mbit=1000)
+    assert wire_impl(fast, caps(True), BuildOptions()) == "tc"
+    for spec_, have in ((fast, True), (spec, False)):
+        with pytest.raises(BuildError, match="--wire engine"):
+            wire_impl(spec_, caps(have), BuildOptions(wire="engine"))
+
+
+def test_lag_percentiles_read_the_histogram():
+    assert lag_percentiles({}) == {"count": 0, "p50_us": 0.0, "p99_us": 0.0, "max_us": 0.0}
+    lag = lag_percentiles({0: 90, 5: 9, 400: 1})
+    assert lag == {"count": 100, "p50_us": 1.0, "p99_us": 6.0, "max_us": 401.0}
+
+
+def snapshot(lag: list, cpu: float, up: float, frames: int, coll_ns: int = 0) -> dict:
+    return {"lag": {"buckets": lag}, "cpu_s": cpu, "uptime_s": up, "late_arrivals": 0, "sched": "fifo:10",
+            "segments": {"w0": {"frames": frames, "collisions": frames // 10, "busy_ns": frames * 1000,
+                                "collision_ns": coll_ns}},
+            "ports": {"p0": {"segment": "w0", "drops_queue": 0, "drops_collisions": frames // 100,
+                             "deferrals": 0, "send_errors": 0}}}
+
+
+def test_a_point_records_what_the_engine_did_in_it_alone():
+    before = snapshot([[0, 10], [3, 1]], 1.0, 10.0, 100)
+    after = snapshot([[0, 110], [3, 1], [70, 1]], 1.5, 12.0, 300, coll_ns=int(0.2e9))
+    rec = point_record(before, after)
+    assert rec["lag"] == {"count": 101, "p50_us": 1.0, "p99_us": 1.0, "max_us": 71.0}
+    assert rec["engine_cpu"] == 0.25
+    assert rec["wires"]["w0"]["frames"] == 200 and rec["wires"]["w0"]["collisions"] == 20
+    assert rec["wires"]["w0"]["collision_time"] == 0.1 and rec["wires"]["w0"]["drops_collisions"] == 2
+
+
+def test_the_lag_gate_fails_a_late_engine_and_passes_a_prompt_one():
+    assert engine_late(None) is None
+    assert engine_late({"lag": {"count": 10, "p99_us": LAG_P99_BOUND_US}, "engine_cpu": 0.3}) is None
+    assert "late" in engine_late({"lag": {"count": 10, "p99_us": LAG_P99_BOUND_US + 1}, "engine_cpu": 0.3})
+    assert "busy" in engine_late({"lag": {"count": 10, "p99_us": 5}, "engine_cpu": 0.95})
