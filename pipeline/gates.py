@@ -55,7 +55,7 @@ A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
-from netlab.medium import LAG_P99_BOUND_US
+from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
 
@@ -191,17 +191,21 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
 
 
 def engine_late(medium: dict | None) -> str | None:
-    """The medium engine released frames later than its declared bound (netlab.medium), or it
-    used most of a core: round trips then carry this host's timing, not the model's."""
+    """The medium engine released frames later than its declared bounds (netlab.medium), or its
+    work (its CPU less the time it spun waiting for a release) filled a core: round trips then
+    carry this host's timing, not the model's."""
     if not medium:
         return None
     lag = medium.get("lag") or {}
+    if lag.get("count") and lag.get("p50_us", 0) > LAG_P50_BOUND_US:
+        return (f"the medium engine released half the frames more than {lag['p50_us']:.0f} us late "
+                f"(bound {LAG_P50_BOUND_US:g} us): every round trip carried the host's timing")
     if lag.get("count") and lag.get("p99_us", 0) > LAG_P99_BOUND_US:
         return (f"the medium engine released 1 % of frames more than {lag['p99_us']:.0f} us late "
                 f"(bound {LAG_P99_BOUND_US:g} us): the host could not keep the wires' time")
-    if (medium.get("engine_cpu") or 0) >= CORE_BUSY:
-        return (f"the medium engine was {medium['engine_cpu']:.0%} busy: it may have been the "
-                "bottleneck")
+    work = (medium.get("engine_cpu") or 0) - (medium.get("engine_spin") or 0)
+    if work >= CORE_BUSY:
+        return f"the medium engine was {work:.0%} busy: it may have been the bottleneck"
     return None
 
 

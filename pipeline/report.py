@@ -216,12 +216,15 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
     out.append(("hardware profiles (host cost implementation)",
                 ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"
                                   for t in nets}))))
-    out.append(("CSMA/CD contention model", _distinct("on" if t.get("contention") else "off" for t in nets)))
-    lone = [t["latency_modelled"] for t in nets if t.get("latency_modelled") is not None]
+    out.append(("CSMA/CD contention model", _distinct(
+        "per frame (medium engine)" if t.get("wire_impl") == "engine" and t.get("collisions_modelled")
+        else "average cost (tc wire)" if t.get("contention") else "off" for t in nets)))
+    lone = [(t["latency_modelled"], t.get("host_cost_impl")) for t in nets if t.get("latency_modelled") is not None]
     if lone:
         out.append(("a lone packet's latency on the profiles",
-                    _distinct("delayed by the per-packet cost (netem)" if v
-                              else "not delayed (no netem: throughput cost only)" for v in lone)))
+                    _distinct(("delayed by the per-packet cost (medium engine)" if impl == "ifb-htb+engine-latency"
+                               else "delayed by the per-packet cost (netem)") if v
+                              else "not delayed (no netem: throughput cost only)" for v, impl in lone)))
     gaps = {t.get("tx_gap_us") or 0 for t in nets}
     if gaps - {0}:
         out.append(("network cards' gap between frames", _distinct(f"{g:g} us" if g else "none" for g in gaps)))

@@ -102,9 +102,10 @@ COMMON_POINT = {
                     "bandwidth only, a lone frame pays no wire time); absent in documents older than it"),
     "medium": _obj("what the medium engine did during the point (wire_impl engine only)",
                    lag=_t("object", "release lateness: count, p50_us, p99_us, max_us (1 us buckets, upper "
-                          "edges); the gate's bound is LAG_P99_BOUND_US in netlab/medium.py"),
+                          "edges); the gate's bounds are LAG_P50_BOUND_US and LAG_P99_BOUND_US in netlab/medium.py"),
                    engine_cpu=_t("number", "the engine process's CPU over the point, in cores (it also "
                                  "runs the receiving nodes' stacks as it releases frames)"),
+                   engine_spin=_t("number", "of engine_cpu, the share spent spinning to a release"),
                    late_arrivals=_t("integer", "frames read after the model had passed their arrival time"),
                    sched=_t(["string", "null"], "the engine's scheduling policy (fifo:PRIO or other)"),
                    wires=_t("object", "wire -> frames, collisions, busy (share of the point its "

@@ -130,13 +130,14 @@ def test_disk_transfers_and_packets_share_one_cpu(testbed):
 
 
 def test_contention_charges_the_metcalfe_boggs_cost(testbed):
-    """8 backlogged senders on one 10 Mbit/s wire with small frames carry what the
+    """The tc wire's average-cost model (the engine collides frame by frame: test_medium.py):
+    8 backlogged senders on one 10 Mbit/s wire with small frames carry what the
     model leaves them: about 0.65 of the same wire without contention."""
     mss = 88                       # frames of 154 B: contention costs them a third of the wire
     pairs = [(f"b{2 * i:x}", f"b{2 * i + 1:x}") for i in range(8)]
 
     def total(contention: str):
-        tb = testbed("single-net", nodes=16, rate_mbit=10, contention=contention)
+        tb = testbed("single-net", nodes=16, rate_mbit=10, contention=contention, wire="tc")
         flows = run_pairs([(tb.host(a), tb.host(b)) for a, b in pairs], SECONDS, OMIT, mss=mss)
         record = tb.contention.record()["wires"]["w0"] if tb.contention else None
         return sum(f.goodput_mbit for f in flows), record
@@ -158,7 +159,7 @@ def test_a_frame_dropped_after_16_collisions_is_lost_on_the_wire(testbed):
     """The drop rule acts on frames crossing the wire: held at one frame in two (the
     controller stopped), a ping's request and reply each cross once, so about 3 in 4
     round trips are lost and the wire's counter holds the dropped frames. Gone with the run."""
-    tb = testbed("single-net", nodes=4, rate_mbit=10, contention="on")
+    tb = testbed("single-net", nodes=4, rate_mbit=10, contention="on", wire="tc")
     ctl = tb.contention
     ctl._stop.set()
     ctl._thread.join()

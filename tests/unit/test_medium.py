@@ -9,7 +9,7 @@ import pytest
 
 from netlab.capabilities import Capabilities
 from netlab.impls import BuildError, BuildOptions, wire_impl
-from netlab.medium import LAG_P99_BOUND_US, PROP_NS, engine_config, lag_percentiles, point_record
+from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, lag_percentiles, point_record
 from pipeline.gates import engine_late
 from topologies.presets import build_spec
 
@@ -91,13 +91,16 @@ def test_a_point_records_what_the_engine_did_in_it_alone():
     after = snapshot([[0, 110], [3, 1], [70, 1]], 1.5, 12.0, 300, coll_ns=int(0.2e9))
     rec = point_record(before, after)
     assert rec["lag"] == {"count": 101, "p50_us": 1.0, "p99_us": 1.0, "max_us": 71.0}
-    assert rec["engine_cpu"] == 0.25
+    assert rec["engine_cpu"] == 0.25 and rec["engine_spin"] == 0
     assert rec["wires"]["w0"]["frames"] == 200 and rec["wires"]["w0"]["collisions"] == 20
     assert rec["wires"]["w0"]["collision_time"] == 0.1 and rec["wires"]["w0"]["drops_collisions"] == 2
 
 
 def test_the_lag_gate_fails_a_late_engine_and_passes_a_prompt_one():
     assert engine_late(None) is None
-    assert engine_late({"lag": {"count": 10, "p99_us": LAG_P99_BOUND_US}, "engine_cpu": 0.3}) is None
-    assert "late" in engine_late({"lag": {"count": 10, "p99_us": LAG_P99_BOUND_US + 1}, "engine_cpu": 0.3})
-    assert "busy" in engine_late({"lag": {"count": 10, "p99_us": 5}, "engine_cpu": 0.95})
+    ok = {"count": 10, "p50_us": LAG_P50_BOUND_US, "p99_us": LAG_P99_BOUND_US}
+    assert engine_late({"lag": ok, "engine_cpu": 0.3}) is None
+    assert "1 %" in engine_late({"lag": {**ok, "p99_us": LAG_P99_BOUND_US + 1}, "engine_cpu": 0.3})
+    assert "half" in engine_late({"lag": {**ok, "p50_us": LAG_P50_BOUND_US + 1}, "engine_cpu": 0.3})
+    assert "busy" in engine_late({"lag": ok, "engine_cpu": 0.95})
+    assert engine_late({"lag": ok, "engine_cpu": 0.95, "engine_spin": 0.3}) is None   # spinning is not work
