@@ -7,6 +7,7 @@ from the median; tests/unit/test_exercises.py checks it). Tolerances and their `
 texts are the teacher's to set: this script only reports.
 
   sudo python3 exercises/record.py message-size shared-hub --runs 6
+  python3 exercises/record.py shared-hub --from-runs      # answers again from the stored runs
 """
 from __future__ import annotations
 
@@ -30,10 +31,14 @@ def sig(x: float, digits: int = 4) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def record(name: str, runs: int, note: str) -> None:
+def record(name: str, runs: int, note: str, from_runs: bool = False) -> None:
     ex = exercise.load(name)
     sol = ROOT / "exercises" / name / "solutions"
     measured: list[dict] = []
+    if from_runs:   # a question changed, not the measurement: answers from the stored runs
+        measured = json.loads((sol / "runs.json").read_text())["runs"]
+        answer(ex, sol, measured, json.loads((sol / "measured.json").read_text()))
+        return
     with tempfile.TemporaryDirectory() as d:
         for i in range(runs):
             out = Path(d) / f"run{i}.json"
@@ -52,6 +57,12 @@ def record(name: str, runs: int, note: str) -> None:
         "host": "this project's 2-core host", "recorded": datetime.date.today().isoformat(),
         "runs": measured}, indent=1) + "\n")
     (sol / "measured.json").write_text(json.dumps(median, indent=1) + "\n")
+    answer(ex, sol, measured, median)
+
+
+def answer(ex: dict, sol: Path, measured: list[dict], median: dict) -> None:
+    """The measured answers the median gives, and each one's spread over the runs."""
+    name = ex["name"]
     answers = json.loads((sol / "answers.json").read_text())
     for q in ex["questions"]:
         formula = q["expected"].get("measured")
@@ -65,6 +76,8 @@ def record(name: str, runs: int, note: str) -> None:
         print(f"{name} {q['id']}: median {sig(want)}, runs {sig(min(values))}-{sig(max(values))}, largest "
               f"deviation {dev:.1%}, tolerance {q['tolerance']:.1%} {'ok' if ok else 'TOO TIGHT (needs >= ' + format(1.5 * dev, '.1%') + ')'}",
               flush=True)
+    answers["student"] = (f"teacher's solution (measured values: the median of {len(measured)} check runs on "
+                          "this project's host, solutions/runs.json; yours come from your machine)")
     (sol / "answers.json").write_text(json.dumps(answers, indent=2) + "\n")
 
 
@@ -73,11 +86,12 @@ def main() -> None:
     ap.add_argument("names", nargs="+")
     ap.add_argument("--runs", type=int, default=6)
     ap.add_argument("--note", default="", help="what changed, for runs.json's 'how'")
+    ap.add_argument("--from-runs", action="store_true", help="measure nothing: answers from runs.json")
     args = ap.parse_args()
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not args.from_runs:
         sys.exit("record.py: run as root (it builds networks)")
     for name in args.names:
-        record(name, args.runs, f", {args.note}" if args.note else "")
+        record(name, args.runs, f", {args.note}" if args.note else "", args.from_runs)
 
 
 if __name__ == "__main__":

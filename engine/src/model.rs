@@ -580,7 +580,17 @@ impl Model {
     }
 
     fn medium_idle(&mut self, t: Ns, s: usize) {
-        if self.segs[s].deferring.is_empty() || self.segs[s].busy.is_some() {
+        if self.segs[s].deferring.is_empty() {
+            return;
+        }
+        if let Some(tx) = &self.segs[s].busy {
+            // a station took the medium at this very instant (its own event came first): the
+            // deferrers start with it and collide, as they would have with each other
+            let joins = self.segs[s].cfg.csma && t <= tx.last_start + self.segs[s].cfg.prop_ns && t < tx.end;
+            if joins {
+                let starters = std::mem::take(&mut self.segs[s].deferring);
+                self.collide(t, s, starters);
+            }
             return;
         }
         if self.segs[s].cfg.csma {
@@ -720,6 +730,21 @@ mod tests {
         m.advance(100 * MS, &mut out);
         assert_eq!(m.segment_stats(0).collisions, 0);
         assert_eq!(m.port_stats(1).deferrals, 1);
+    }
+
+    #[test]
+    fn deferrers_collide_with_a_station_that_took_the_medium_at_the_same_instant() {
+        let mut m = hub(3, 10_000_000, true);
+        m.arrive(0, 0, 1, 1514, vec![2]);
+        m.arrive(10 * US, 1, 2, 1514, vec![2]); // defers behind station 0
+        let idle = carrier_ns(1514, 10_000_000) + bits_ns(IFG_BITS, 10_000_000);
+        let mut out = Vec::new();
+        m.advance(idle - 1, &mut out);
+        m.arrive(idle, 2, 3, 1514, vec![0]); // queued before the Idle event of the same instant
+        m.advance(idle, &mut out);
+        assert_eq!(m.segment_stats(0).collisions, 1);
+        m.advance(idle + 100 * US, &mut out); // the jam is over: both count it
+        assert!(m.port_stats(1).collisions >= 1 && m.port_stats(2).collisions >= 1);
     }
 
     #[test]
