@@ -1,0 +1,103 @@
+"""The frame-timed medium engine on real networks: physical properties a wrong engine would fail.
+Each bound holds on a faster host too: a round trip has a floor (its frames' wire time) that no
+host speed lowers, and the engine's own lag is gated, not assumed."""
+import statistics
+import subprocess
+import time
+
+import pytest
+
+from tests.integration import require_testbed  # noqa: E402
+
+require_testbed()
+
+from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
+from netlab.medium import point_record  # noqa: E402
+from netlab.shaping import wire_bytes  # noqa: E402
+from pipeline.results import new_document  # noqa: E402
+from pipeline.runner import run_sweep  # noqa: E402
+from pipeline.sweep import Sweep  # noqa: E402
+from netlab.testbed import BuildOptions  # noqa: E402
+from workloads import iperf, ping  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def engine_built(caps):
+    if not caps.medium_engine:
+        pytest.skip("the medium engine is not built (./setup.sh builds it)")
+
+
+def carrier_ms(l2: int, rate_mbit: float) -> float:
+    """A frame's time on the wire, preamble to FCS (the gap after it delays only a next frame)."""
+    return (max(l2, 60) + 12) * 8 / (rate_mbit * 1e6) * 1e3
+
+
+def test_a_lone_frames_round_trip_is_two_wire_times_plus_the_hosts_own(testbed):
+    """A 1400-byte ping (1442-byte frames): its round trip is at least its two frames' wire time
+    (2.33 ms at 10 Mbit/s, 0.233 at 100), and exceeds it by no more than the host's own round trip
+    (measured here on a tc wire at 1000 Mbit/s, where nothing delays a lone frame) plus 0.25 ms."""
+    own = statistics.median(ping.rtts_ms((tb := testbed("single-net", nodes=2, rate_mbit=1000, wire="tc")).host("b0"),
+                                         tb.host("b1").address, 31, 0.02))
+    for rate in (10, 100):
+        tb = testbed("single-net", nodes=2, rate_mbit=rate)
+        assert tb.impls["wire"] == "engine"
+        rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 31, 0.05)
+        floor = 2 * carrier_ms(1400 + 8 + 20 + 14, rate)
+        assert min(rtt) >= floor, (rate, min(rtt), floor)
+        assert statistics.median(rtt) <= floor + own + 0.25, (rate, statistics.median(rtt), floor, own)
+
+
+def test_two_flows_on_one_wire_share_it(testbed):
+    """Two TCP flows on one 10 Mbit/s wire (a perfect arbiter: today's hosts) carry together about
+    one wire's TCP payload, not two."""
+    tb = testbed("single-net", nodes=4, rate_mbit=10)
+    flows = iperf.run_pairs([(tb.host("b0"), tb.host("b1")), (tb.host("b2"), tb.host("b3"))], seconds=4)
+    total = sum(f.goodput_mbit for f in flows)
+    assert 8.0 <= total <= 9.42, [f.goodput_mbit for f in flows]
+
+
+def test_saturating_stations_lose_what_csma_cd_takes(testbed):
+    """8 stations flooding one 10 Mbit/s hub with minimum frames (UDP): collisions happen frame by
+    frame and the wire delivers less than a perfect arbiter would, more than Metcalfe-Boggs' bound."""
+    tb = testbed("single-net", nodes=8, rate_mbit=10, contention="on")
+    hosts = [tb.host(f"b{i:x}") for i in range(8)]
+    for h in hosts:
+        h.run(["iperf3", "-s", "-D", "-1"], check=False)
+    time.sleep(0.5)
+    before = tb.medium.snapshot(max_age_s=0)
+    seconds = 3
+    procs = [h.popen(["iperf3", "-u", "-c", hosts[(i + 1) % 8].address, "-b", "2M", "-l", "18",
+                      "-t", str(seconds)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for i, h in enumerate(hosts)]
+    for p in procs:
+        p.wait()
+    rec = point_record(before, tb.medium.snapshot(max_age_s=0))
+    w = rec["wires"]["w0"]
+    efficiency = w["frames"] * wire_bytes(60) * 8 / 10e6 / seconds
+    assert w["collisions"] > 0.02 * w["frames"], w
+    assert metcalfe_boggs(8, wire_bytes(60)) < efficiency < 0.99, (efficiency, w)
+
+
+def token_pair(tmp_path, name: str) -> dict:
+    sweep = Sweep.make("token", {"topology": ["single-net"], "nodes": 2, "hardware": ["prototype-1995"],
+                                 "pairs": [1], "token_size": [1024], "tokens_in_flight": [1], "duration": 3.0})
+    doc = new_document("token", sweep.parameters())
+    run_sweep(sweep, doc, tmp_path / f"{name}.json", BuildOptions(), progress=False)
+    [point] = doc["points"]
+    return point
+
+
+def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
+    """The same 1996 pair measured quiet and with one core kept busy by another process agrees
+    within 5 %, or the busy point is flagged by its gates (never a silently different number)."""
+    quiet = token_pair(tmp_path, "quiet")
+    assert quiet["gates"]["ok"], quiet["gates"]
+    hog = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    try:
+        busy = token_pair(tmp_path, "busy")
+    finally:
+        hog.kill()
+        hog.wait()
+    ratio = busy["throughput_mbyte_s"] / quiet["throughput_mbyte_s"]
+    assert abs(ratio - 1) <= 0.05 or not busy["gates"]["ok"], (quiet["throughput_mbyte_s"],
+                                                               busy["throughput_mbyte_s"], busy["gates"])
