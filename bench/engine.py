@@ -9,8 +9,8 @@ Prints:
 - ping: a lone frame's round trip (1400- and 56-byte pings) on one wire at 10 and 100 Mbit/s,
   engine against tc wire, beside two frames' wire time and the host's own time (a tc wire at
   1000 Mbit/s, where HTB delays nothing);
-- hub: 2, 8 and 16 stations saturating one 10 Mbit/s hub with 64 B and 1518 B frames (UDP),
-  CSMA/CD on: the wire's efficiency (delivered frames' time, preamble and gap counted, over the
+- hub: 2, 8 and 16 stations saturating one 10 Mbit/s hub with 64 B and 1518 B frames (UDP,
+  1.5 x the wire offered), CSMA/CD on: the wire's efficiency (delivered frames' time, preamble and gap counted, over the
   elapsed time), collisions and excessive-collision drops per frame, beside Metcalfe-Boggs
   (netlab.contention) and the model alone in virtual time (engine/examples/hub.rs);
 - load: the engine's CPU share and release lag at the papers' loads (8 token pairs on one 10
@@ -43,7 +43,7 @@ from netlab.medium import LAG_P99_BOUND_US, point_record  # noqa: E402
 from netlab.shaping import wire_bytes  # noqa: E402
 from netlab.testbed import BuildOptions, Testbed  # noqa: E402
 from topologies.presets import build_spec  # noqa: E402
-from workloads import ping  # noqa: E402
+from workloads import iperf, ping  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,7 +58,7 @@ def pings(caps) -> None:
     host_ms = {}
     for size in (1400, 56):
         with Testbed(build_spec("single-net", nodes=2, rate_mbit=1000), BuildOptions(wire="tc"), caps) as tb:
-            rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 51, 0.05)
+            rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 51, 0.05, size=size)
             host_ms[size] = statistics.median(rtt)
     for rate in (10, 100):
         for size in (1400, 56):
@@ -66,25 +66,23 @@ def pings(caps) -> None:
             row = []
             for impl in ("engine", "tc"):
                 with Testbed(build_spec("single-net", nodes=2, rate_mbit=rate), BuildOptions(wire=impl), caps) as tb:
-                    rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 51, 0.05)
+                    rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 51, 0.05, size=size)
                     row.append(f"{impl} {statistics.median(rtt):.3f} ({min(rtt):.3f})")
             print(f"{rate:3d} Mbit/s, {size:4d}-byte ping: {' | '.join(row)} ms; two wire times {floor:.3f}, "
                   f"+ host's own {host_ms[size]:.3f} = {floor + host_ms[size]:.3f} ms", flush=True)
 
 
-def udp_flood(tb: Testbed, n: int, payload: int, mbit_each: float, seconds: float) -> dict:
-    """n stations, each sending UDP to the next at mbit_each; the engine's record over it."""
-    hosts = [tb.host(f"b{i:x}") for i in range(n)]
-    for h in hosts:
-        h.run(["iperf3", "-s", "-D", "-1"], check=False)
-    time.sleep(0.5)
+def udp_flood(tb: Testbed, n: int, payload: int, frames_each: float, seconds: float) -> dict:
+    """n stations, each sending frames_each UDP frames a second to the next; the engine's record
+    over `seconds` in the middle of it."""
+    procs = iperf.udp_flood([tb.host(f"b{i:x}") for i in range(n)], frames_each, payload, seconds + 2)
+    time.sleep(1)
     before = tb.medium.snapshot(max_age_s=0)
-    procs = [h.popen(["iperf3", "-u", "-c", hosts[(i + 1) % n].address, "-b", f"{mbit_each}M",
-                      "-l", str(payload), "-t", str(seconds)], stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL) for i, h in enumerate(hosts)]
+    time.sleep(seconds)
+    rec = point_record(before, tb.medium.snapshot(max_age_s=0))
     for p in procs:
         p.wait()
-    return point_record(before, tb.medium.snapshot(max_age_s=0))
+    return rec
 
 
 def hub(caps, seconds: float) -> None:
@@ -95,11 +93,11 @@ def hub(caps, seconds: float) -> None:
     for frame, payload in ((64, 18), (1518, 1472)):
         for n in (2, 8, 16):
             spec = build_spec("single-net", nodes=n, rate_mbit=10, contention=True)
-            with Testbed(spec, BuildOptions(wire="engine"), caps) as tb:
-                rec = udp_flood(tb, n, payload, 15 / n, seconds)
-            w = rec["wires"]["w0"]
             l2 = payload + 8 + 20 + 14
-            eff = w["frames"] * wire_bytes(l2) * 8 / 10e6 / seconds
+            with Testbed(spec, BuildOptions(wire="engine"), caps) as tb:
+                rec = udp_flood(tb, n, payload, 1.5 * 10e6 / 8 / wire_bytes(l2) / n, seconds)
+            w = rec["wires"]["w0"]
+            eff = w["busy"] * wire_bytes(l2) / (wire_bytes(l2) - 12)   # carriers plus their gaps
             mb = metcalfe_boggs(n, wire_bytes(l2))
             print(f"{n:8d} {frame:5d}  {eff:10.3f}  {mb:14.3f}  {w['collisions'] / max(w['frames'], 1):16.3f}  "
                   f"{100 * w['drops_collisions'] / max(w['frames'] + w['drops_collisions'], 1):10.2f}%  "
@@ -135,9 +133,8 @@ def ceiling(caps, seconds: float) -> None:
           flush=True)
     best = None
     for kpps in (10, 20, 40, 80, 120):
-        mbit = kpps * 1e3 * 18 * 8 / 1e6    # iperf3's -b counts UDP payload
         with Testbed(build_spec("single-net", nodes=2, rate_mbit=100), BuildOptions(wire="engine"), caps) as tb:
-            rec = udp_flood(tb, 2, 18, mbit / 2, seconds)
+            rec = udp_flood(tb, 2, 18, kpps * 1e3 / 2, seconds)
         fps = rec["wires"]["w0"]["frames"] / seconds
         ok = rec["lag"]["p99_us"] <= LAG_P99_BOUND_US
         if ok:

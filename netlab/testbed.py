@@ -72,6 +72,7 @@ class Testbed:
         self._old_label: str | None = None
         self.contention: ContentionControl | None = None
         self.medium: Medium | None = None  # the frame-timed medium engine, when impls['wire'] is 'engine'
+        self.medium_final: dict | None = None   # its last counters, once it has stopped
         self.tcp: dict | None = None      # the nodes' TCP as read back from their namespaces
         self._on_teardown: list = []
 
@@ -168,7 +169,7 @@ class Testbed:
         if self.contention is not None:
             self.contention.stop()
         if self.medium is not None:
-            self.medium.stop()
+            self.medium_final = self.medium.stop()
         try:
             if self.net is not None:
                 net, self.net = self.net, None

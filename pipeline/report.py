@@ -257,8 +257,11 @@ def time_split(docs: dict[str, dict]) -> str:
     whole = sum(total.values()) or 1.0
     names = {"build_s": "building networks", "prepare_s": "preparing disks and daemons",
              "points_s": "measuring points", "teardown_s": "tearing down"}
+    engine = [t for t in timings if "engine_cpu_s" in t]
+    cpu = (f"; the medium engine used {sum(t['engine_cpu_s'] for t in engine):.0f} s of CPU over the "
+           f"{sum(t['points_s'] for t in engine):.0f} s its {len(engine)} networks measured" if engine else "")
     return (f"{whole / 60:.1f} minutes over {len(timings)} networks and {sum(t['points'] for t in timings)} "
-            "points: " + ", ".join(f"{names[k]} {v:.0f} s ({v / whole:.0%})" for k, v in total.items()))
+            "points: " + ", ".join(f"{names[k]} {v:.0f} s ({v / whole:.0%})" for k, v in total.items()) + cpu)
 
 
 def environment_lines(docs: dict[str, dict]) -> list[str]:

@@ -291,7 +291,7 @@ SCHEMA = {
                              "record: per wire its rate updates, mean backlog, lowest efficiency, highest 16-collision drop "
                              "rate max_drop_ppm and dropped_frames; or null), collisions_modelled, build_s, timing (build_s, prepare_s, "
                              "points_s, teardown_s, points: where this network's wall time went, "
-                             "seconds), and applied_commands "
+                             "seconds; engine_cpu_s: the medium engine's CPU over the network's life), and applied_commands "
                              "(owner -> [{argv, rc, stdin?, batch?}], every tc/ip/nft/ethtool/sysctl argv applied; "
                              "batch {argv, line}: the ip/tc -batch process and line that applied it)"),
                         "additionalProperties": {"type": "object", "properties": {

@@ -162,6 +162,9 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             "build_s": round(t_built - t_build, 2), "prepare_s": round(t_prepared - t_built, 2),
             "points_s": round(t_measured - t_prepared, 2), "teardown_s": round(time.monotonic() - t_measured, 2),
             "points": len(points)}
+        if tb.medium_final:   # the medium engine's own CPU over the network's life
+            doc["environment"]["topologies"][network_key(spec)]["timing"]["engine_cpu_s"] = \
+                round(tb.medium_final["cpu_s"], 2)
     doc["calibrations"] = calibration.verdicts(doc["points"])
     doc["complete"] = True
     write_atomic(doc, out)

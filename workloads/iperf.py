@@ -5,6 +5,7 @@ every pair gets its own one-shot server on its own port.
 """
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 
 from core.values import Axis
@@ -81,3 +82,17 @@ WORKLOAD = Workload(
     csv_columns=("pairs", "goodput_mbit"), check=check, run_point=run_point,
     label=lambda pt: f"{pt['pairs']} pairs",
     figure=Figure("iperf3 TCP goodput", x="pairs", x_label="pairs", x_step="one"))
+
+
+def udp_flood(hosts, frames_each: float, payload: int, seconds: float) -> list:
+    """Every host sends `frames_each` UDP datagrams of `payload` bytes a second to the next one
+    (in a ring) for `seconds`: saturating stations for a medium's tests and benchmarks. Returns
+    the client processes (wait for them); the one-shot servers end with their client."""
+    for h in hosts:
+        h.run(["iperf3", "-s", "-D", "-1"], check=False)
+    for h in hosts:
+        wait_listening(h, BASE_PORT, "iperf3 server")
+    return [h.popen(["iperf3", "-u", "-c", hosts[(i + 1) % len(hosts)].address,
+                     "-b", str(int(frames_each * payload * 8)), "-l", str(payload), "-t", str(seconds)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for i, h in enumerate(hosts)]
