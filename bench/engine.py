@@ -39,7 +39,7 @@ from mininet.log import setLogLevel  # noqa: E402
 
 from netlab.capabilities import probe  # noqa: E402
 from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
-from netlab.medium import LAG_P99_BOUND_US, point_record  # noqa: E402
+from netlab.medium import LAG_P99_BOUND_US  # noqa: E402
 from netlab.shaping import wire_bytes  # noqa: E402
 from netlab.testbed import BuildOptions, Testbed  # noqa: E402
 from topologies.presets import build_spec  # noqa: E402
@@ -72,19 +72,6 @@ def pings(caps) -> None:
                   f"+ host's own {host_ms[size]:.3f} = {floor + host_ms[size]:.3f} ms", flush=True)
 
 
-def udp_flood(tb: Testbed, n: int, payload: int, frames_each: float, seconds: float) -> dict:
-    """n stations, each sending frames_each UDP frames a second to the next; the engine's record
-    over `seconds` in the middle of it."""
-    procs = iperf.udp_flood([tb.host(f"b{i:x}") for i in range(n)], frames_each, payload, seconds + 2)
-    time.sleep(1)
-    before = tb.medium.snapshot(max_age_s=0)
-    time.sleep(seconds)
-    rec = point_record(before, tb.medium.snapshot(max_age_s=0))
-    for p in procs:
-        p.wait()
-    return rec
-
-
 def hub(caps, seconds: float) -> None:
     print("== stations saturating one 10 Mbit/s hub, CSMA/CD per frame (UDP, 1.5 x the wire offered) ==",
           flush=True)
@@ -95,7 +82,7 @@ def hub(caps, seconds: float) -> None:
             spec = build_spec("single-net", nodes=n, rate_mbit=10, contention=True)
             l2 = payload + 8 + 20 + 14
             with Testbed(spec, BuildOptions(wire="engine"), caps) as tb:
-                rec = udp_flood(tb, n, payload, 1.5 * 10e6 / 8 / wire_bytes(l2) / n, seconds)
+                rec = iperf.medium_under_flood(tb, n, 1.5 * 10e6 / 8 / wire_bytes(l2) / n, payload, seconds)
             w = rec["wires"]["w0"]
             eff = w["busy"] * wire_bytes(l2) / (wire_bytes(l2) - 12)   # carriers plus their gaps
             mb = metcalfe_boggs(n, wire_bytes(l2))
@@ -134,7 +121,7 @@ def ceiling(caps, seconds: float) -> None:
     best = None
     for kpps in (10, 20, 40, 80, 120):
         with Testbed(build_spec("single-net", nodes=2, rate_mbit=100), BuildOptions(wire="engine"), caps) as tb:
-            rec = udp_flood(tb, 2, 18, kpps * 1e3 / 2, seconds)
+            rec = iperf.medium_under_flood(tb, 2, kpps * 1e3 / 2, 18, seconds)
         fps = rec["wires"]["w0"]["frames"] / seconds
         ok = rec["lag"]["p99_us"] <= LAG_P99_BOUND_US
         if ok:

@@ -6,9 +6,11 @@ every pair gets its own one-shot server on its own port.
 from __future__ import annotations
 
 import subprocess
+import time
 from dataclasses import dataclass
 
 from core.values import Axis
+from netlab.medium import point_record
 from workloads.agent import Agents, wait_listening
 from workloads.base import Figure, PAIRS, Workload
 from workloads.placement import place, wire_load
@@ -96,3 +98,16 @@ def udp_flood(hosts, frames_each: float, payload: int, seconds: float) -> list:
                      "-b", str(int(frames_each * payload * 8)), "-l", str(payload), "-t", str(seconds)],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for i, h in enumerate(hosts)]
+
+
+def medium_under_flood(tb, n: int, frames_each: float, payload: int, seconds: float) -> dict:
+    """What the medium engine did (netlab.medium.point_record) over `seconds` in the middle of a
+    udp_flood of b0..b(n-1): a second after it starts, before it ends."""
+    procs = udp_flood([tb.host(f"b{i:x}") for i in range(n)], frames_each, payload, seconds + 2)
+    time.sleep(1)
+    before = tb.medium.snapshot(max_age_s=0)
+    time.sleep(seconds)
+    rec = point_record(before, tb.medium.snapshot(max_age_s=0))
+    for p in procs:
+        p.wait()
+    return rec

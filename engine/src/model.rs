@@ -633,6 +633,10 @@ mod tests {
         out
     }
 
+    fn last_due(out: &[Output]) -> Ns {
+        out.iter().filter_map(|o| match o { Output::Deliver { due, .. } => Some(*due), _ => None }).max().unwrap()
+    }
+
     fn others(n: usize, p: usize) -> Vec<u16> {
         (0..n).filter(|&q| q != p).map(|q| q as u16).collect()
     }
@@ -677,7 +681,7 @@ mod tests {
             m.arrive(0, 0, h, 1514, vec![1]);
         }
         let out = run(&mut m, 1_000 * MS);
-        let last = out.iter().filter_map(|o| match o { Output::Deliver { due, .. } => Some(*due), _ => None }).max().unwrap();
+        let last = last_due(&out);
         // 100 frames: 100 carriers and 99 gaps
         assert_eq!(last, 100 * 1_220_800 + 99 * 9_600);
         assert_eq!(m.port_stats(0).collisions, 0);
@@ -814,7 +818,7 @@ mod tests {
             m.arrive(0, 1, 100 + h, 1514, vec![0]);
         }
         let out = run(&mut m, 1_000 * MS);
-        let last = out.iter().filter_map(|o| match o { Output::Deliver { due, .. } => Some(*due), _ => None }).max().unwrap();
+        let last = last_due(&out);
         assert_eq!(last, 50 * 1_220_800 + 49 * 9_600);
         assert_eq!(m.segment_stats(0).collisions, 0);
     }
@@ -828,7 +832,7 @@ mod tests {
             m.arrive(0, 0, h, 1514, vec![1]);
         }
         let out = run(&mut m, 1_000 * MS);
-        let last = out.iter().filter_map(|o| match o { Output::Deliver { due, .. } => Some(*due), _ => None }).max().unwrap();
+        let last = last_due(&out);
         assert_eq!(last, 100 * 122_080 + 99 * 70_000);
         let mut m = Model::new(vec![seg], vec![port.clone(), port.clone(), port], 1).unwrap();
         for h in 0..100 {
@@ -836,7 +840,7 @@ mod tests {
             m.arrive(0, 1, 1000 + h, 1514, vec![2]);
         }
         let out = run(&mut m, 1_000 * MS);
-        let last = out.iter().filter_map(|o| match o { Output::Deliver { due, .. } => Some(*due), _ => None }).max().unwrap();
+        let last = last_due(&out);
         // 200 frames back to back (each card's 70 us gap is shorter than the other's frame)
         assert!(last <= 200 * 123_040, "two cards fill each other's gaps: {}", last);
     }

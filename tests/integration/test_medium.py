@@ -2,7 +2,7 @@
 Each bound holds on a faster host too: a round trip has a floor (its frames' wire time) that no
 host speed lowers, and the engine's own lag is gated, not assumed."""
 import statistics
-import time
+import subprocess
 
 import pytest
 
@@ -11,7 +11,6 @@ from tests.integration import require_testbed  # noqa: E402
 require_testbed()
 
 from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
-from netlab.medium import point_record  # noqa: E402
 from netlab.shaping import wire_bytes  # noqa: E402
 from pipeline.results import new_document  # noqa: E402
 from pipeline.runner import run_sweep  # noqa: E402
@@ -55,25 +54,12 @@ def test_two_flows_on_one_wire_share_it(testbed):
     assert 8.0 <= total <= 9.42, [f.goodput_mbit for f in flows]
 
 
-def flood(tb, n: int, payload: int, frames_each: float, seconds: float) -> dict:
-    """n stations flooding (workloads.iperf.udp_flood); the engine's record over `seconds` in the
-    middle of it (after a second to start, before the end)."""
-    procs = iperf.udp_flood([tb.host(f"b{i:x}") for i in range(n)], frames_each, payload, seconds + 2)
-    time.sleep(1)
-    before = tb.medium.snapshot(max_age_s=0)
-    time.sleep(seconds)
-    rec = point_record(before, tb.medium.snapshot(max_age_s=0))
-    for p in procs:
-        p.wait()
-    return rec
-
-
 def test_saturating_stations_lose_what_csma_cd_takes(testbed):
     """8 stations flooding one 10 Mbit/s hub with minimum frames (UDP, 1.5 x the wire offered):
     collisions happen frame by frame and the wire delivers less than a perfect arbiter would,
     more than Metcalfe-Boggs' bound (csma.md: 0.39 for 8 stations)."""
     tb = testbed("single-net", nodes=8, rate_mbit=10, contention="on")
-    rec = flood(tb, 8, 18, 1.5 * 10e6 / 8 / wire_bytes(60) / 8, 3)
+    rec = iperf.medium_under_flood(tb, 8, 1.5 * 10e6 / 8 / wire_bytes(60) / 8, 18, 3)
     w = rec["wires"]["w0"]
     efficiency = w["busy"] * wire_bytes(60) / (wire_bytes(60) - 12)   # carriers plus their gaps
     assert w["collisions"] > 0.02 * w["frames"], w
