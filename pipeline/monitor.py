@@ -99,11 +99,14 @@ class Monitor:
             if stopping:
                 return
 
-    def report(self, window_s: float | None = None, rates: dict[str, float] | None = None) -> dict:
+    def report(self, window_s: float | None = None, rates: dict[str, float] | None = None,
+               spin: float = 0.0) -> dict:
         """Figures over the point: utilisation over `window_s` (the workload's
         own measured span) when given, else over the monitor's window; of `rates`
         (wire -> Mbit/s it could carry then: a contended wire's lowered rate) when
-        given, else of each wire's rate."""
+        given, else of each wire's rate. `spin`: the share of a core the medium engine spent
+        spinning to a release (netlab.medium): a core busy only with that was waiting, not
+        working, so the saturation verdict leaves it out (the engine's lag gate judges it)."""
         span = window_s if window_s and window_s > 0 else self.elapsed
         rates = {n: (rates or {}).get(n) or w.rate_mbit for n, w in self.wires.items()}
         util = {n: round(self.carried[n] * 8 / (rates[n] * 1e6 * span), 4) for n in self.wires}
@@ -116,7 +119,7 @@ class Monitor:
                 "core_busy_mean": per_core, "emulator_thread_busy": dict(self.thread_busy),
                 "softirq_busy_mean": list(self.softirq), "cpu_pressure": self.pressure,
                 "wire_utilisation": util, "wire_bytes": dict(self.carried), "window_s": round(span, 4),
-                "suspect": verdict(max(per_core, default=0.0), util, busiest)}
+                "suspect": verdict(max(per_core, default=0.0) - spin, util, busiest)}
 
 
 def verdict(core_busy: float, utilisation: dict[str, float],

@@ -122,7 +122,8 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                     held = {n: round(rates[n] * (1 - w["collision_time"]), 3)
                             for n, w in engine["wires"].items() if w["collision_time"] > 0}
                 point = {**network_fields(spec), "workload": sweep.workload, **pt, **result,
-                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held),
+                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held,
+                                                spin=engine["engine_spin"] if engine else 0.0),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "wire_impl": env["wire_impl"],
                          "tcp": {**(env["tcp"] or {}),

@@ -11,7 +11,9 @@
 //! Waking on time: a timer wake-up is late by the host's scheduling latency (tens of us here), so
 //! the shell arms its timer `early` ahead of the next release and spins the rest. `early` follows
 //! the wake-ups' own lateness (twice its running mean, at most --max-early-us): the spin costs
-//! about what the lateness would have, and only when a release is near.
+//! about what the lateness would have, and only when a release is near. The model's bookkeeping
+//! events (a frame reaching its card, a backoff ending, the medium going idle) wake the shell
+//! without a spin: they keep their virtual times however late they run.
 //!
 //! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N]
 //! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
@@ -520,19 +522,24 @@ fn main() {
         let early = ((2.0 * lateness_ewma) as Ns).min(max_early_ns);
         eng.early_ns = early;
         if let Some(next) = eng.model.next_deadline() {
+            // the model's bookkeeping may run late (it keeps virtual time); only a release is
+            // worth a spin, so the timer is armed early only for the next possible output
+            let out = eng.model.next_output().unwrap_or(Ns::MAX);
             let now = mono();
+            let wake = next.min(out.saturating_sub(early));
             if next <= now {
                 timeout = 0;
-            } else if next - now <= early {
+            } else if out > now && out - now <= early {
                 // near enough: spin, unless a frame arrives meanwhile (it may change what is next)
                 let t0 = now;
-                while mono() < next && !readable(ep) {
+                let until = out.min(next); // an earlier bookkeeping event may bring a release forward
+                while mono() < until && !readable(ep) {
                     std::hint::spin_loop();
                 }
                 eng.spin_ns += mono() - t0;
                 timeout = 0;
-            } else if next - early != armed {
-                let next = next - early;
+            } else if wake != armed {
+                let next = wake;
                 let its = libc::itimerspec {
                     it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
                     it_value: libc::timespec { tv_sec: (next / 1_000_000_000) as i64, tv_nsec: (next % 1_000_000_000) as i64 },

@@ -320,6 +320,31 @@ impl Model {
         self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
+    /// The earliest time a frame could next be due for release: a pending delivery, or a
+    /// carrier's end plus the propagation delay and the quickest receiver's latency. Every other
+    /// event is the model's own bookkeeping, which may run late without moving any virtual time;
+    /// the shell keeps real time (spins) only for this.
+    pub fn next_output(&self) -> Option<Ns> {
+        let mut best: Option<Ns> = None;
+        for Reverse((t, _, slot)) in self.heap.iter() {
+            let due = match &self.slots[*slot] {
+                Some(Ev::Deliver { .. }) => *t,
+                Some(Ev::TxEnd { seg, .. }) => *t + self.segs[*seg].cfg.prop_ns + self.min_rx_delay(*seg),
+                Some(Ev::FdEnd { port }) => {
+                    let seg = self.ports[*port].cfg.segment;
+                    *t + self.segs[seg].cfg.prop_ns + self.min_rx_delay(seg)
+                }
+                _ => continue,
+            };
+            best = Some(best.map_or(due, |b: Ns| b.min(due)));
+        }
+        best
+    }
+
+    fn min_rx_delay(&self, seg: usize) -> Ns {
+        self.segs[seg].ports.iter().map(|&p| self.ports[p].cfg.rx_delay_ns).min().unwrap_or(0)
+    }
+
     /// Run every event up to and including `until`; outputs are appended in time order.
     pub fn advance(&mut self, until: Ns, out: &mut Vec<Output>) {
         while let Some(&Reverse((t, _, slot))) = self.heap.peek() {
@@ -843,6 +868,20 @@ mod tests {
         let last = last_due(&out);
         // 200 frames back to back (each card's 70 us gap is shorter than the other's frame)
         assert!(last <= 200 * 123_040, "two cards fill each other's gaps: {}", last);
+    }
+
+    #[test]
+    fn the_next_output_is_a_carriers_end_plus_the_receivers_latency() {
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1000 };
+        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0 };
+        let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
+        m.arrive(0, 0, 1, 1514, vec![1]);
+        assert_eq!(m.next_output(), None); // only the frame's way to its card so far
+        run(&mut m, 90 * US);
+        let end = 90 * US + carrier_ns(1514, 10_000_000);
+        assert_eq!(m.next_output(), Some(end + 1000 + 90 * US));
+        run(&mut m, end);
+        assert_eq!(m.next_output(), Some(end + 1000 + 90 * US));
     }
 
     #[test]
