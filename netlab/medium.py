@@ -55,13 +55,15 @@ FIFO_PRIORITY = 10
 ENGINE_MAX_RATE_MBIT = 100.0
 # A point fails its gate when the engine's releases were later than these (pipeline.gates): the
 # median, which shifts every round trip, by more than a seventh of a minimum frame's wire time at
-# 10 Mbit/s (67.2 us), or the 99th percentile by more than 1.5 of them (a twelfth of a full
-# frame's 1.23 ms). Measured on the 2-core host (bench/engine.py): p50 1-2 us; p99 19-35 us with
-# one busy wire, up to 82 us when many wires release at once (each release runs the receiving
-# node's stack in the engine's thread, so the frames of one instant wait for each other); a
-# saturated host (8 pairs of 64 B tokens at 100 Mbit/s) reads p99 0.26-0.38 ms.
+# 10 Mbit/s (67.2 us), or the 99th percentile by more than three of them (a sixth of a full
+# frame's 1.23 ms). Measured on the 2-core host (bench/engine.py, reproduce --quick): p50 1-2 us;
+# p99 17-57 us with one or a few busy wires, 100-133 us when many frames fall due at once (each
+# release runs the receiving node's stack in the engine's thread, so the frames of one instant
+# wait for each other: 8 bonded pairs of 1 KB tokens on the prototype read 124 us); a saturated
+# host reads p99 0.26-1.7 ms (8 pairs of 64 B tokens at 100 Mbit/s; the demonstration system's
+# disk copies at 100 Mbit/s).
 LAG_P50_BOUND_US = 10.0
-LAG_P99_BOUND_US = 100.0
+LAG_P99_BOUND_US = 200.0
 # The engine arms its timer ahead of a release by twice its wake-ups' mean lateness, spinning the
 # rest, but never more than this ahead (engine/src/main.rs).
 MAX_EARLY_US = 100

@@ -320,22 +320,35 @@ impl Model {
         self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
-    /// The earliest time a frame could next be due for release: a pending delivery, or a
-    /// carrier's end plus the propagation delay and the quickest receiver's latency. Every other
-    /// event is the model's own bookkeeping, which may run late without moving any virtual time;
-    /// the shell keeps real time (spins) only for this.
+    /// The earliest time a frame could next be due for release: a pending delivery; a carrier's
+    /// end plus the propagation delay and the quickest receiver's latency; any other event plus
+    /// the shortest carrier it could start (its own frame's, or a minimum frame's) and the same.
+    /// Events run before then keep their virtual times however late the shell runs them, so the
+    /// shell keeps real time (spins) only towards this.
     pub fn next_output(&self) -> Option<Ns> {
         let mut best: Option<Ns> = None;
         for Reverse((t, _, slot)) in self.heap.iter() {
-            let due = match &self.slots[*slot] {
-                Some(Ev::Deliver { .. }) => *t,
-                Some(Ev::TxEnd { seg, .. }) => *t + self.segs[*seg].cfg.prop_ns + self.min_rx_delay(*seg),
-                Some(Ev::FdEnd { port }) => {
-                    let seg = self.ports[*port].cfg.segment;
-                    *t + self.segs[seg].cfg.prop_ns + self.min_rx_delay(seg)
+            let (seg, carrier) = match &self.slots[*slot] {
+                Some(Ev::Deliver { .. }) => {
+                    best = Some(best.map_or(*t, |b: Ns| b.min(*t)));
+                    continue;
                 }
-                _ => continue,
+                Some(Ev::TxEnd { seg, .. }) => (*seg, 0),
+                Some(Ev::FdEnd { port }) => (self.ports[*port].cfg.segment, 0),
+                Some(Ev::Enqueue { port, frame }) => {
+                    let seg = self.ports[*port].cfg.segment;
+                    (seg, carrier_ns(frame.len, self.segs[seg].cfg.rate_bps))
+                }
+                Some(Ev::Attempt { port, .. }) => {
+                    let seg = self.ports[*port].cfg.segment;
+                    (seg, carrier_ns(MIN_FRAME, self.segs[seg].cfg.rate_bps))
+                }
+                Some(Ev::CollEnd { seg, .. }) | Some(Ev::Idle { seg, .. }) => {
+                    (*seg, carrier_ns(MIN_FRAME, self.segs[*seg].cfg.rate_bps))
+                }
+                None => continue,
             };
+            let due = *t + carrier + self.segs[seg].cfg.prop_ns + self.min_rx_delay(seg);
             best = Some(best.map_or(due, |b: Ns| b.min(due)));
         }
         best
@@ -876,9 +889,10 @@ mod tests {
         let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0 };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1514, vec![1]);
-        assert_eq!(m.next_output(), None); // only the frame's way to its card so far
-        run(&mut m, 90 * US);
         let end = 90 * US + carrier_ns(1514, 10_000_000);
+        // on its way to its card, the frame can be due no sooner than its carrier allows
+        assert_eq!(m.next_output(), Some(end + 1000 + 90 * US));
+        run(&mut m, 90 * US);
         assert_eq!(m.next_output(), Some(end + 1000 + 90 * US));
         run(&mut m, end);
         assert_eq!(m.next_output(), Some(end + 1000 + 90 * US));
