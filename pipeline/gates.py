@@ -152,7 +152,8 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
         if segs:   # round-robin alternates strictly: one full wire of a bonded segment holds the flow back
             paths.append(("/".join("+".join(s) for s in f["path"]),
                           max(util[w] for seg in segs for w in seg) / reach))
-    busy = max([*(fidelity.get("core_busy_mean") or []),
+    spin = (point.get("medium") or {}).get("engine_spin") or 0.0   # waiting, not work (pipeline.monitor)
+    busy = max([*(c - spin for c in fidelity.get("core_busy_mean") or []),
                 *(fidelity.get("emulator_thread_busy") or {}).values(), 0.0])
     if busy >= CORE_BUSY:
         if fidelity.get("suspect"):
