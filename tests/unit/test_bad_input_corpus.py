@@ -112,6 +112,8 @@ RUN = [
     ("out is a directory", ["run", "token", "--topo", "single-net", "--out", "{tmp}"], "directory"),
     ("png under a file", ["run", "token", "--topo", "single-net", "--png", NOT_A_DIR], "cannot write"),
     ("switch unknown", ["run", "token", "--switch", "bogus"], "--switch"),
+    ("wire unknown", ["run", "token", "--wire", "bogus"], "--wire"),
+    ("cli wire unknown", ["cli", "--topo", "single-net", "--wire", "hub"], "--wire"),
     ("bonding unknown", ["run", "token", "--bonding", "bogus"], "--bonding"),
     ("token takes no copies", ["run", "token", "--copies", "3"], "does not take --copies"),
     ("token takes no disk", ["run", "token", "--disk", "none"], "does not take --disk"),
