@@ -48,7 +48,7 @@ def choose_impls(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> d
             wrong.append(f"bonding {impls['bonding']}")
         if impls["switch"] not in (None, "ovs-kernel"):
             wrong.append(f"switches {impls['switch']}")
-        if impls["host_cost"] not in (None, "ifb-htb+netem-latency"):
+        if impls["host_cost"] not in (None, "ifb-htb+netem-latency", "ifb-htb+engine-latency"):
             wrong.append(f"host cost {impls['host_cost']} (no netem latency)")
         if wrong:
             raise BuildError(f"{REQUIRE_ENV}=1 refuses fallbacks, but this build would use "
