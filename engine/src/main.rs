@@ -19,7 +19,7 @@
 //! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
 //! SIGINT and SIGHUP write them and exit.
 use medium::config;
-use medium::model::{DropWhy, Model, Ns, Output};
+use medium::model::{Model, Ns, Output};
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io::Write;
@@ -242,10 +242,7 @@ impl Engine {
                     self.lag.record(now.saturating_sub(due));
                     self.slab.release(handle);
                 }
-                Output::Dropped { handle, why, .. } => {
-                    let _ = why == DropWhy::QueueFull;
-                    self.slab.drop_all(handle);
-                }
+                Output::Dropped { handle, .. } => self.slab.drop_all(handle),
             }
         }
     }
