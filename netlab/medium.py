@@ -67,6 +67,11 @@ LAG_P99_BOUND_US = 200.0
 # The engine arms its timer ahead of a release by twice its wake-ups' mean lateness, spinning the
 # rest, but never more than this ahead (engine/src/main.rs).
 MAX_EARLY_US = 100
+# While it runs the engine asks the kernel (PM QoS, /dev/cpu_dma_latency) to keep idle cores out
+# of idle states slower to leave than this: on this host a halted virtual CPU woke the engine's
+# timer 24-50 us late (median), a polling one 14 us, and the spin that hides the rest cost half as
+# much (bench/engine.py: single-net at 100 Mbit/s, engine CPU 57 % -> 34 %).
+CPU_LATENCY_US = 0
 START_TIMEOUT_S = 5.0
 SNAPSHOT_TIMEOUT_S = 2.0
 
@@ -125,7 +130,8 @@ class Medium:
         _write_private(self.config_path, self.config)
         self.proc = subprocess.Popen([str(ENGINE_BIN), "--config", str(self.config_path), "--stats",
                                       str(self.stats_path), "--fifo", str(FIFO_PRIORITY),
-                                      "--max-early-us", str(MAX_EARLY_US)],
+                                      "--max-early-us", str(MAX_EARLY_US),
+                                      "--cpu-latency-us", str(CPU_LATENCY_US)],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, close_fds=True)
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -193,6 +199,7 @@ class Medium:
         """What ran, for the network's environment: the engine, its scheduling, its constants."""
         d = self.snapshot(max_age_s=10)
         return {"engine": d.get("engine"), "version": d.get("version"), "sched": d.get("sched"),
+                "cpu_latency_us": d.get("cpu_latency_us"),
                 "prop_ns": PROP_NS, "lag_p50_bound_us": LAG_P50_BOUND_US,
                 "lag_p99_bound_us": LAG_P99_BOUND_US, "max_early_us": MAX_EARLY_US,
                 "config": self.config.splitlines()}
@@ -236,6 +243,8 @@ def point_record(before: dict, after: dict) -> dict:
                        "collisions": s1["collisions"] - s0.get("collisions", 0),
                        "busy": round((s1["busy_ns"] - s0.get("busy_ns", 0)) / 1e9 / span, 4),
                        "collision_time": round((s1["collision_ns"] - s0.get("collision_ns", 0)) / 1e9 / span, 4),
+                       "backoff_idle": round((s1.get("backoff_idle_ns", 0) - s0.get("backoff_idle_ns", 0))
+                                             / 1e9 / span, 4),
                        **dd}
     return {"lag": lag_percentiles(delta),
             "engine_cpu": round((after["cpu_s"] - before["cpu_s"]) / span, 4),

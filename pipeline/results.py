@@ -109,7 +109,9 @@ COMMON_POINT = {
                    late_arrivals=_t("integer", "frames read after the model had passed their arrival time"),
                    sched=_t(["string", "null"], "the engine's scheduling policy (fifo:PRIO or other)"),
                    wires=_t("object", "wire -> frames, collisions, busy (share of the point its "
-                            "delivered carriers used), collision_time (share collisions used), "
+                            "delivered carriers used), collision_time (share collisions used), backoff_idle (share the "
+                            "medium lay idle while colliders backed off; the rate a hub could carry is "
+                            "its rate x (1 - collision_time - backoff_idle)), "
                             "drops_queue, drops_collisions (16 attempts), deferrals, send_errors")),
     "hardware": _t("string", "the hardware profile the nodes had (hardware/<name>.json; none = today's "
                    "host); v1/v2 documents read as none"),
@@ -282,6 +284,7 @@ SCHEMA = {
             topologies={**_t("object", "per network built (topology@rate, xK for K bonded channels, "
                              "+profile on a hardware profile, +contention, +txgap<T>us): bonding_impl, "
                              "switch_impl, wire_impl (engine | tc), medium (the engine's record: engine, version, sched, "
+                             "cpu_latency_us (the idle-state latency it held the cores to; null: not held), "
                              "prop_ns, lag_p99_bound_us, config: its configuration lines; or null), netem, "
                              "hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | ifb-htb+engine-latency "
                              "| null), latency_modelled (a lone packet after idle time delayed by the "

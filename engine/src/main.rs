@@ -15,7 +15,7 @@
 //! events (a frame reaching its card, a backoff ending, the medium going idle) wake the shell
 //! without a spin: they keep their virtual times however late they run.
 //!
-//! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N]
+//! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N] [--cpu-latency-us N]
 //! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
 //! SIGINT and SIGHUP write them and exit.
 use medium::config;
@@ -201,6 +201,7 @@ struct Engine {
     timer_wakeups: u64,
     early_ns: Ns,
     spin_ns: Ns,
+    cpu_latency: Option<i32>,
     sched: String,
     started: Ns,
     stats_path: String,
@@ -256,7 +257,7 @@ impl Engine {
         s.push_str(&format!(
             "{{\"engine\": \"beowulf-medium\", \"version\": \"{}\", \"seq\": {}, \"pid\": {}, \"time_ns\": {}, \"uptime_s\": {:.6}, \
              \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\", \
-             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6},\n",
+             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6}, \"cpu_latency_us\": {},\n",
             env!("CARGO_PKG_VERSION"),
             self.seq,
             std::process::id(),
@@ -269,7 +270,8 @@ impl Engine {
             self.sched,
             self.timer_wakeups,
             self.early_ns,
-            self.spin_ns as f64 / 1e9
+            self.spin_ns as f64 / 1e9,
+            self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string())
         ));
         s.push_str(&format!(
             " \"lag\": {{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
@@ -291,13 +293,14 @@ impl Engine {
         for (i, name) in self.segments.iter().enumerate() {
             let st = self.model.segment_stats(i);
             s.push_str(&format!(
-                "{}\n  \"{}\": {{\"frames\": {}, \"wire_bytes\": {}, \"busy_ns\": {}, \"collision_ns\": {}, \"collisions\": {}}}",
+                "{}\n  \"{}\": {{\"frames\": {}, \"wire_bytes\": {}, \"busy_ns\": {}, \"collision_ns\": {}, \"backoff_idle_ns\": {}, \"collisions\": {}}}",
                 if i > 0 { "," } else { "" },
                 name,
                 st.frames,
                 st.wire_bytes,
                 st.busy_ns,
                 st.collision_ns,
+                st.backoff_idle_ns,
                 st.collisions
             ));
         }
@@ -361,7 +364,7 @@ fn arg_value(args: &[String], flag: &str) -> Option<String> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N]\n\
+        println!("usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N] [--cpu-latency-us N]\n\
                   Runs the segments and ports FILE names (see engine/src/config.rs); SIGUSR1 writes statistics.");
         return;
     }
@@ -381,6 +384,17 @@ fn main() {
         die("its parent has already gone");
     }
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+    // keep idle cores out of their deep idle states while the engine runs (the kernel's PM QoS
+    // request, what cyclictest does): a halted core, and a halted virtual CPU above all, wakes tens
+    // of us late; the request ends with this process, so a killed engine leaves nothing behind
+    let cpu_latency = arg_value(&args, "--cpu-latency-us")
+        .map(|v| v.parse::<i32>().unwrap_or_else(|_| die("--cpu-latency-us takes whole us")))
+        .and_then(|us| {
+            let path = CString::new("/dev/cpu_dma_latency").unwrap();
+            let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
+            let ok = fd >= 0 && unsafe { libc::write(fd, &us as *const i32 as *const libc::c_void, 4) } == 4;
+            if ok { Some(us) } else { None } // the fd stays open (and the request held) until exit
+        });
     let mut sched = "other".to_string();
     if fifo > 0 {
         let p = libc::sched_param { sched_priority: fifo.min(99) };
@@ -412,6 +426,7 @@ fn main() {
         early_ns: 0,
         spin_ns: 0,
         sched,
+        cpu_latency,
         started: mono(),
         stats_path,
     };

@@ -101,6 +101,10 @@ pub struct SegmentStats {
     pub busy_ns: u64,
     /// Time collisions occupied the medium.
     pub collision_ns: u64,
+    /// Time the medium lay idle (past the gap) while a station that had collided waited out its
+    /// backoff: contention's other cost, beside the collisions themselves (what Metcalfe and
+    /// Boggs count as the contention interval's idle slots).
+    pub backoff_idle_ns: u64,
     pub frames: u64,
     /// On-wire bytes of frames that got through (padding, FCS, preamble and gap included).
     pub wire_bytes: u64,
@@ -132,6 +136,8 @@ struct Port {
     gen: u64,
     attempts: u32,
     gap_until: Ns,
+    /// Waiting out a backoff after a collision (counted by its segment's `backing_off`).
+    in_backoff: bool,
     /// Full duplex: when this port's own channel is free again (its gap after the last frame).
     chan_idle_at: Ns,
     stats: PortStats,
@@ -153,6 +159,9 @@ struct Segment {
     deferring: Vec<usize>,
     rr: usize,
     ports: Vec<usize>,
+    /// Stations waiting out a backoff, and when the idle time they cost was last counted.
+    backing_off: usize,
+    mark: Ns,
     stats: SegmentStats,
 }
 
@@ -228,6 +237,8 @@ impl Model {
                 deferring: Vec::new(),
                 rr: 0,
                 ports: Vec::new(),
+                backing_off: 0,
+                mark: 0,
                 stats: SegmentStats::default(),
             })
             .collect();
@@ -253,6 +264,7 @@ impl Model {
                 gen: 0,
                 attempts: 0,
                 gap_until: 0,
+                in_backoff: false,
                 chan_idle_at: 0,
                 stats: PortStats::default(),
             })
@@ -397,9 +409,14 @@ impl Model {
         match ev {
             Ev::Enqueue { port, frame } => self.enqueue(t, port, frame, out),
             Ev::Attempt { port, gen } => {
-                let p = &mut self.ports[port];
-                if p.gen == gen && p.state == St::Waiting {
-                    p.state = St::Idle;
+                if self.ports[port].gen == gen && self.ports[port].state == St::Waiting {
+                    if self.ports[port].in_backoff {
+                        let s = self.ports[port].cfg.segment;
+                        self.account_backoff(t, s);
+                        self.segs[s].backing_off -= 1;
+                        self.ports[port].in_backoff = false;
+                    }
+                    self.ports[port].state = St::Idle;
                     self.try_send(t, port);
                 }
             }
@@ -505,7 +522,20 @@ impl Model {
         self.begin_tx(t, s, starters);
     }
 
+    /// Count the idle time since the last count while some station waited out a backoff (the
+    /// medium's gap after a carrier is the carrier's, not contention's). Called before anything
+    /// changes the number of stations backing off or when the medium is next free.
+    fn account_backoff(&mut self, t: Ns, s: usize) {
+        let seg = &mut self.segs[s];
+        if seg.backing_off > 0 {
+            let from = seg.mark.max(seg.idle_at);
+            seg.stats.backoff_idle_ns += t.saturating_sub(from);
+        }
+        seg.mark = t;
+    }
+
     fn begin_tx(&mut self, t: Ns, s: usize, ports: Vec<usize>) {
+        self.account_backoff(t, s);
         let rate = self.segs[s].cfg.rate_bps;
         let port = ports[0];
         self.ports[port].state = St::Sending;
@@ -522,6 +552,7 @@ impl Model {
 
     /// `joiners` start at `t` inside the collision window of the segment's current carrier.
     fn collide(&mut self, t: Ns, s: usize, joiners: Vec<usize>) {
+        self.account_backoff(t, s);
         let rate = self.segs[s].cfg.rate_bps;
         let prop = self.segs[s].cfg.prop_ns;
         for &p in &joiners {
@@ -613,6 +644,9 @@ impl Model {
             let k = p.attempts.min(BACKOFF_LIMIT);
             let r = self.rng.below(1u64 << k);
             let at = t + r * bits_ns(SLOT_BITS, rate);
+            self.account_backoff(t, s);
+            self.segs[s].backing_off += 1;
+            self.ports[port].in_backoff = true;
             self.wait_until(port, at);
         }
     }
@@ -844,6 +878,42 @@ mod tests {
             let e = efficiency(n, len, true);
             assert!(e >= mb - 0.02 && e < 1.0, "n {} len {}: {} (Metcalfe-Boggs {})", n, len, e, mb);
         }
+    }
+
+    #[test]
+    fn saturated_hub_time_is_frames_collisions_and_backoff() {
+        // every station always has a frame: the medium is never idle but for the gaps and the
+        // slots colliders back off, so delivered wire time + contention's time is the elapsed time
+        for &(n, len) in &[(2, 60), (8, 60), (16, 1514)] {
+            let mut m = hub(n, 10_000_000, true);
+            let horizon = 200 * MS;
+            let mut handle = 0u64;
+            let mut t = 0;
+            while t < horizon {
+                for p in 0..n {
+                    for _ in m.queued(p)..20 {
+                        handle += 1;
+                        m.arrive(t, p, handle, len, others(n, p));
+                    }
+                }
+                t += 50 * US;
+                run(&mut m, t);
+            }
+            let st = m.segment_stats(0);
+            let gap = bits_ns(IFG_BITS, 10_000_000);
+            let used = st.frames * bits_ns(wire_bytes(len) * 8, 10_000_000) + st.collision_ns + st.collisions * gap;
+            let whole = (used + st.backoff_idle_ns) as f64 / horizon as f64;
+            assert!(st.backoff_idle_ns > 0, "n {}: colliders backed off", n);
+            assert!(whole > 0.97 && whole < 1.01, "n {} len {}: {}", n, len, whole);
+        }
+        let mut m = hub(8, 10_000_000, false);
+        for p in 0..8 {
+            for i in 0..20 {
+                m.arrive(0, p, (p * 100 + i) as u64, 60, others(8, p));
+            }
+        }
+        run(&mut m, 100 * MS);
+        assert_eq!(m.segment_stats(0).backoff_idle_ns, 0, "a perfect arbiter never backs off");
     }
 
     #[test]
