@@ -55,9 +55,10 @@ def tasks(ex: dict) -> str:
         (m.group(1).strip() if m else text)
 
 
-def measure(ex: dict, verb: str, opts, out: Path) -> dict[str, float]:
+def measure(ex: dict, verb: str, opts, out: Path) -> tuple[dict[str, float], list[str]]:
     """Every check first (out writable, root, each network buildable here), then run the
-    exercise's measure sweeps on this machine; the quantities its questions read."""
+    exercise's measure sweeps on this machine; the quantities its questions read, and why
+    they may be wrong (pipeline.exercise.doubts), said on stderr too."""
     sweeps = ex_mod.sweeps(ex)
     session = Session(verb, opts, list(sweeps.values()), [out], checked=True)
     points = {}
@@ -66,7 +67,12 @@ def measure(ex: dict, verb: str, opts, out: Path) -> dict[str, float]:
             print(f"measuring {rid} ({sweep.workload}) on this machine ...", file=sys.stderr, flush=True)
             doc = session.run(sweep, Path(tmp) / f"{rid}.json", {}, f"exercise-{ex['name']}-{rid}")
             points[rid] = doc["points"]
-    return ex_mod.quantities(ex, points)
+    doubts = ex_mod.doubts(ex, points)
+    if doubts:
+        print(f"warning: {len(doubts)} measured quantit{'y' if len(doubts) == 1 else 'ies'} failed a fidelity "
+              f"gate, so the verdicts below may be wrong; run the check again on a quieter machine: "
+              f"{doubts[0]}", file=sys.stderr, flush=True)
+    return ex_mod.quantities(ex, points), doubts
 
 
 def run(args) -> int:
@@ -95,16 +101,18 @@ def run(args) -> int:
         path = Path(args.answers)
         answers = ex_mod.read_answers(path, ex)
         out = Path(args.out) if args.out else path.with_name(path.stem + ex_mod.VERDICTS_SUFFIX)
-        measured = measure(ex, f"exercise check {args.name}", opts, out)
+        measured, doubts = measure(ex, f"exercise check {args.name}", opts, out)
         verdicts = ex_mod.judge(ex, answers, measured)
         for v in verdicts:
             line = f"{v['id']}: {v['verdict']:5s} your answer {v['answer']}, reference {v['reference']}"
             print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
         passed = sum(v["verdict"] == PASS for v in verdicts)
-        print(f"{passed}/{len(verdicts)} correct; verdicts in {out}")
+        print(f"{passed}/{len(verdicts)} correct; verdicts in {out}"
+              + (" (measured on a point that failed a fidelity gate: see the warning)" if doubts else ""))
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps({"exercise": ex["name"], "student": answers.get("student"),
-                                   "measured": measured, "verdicts": verdicts}, indent=1) + "\n")
+                                   "measured": measured, "measurement_doubts": doubts,
+                                   "verdicts": verdicts}, indent=1) + "\n")
         return 0 if passed == len(verdicts) else 1
     if args.action == "grade":
         folder = Path(args.folder)
@@ -113,7 +121,10 @@ def run(args) -> int:
         if not ex_mod.submissions(folder):
             raise BadInput(f"grade: {folder} holds no *.json answers files")
         out = Path(args.out) if args.out else folder / "grades.csv"
-        rows = ex_mod.grade(ex, folder, measure(ex, f"exercise grade {args.name}", opts, out), out)
-        print(f"{len(rows)} submissions graded: {out}")
+        measured, doubts = measure(ex, f"exercise grade {args.name}", opts, out)
+        rows = ex_mod.grade(ex, folder, measured, out)
+        print(f"{len(rows)} submissions graded: {out}"
+              + (f" (the measurement failed {len(doubts)} fidelity gate(s): grade again on a quieter machine)"
+                 if doubts else ""))
         return 0
     raise AssertionError(args.action)

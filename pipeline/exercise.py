@@ -190,6 +190,22 @@ def quantities(ex: dict, points: dict[str, list[dict]]) -> dict[str, float]:
     return out
 
 
+def doubts(ex: dict, points: dict[str, list[dict]]) -> list[str]:
+    """Why the live measurement may be wrong: the fidelity gates (pipeline.gates) that failed on
+    points a quantity reads (a loaded host, a late medium engine). A reference measured on a
+    point the judge would call not checkable must not pass or fail a student silently."""
+    out: list[str] = []
+    for name, q in ex.get("quantities", {}).items():
+        for p in points.get(q["run"], []):
+            if p.get("calibration_of") or not all(p.get(k) == v for k, v in q.get("where", {}).items()):
+                continue
+            for reason in (p.get("gates") or {}).get("failed", []):
+                line = f"{name} ({q['run']} point {p.get('point_index', '?')}): {reason}"
+                if line not in out:
+                    out.append(line)
+    return out
+
+
 NO_UNIT = "none: a plain number"
 TEMPLATE_HOW = ("replace each \"answer\": null with your answer: a number in the unit given, or one of "
                 "the choices, its exact text; leave the rest as it is. Then: "

@@ -19,7 +19,8 @@ the time base of the figure the workload reports:
   emulator part (OVS's userspace datapath), near-saturated while no wire was
   near full (the monitor's verdict; a host mean hides both);
 - no stalled transport: when every flow had demand queued (`backlogged`: an
-  iperf stream, tokens filling at least two frames per wire) yet some flow's
+  iperf stream, tokens other than the one turning around filling at least two
+  frames per wire: a lone token's turnaround idles its path by design) yet some flow's
   whole path idled, and neither a host core, an emulator thread nor a node's
   modelled CPU budget was busy, nor did loss recovery explain it (retransmitted
   segments over 1 % of those moved: drops, or reordering over bonded paths,

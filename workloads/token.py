@@ -112,11 +112,14 @@ def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges,
                        transport=point.get("transport", "tcp"), agents=agents)
-    # a pair keeps T tokens of S bytes outstanding: with at least two full frames per wire it
-    # stripes over, something is always queued for its path (the stalled-transport gate's premise)
-    demand = point["tokens_in_flight"] * point["token_size"]
+    # a pair keeps T tokens of S bytes outstanding, and each token turns around only once its last
+    # frame has crossed (its wire time and both hosts' per-packet time, on the medium engine): its
+    # path idles then unless the other T - 1 tokens still hold at least two full frames per wire
+    # the pair stripes over. Only then is something always queued for the path (the
+    # stalled-transport gate's premise); a lone token in flight never keeps it so.
+    others = (point["tokens_in_flight"] - 1) * point["token_size"]
     flows = [{"path": p.path, "bytes": pp["payload_bytes"], "start": pp["start"], "end": pp["end"],
-              "backlogged": demand >= 2 * MSS * max(len(seg) for seg in p.path)}
+              "backlogged": others >= 2 * MSS * max(len(seg) for seg in p.path)}
              for p, pp in zip(pairs, res["per_pair"])]
     return {**res, "flows": flows, "pairs_placed": [p.describe() for p in pairs],
             "wire_load": wire_load(pairs)}

@@ -640,3 +640,16 @@ def test_a_cpu_capped_result_says_so(name):
     measuring = [prose for prose, blocks in sheet_tasks(name)
                  if any("iperf3 -c" in ln or "emulate.py run" in ln for _, lines in blocks for ln in lines)]
     assert measuring and "not a fault" in measuring[0] and "CPU" in measuring[0], (name, measuring[:1])
+
+
+def test_a_measurement_that_failed_a_gate_is_doubted():
+    """A quantity read from a point a fidelity gate failed (a loaded host) is said, with why;
+    points no quantity reads, and passing ones, are not."""
+    ex = {"quantities": {"rtt": {"run": "pp", "where": {"token_size": 1}, "value": "rtt_ms_median"}}}
+    bad = {"token_size": 1, "point_index": 3, "rtt_ms_median": 1.0,
+           "gates": {"ok": False, "failed": ["a CPU core was 97% busy while no wire was over 90% full"]}}
+    unread = {**bad, "token_size": 2, "point_index": 4}
+    good = {**bad, "point_index": 5, "gates": {"ok": True, "failed": []}}
+    said = exercise.doubts(ex, {"pp": [bad, unread, good]})
+    assert said == ["rtt (pp point 3): a CPU core was 97% busy while no wire was over 90% full"]
+    assert exercise.doubts(ex, {"pp": [good, unread]}) == []
