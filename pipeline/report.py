@@ -47,8 +47,9 @@ NOT_MODELLED = [
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
     ("profiles: the network card's own latency (era-machines.md M2: a check band, not a parameter, "
-     "the cards unknown); without netem a lone packet after idle time is not delayed (the era "
-     "validation table reads it); iperf3 and the MPI tests pay no per-message or disk cost",
+     "the cards unknown; the era validation table reads it); on the tc wire without netem a lone "
+     "packet after idle time is not delayed (the medium engine delays it); iperf3 and the MPI "
+     "tests pay no per-message or disk cost",
      "small tokens and lone round trips too FAST on the paper's hardware"),
     ("the Tulip's one frame in flight on the demonstration system: built (--tx-gap-us, netlab/nic.py) "
      "but its gap between frames was never measured, so the profile sets none; the sensitivity "
