@@ -74,8 +74,6 @@ class DiskSet:
         self.profile = profile
         self.nodes = nodes
         self.size = image_bytes(max_file)
-        # source files a workload left on the disks for the next point: path -> (size, sha256)
-        self.kept: dict[str, tuple[int, str]] = {}
         self.impl = throttle_impl() if profile.throttled else "none"
         if profile.throttled and self.impl is None:
             raise DiskError("this kernel offers no block throttle (cgroup v1 blkio or v2 io); "

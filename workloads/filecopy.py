@@ -123,23 +123,6 @@ def _write_source(path: str, size: int) -> str:
     return digest.hexdigest()
 
 
-def _source(disks, path: str, size: int) -> str:
-    """The sha256 of a source file of `size` random bytes at `path`: the one a previous point
-    of this network left there (the copies only read it), else a new one. Either way out of
-    the page cache, so every point reads its sources from the disk. Writing and hashing up to
-    7 x 8 MB of sources was most of the time between points."""
-    known = disks.kept.get(path)
-    if known and known[0] == size and os.path.isfile(path) and os.path.getsize(path) == size:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-        return known[1]
-    disks.kept[path] = (size, _write_source(path, size))
-    return disks.kept[path][1]
-
-
 def _sha256(path: str) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -153,17 +136,12 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
     """Run all copies at once on a built testbed with its disks; verify; measure."""
     disks.fresh_throttles()
     files = []
-    wanted = {disks.disk(c.src).path(f"copy{c.index}.src") for c in copies_plan}
-    for path in [p for p in disks.kept if p not in wanted]:   # a disk holds one source and one copy
-        disks.kept.pop(path)
-        if os.path.exists(path):
-            os.unlink(path)
     for c in copies_plan:
         src_path = disks.disk(c.src).path(f"copy{c.index}.src")
         dst_path = disks.disk(c.dst).path(f"copy{c.index}.dst")
         if os.path.exists(dst_path):
             os.unlink(dst_path)
-        files.append((src_path, dst_path, _source(disks, src_path, file_size)))
+        files.append((src_path, dst_path, _write_source(src_path, file_size)))
     timeout = 60 + file_size * len(copies_plan) / 20e3  # >= 20 kB/s aggregate
     cgroup = {n: (["--cgroup", disks.disk(n).cgroup] if disks.disk(n).cgroup else [])
                  + tb.host(n).charge_args(disk_ns_per_byte=disks.profile.cpu_ns_per_byte)
@@ -203,9 +181,10 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
                              "bytes": last["bytes"], **_charges(first, last if c.kind == "remote" else None)})
     bad = [f"copy {c.index} ({c.describe()})" for c, (_s, dst_path, digest) in zip(copies_plan, files)
            if not os.path.exists(dst_path) or _sha256(dst_path) != digest]
-    for _src_path, dst_path, _ in files:   # the sources stay for the next point (_source)
-        if os.path.exists(dst_path):
-            os.unlink(dst_path)
+    for src_path, dst_path, _ in files:
+        for path in (src_path, dst_path):
+            if os.path.exists(path):
+                os.unlink(path)
     if bad:
         raise DataCorrupted("checksum mismatch at the destination of " + ", ".join(bad)
                             + ": the copy changed the data; results discarded")
