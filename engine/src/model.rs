@@ -843,12 +843,10 @@ mod tests {
         assert_eq!(sent + drops, (n * 100) as u64);
     }
 
-    /// Saturated stations' efficiency: delivered carrier time / elapsed, against a perfect
-    /// arbiter that already charges preamble and gap (csma.md: 1518 B 0.994 / 0.977 / 0.965,
-    /// 64 B 0.960 / 0.936 / 0.896 for N = 2 / 8 / 16) and never below Metcalfe-Boggs.
-    fn efficiency(n: usize, len: u64, csma: bool) -> f64 {
+    /// A 10 Mbit/s hub of `n` stations whose queues are topped up to 20 frames of `len` every
+    /// 100 us of virtual time until `horizon`: every station always has a frame to send.
+    fn saturated(n: usize, len: u64, csma: bool, horizon: Ns) -> Model {
         let mut m = hub(n, 10_000_000, csma);
-        let horizon = 400 * MS;
         let mut handle = 0u64;
         let mut t = 0;
         while t < horizon {
@@ -861,6 +859,15 @@ mod tests {
             t += 100 * US;
             run(&mut m, t);
         }
+        m
+    }
+
+    /// Saturated stations' efficiency: delivered carrier time / elapsed, against a perfect
+    /// arbiter that already charges preamble and gap (csma.md: 1518 B 0.994 / 0.977 / 0.965,
+    /// 64 B 0.960 / 0.936 / 0.896 for N = 2 / 8 / 16) and never below Metcalfe-Boggs.
+    fn efficiency(n: usize, len: u64, csma: bool) -> f64 {
+        let horizon = 400 * MS;
+        let m = saturated(n, len, csma, horizon);
         let st = m.segment_stats(0);
         let wire = st.frames * bits_ns(wire_bytes(len) * 8, 10_000_000);
         wire as f64 / horizon as f64
@@ -885,20 +892,8 @@ mod tests {
         // every station always has a frame: the medium is never idle but for the gaps and the
         // slots colliders back off, so delivered wire time + contention's time is the elapsed time
         for &(n, len) in &[(2, 60), (8, 60), (16, 1514)] {
-            let mut m = hub(n, 10_000_000, true);
             let horizon = 200 * MS;
-            let mut handle = 0u64;
-            let mut t = 0;
-            while t < horizon {
-                for p in 0..n {
-                    for _ in m.queued(p)..20 {
-                        handle += 1;
-                        m.arrive(t, p, handle, len, others(n, p));
-                    }
-                }
-                t += 50 * US;
-                run(&mut m, t);
-            }
+            let m = saturated(n, len, true, horizon);
             let st = m.segment_stats(0);
             let gap = bits_ns(IFG_BITS, 10_000_000);
             let used = st.frames * bits_ns(wire_bytes(len) * 8, 10_000_000) + st.collision_ns + st.collisions * gap;
