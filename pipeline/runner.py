@@ -119,7 +119,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 held = {} if tb.contention is None else {
                     n: round(r, 3) for n in rates if (r := tb.contention.mean_rate_mbit(n, t_point, t_done))}
                 if engine:   # contention (collisions, and idle slots while colliders backed off) took this share
-                    held = {n: round(rates[n] * (1 - w["collision_time"] - w.get("backoff_idle", 0.0)), 3)
+                    held = {n: round(rates[n] * (1 - w["collision_time"] - w["backoff_idle"]), 3)
                             for n, w in engine["wires"].items() if w["collision_time"] > 0}
                 point = {**network_fields(spec), "workload": sweep.workload, **pt, **result,
                          "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held,
