@@ -393,6 +393,9 @@ fn main() {
             let path = CString::new("/dev/cpu_dma_latency").unwrap();
             let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
             let ok = fd >= 0 && unsafe { libc::write(fd, &us as *const i32 as *const libc::c_void, 4) } == 4;
+            if !ok && fd >= 0 {
+                unsafe { libc::close(fd) };
+            }
             if ok { Some(us) } else { None } // the fd stays open (and the request held) until exit
         });
     let mut sched = "other".to_string();
