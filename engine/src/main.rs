@@ -208,6 +208,21 @@ struct Engine {
 }
 
 impl Engine {
+    /// Close every port's socket at once. The kernel waits out an RCU grace period for each
+    /// packet socket it releases (packet_release -> synchronize_net), one after the other when
+    /// the process exits: 0.4-0.6 s for a 32-port network. Closed from one thread each, the
+    /// waits overlap, and the network's teardown does not wait for them in turn.
+    fn close_ports(&mut self) {
+        let fds: Vec<i32> = self.ports.iter().map(|p| p.fd).collect();
+        let threads: Vec<_> = fds
+            .into_iter()
+            .map(|fd| std::thread::spawn(move || unsafe { libc::close(fd) }))
+            .collect();
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+
     /// Where a frame entering at `port` goes: the port that last sent from its destination MAC,
     /// if known on this segment, else every other port (a hub repeats to all; learning only
     /// spares the hosts frames their cards would have ignored).
@@ -513,6 +528,7 @@ fn main() {
                 while unsafe { libc::read(sfd, &mut si as *mut _ as *mut libc::c_void, mem::size_of::<libc::signalfd_siginfo>()) } > 0 {
                     eng.write_stats();
                     if si.ssi_signo != libc::SIGUSR1 as u32 {
+                        eng.close_ports();
                         exit(0);
                     }
                 }
