@@ -38,6 +38,21 @@ from topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
+# the collision row depends on which wire carried the 1996 hubs (the medium engine or the tc wire)
+CSMA_ROW = ("CSMA/CD",)
+CSMA_ROWS = {
+    "engine": ("CSMA/CD on today's hosts' wires (perfect arbiters, so that view isolates the hosts); on "
+               "the 1996 profiles the medium engine runs it frame by frame (deferral, collisions, jam, "
+               "backoff, drop after 16 attempts) with one propagation delay between every two stations, "
+               "not the cable's geometry",
+               "today's hosts' shared wires too FAST under heavy load; on the profiles collision windows "
+               "slightly too uniform"),
+    "tc": ("tc wire: CSMA/CD collisions, jam and backoff on today's hosts' wires (perfect arbiters); the "
+           "1996 profiles charge their average (Metcalfe-Boggs) cost per frame and drop a frame after 16 "
+           "collisions, not each collision's timing or the capture effect",
+           "today's hosts' shared wires too FAST under heavy load; on the profiles the tc wire errs slow "
+           "and drops too often (Boggs, Mogul and Kent 1988)"),
+}
 NOT_MODELLED = [
     ("profiles' TCP: the era's buffers, window, minimum RTO and (1.2) missing fast retransmit are "
      "set, but its delayed-ACK timer, round-trip estimator and receive-window growth are today's "
@@ -58,11 +73,7 @@ NOT_MODELLED = [
     ("profiles: bus contention between disk and NIC (PIO disk transfers and TCP messages are on the "
      "node's CPU budget)",
      "remote copies at 100 Mbit/s slightly too FAST"),
-    ("CSMA/CD collisions, jam and backoff on today's hosts' wires (perfect arbiters); the 1996 profiles "
-     "charge their average (Metcalfe-Boggs) cost per frame and drop a frame after 16 collisions, "
-     "not each collision's timing or the capture effect",
-     "today's hosts' shared wires too FAST under heavy load; on the profiles the model errs slow "
-     "and drops too often (Boggs, Mogul and Kent 1988)"),
+    CSMA_ROW,
     ("an IDE head serving reads and writes in turn (the kernel throttle keeps separate budgets)",
      "remote copies slightly too SLOW relative to local ones"),
 ]
@@ -95,9 +106,11 @@ GLOSSARY = [
     ("the paper's hardware", "view with the hardware profile of the machine the figure ran on "
                              "(hardware/*.json): its disks and its per-packet and per-byte host cost, "
                              "its TCP, and on the 1996 machines' shared wires CSMA/CD contention."),
-    ("contention", "the CSMA/CD model (on by default on the 1996 profiles, --contention on|off sets it): each "
-                   "frame on a shared wire is charged the average cost of collisions, jam and backoff, and "
-                   "a frame is dropped after 16 collisions."),
+    ("contention", "the CSMA/CD model (on by default on the 1996 profiles, --contention on|off sets it): on "
+                   "the medium engine every frame on a shared wire defers, collides, jams and backs off as "
+                   "IEEE 802.3 says and is dropped after 16 attempts; on the tc wire each frame is charged "
+                   "the average cost of collisions, jam and backoff (Metcalfe-Boggs), and a frame is "
+                   "dropped after 16 collisions."),
     ("fidelity gate", "a check every point must pass to be trusted: no free bandwidth, within the wires' "
                       "capacity, within its disks' (and ports') rate, no saturated CPU or emulator thread, "
                       "no stalled transport, pairs that ran at once (see Fidelity gates). A claim reading "
@@ -163,13 +176,34 @@ def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
     return rows
 
 
-def tc_tree(docs: dict[str, dict]) -> list[str]:
-    """The argv applied to one wire of the first network, as an example of the whole record."""
+def not_modelled(docs: dict[str, dict]) -> list[tuple[str, str]]:
+    """What the model leaves out, with the collision row of each wire implementation that ran."""
+    wires = sorted({t.get("wire_impl") or "tc" for d in docs.values()
+                    for t in d["environment"].get("topologies", {}).values()}) or ["engine"]
+    rows: list[tuple[str, str]] = []
+    for row in NOT_MODELLED:
+        rows += [CSMA_ROWS[w] for w in wires if w in CSMA_ROWS] if row is CSMA_ROW else [row]
+    return rows
+
+
+def wire_example(docs: dict[str, dict]) -> list[str]:
+    """How one wire of the first network was made, as an example of the whole record: the tc argv
+    applied to it (tc wire), or the medium engine's configuration lines for it."""
     for doc in docs.values():
         for net, env in doc["environment"].get("topologies", {}).items():
             for owner, cmds in (env.get("applied_commands") or {}).items():
-                if "w" in owner and owner.startswith("bnl"):
-                    return [f"{net}, wire {owner}:"] + [" ".join(c["argv"]) for c in cmds if c["argv"][0] == "tc"][:12]
+                if "w" not in owner or not owner.startswith("bnl"):
+                    continue
+                tc = [" ".join(c["argv"]) for c in cmds if c["argv"][0] == "tc"]
+                if tc:
+                    return [f"{net}, wire {owner}:"] + tc[:12]
+                config = (env.get("medium") or {}).get("config") or []
+                seg = next((ln.split()[1] for ln in config if ln.startswith("segment ")), None)
+                if seg:
+                    ports = [ln for ln in config if ln.startswith("port ") and f" segment={seg} " in ln]
+                    return ([f"{net}, wire {seg} (medium engine configuration):"]
+                            + [ln for ln in config if ln.startswith(f"segment {seg} ")] + ports[:3]
+                            + ([f"... {len(ports) - 3} more ports"] if len(ports) > 3 else []))
     return []
 
 
@@ -531,8 +565,8 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "locked": bonding_balance(docs),
         "locked_ratio": f"{LOCKED:g}",
         "environment": environment(docs),
-        "tc_tree": tc_tree(docs),
-        "not_modelled": NOT_MODELLED,
+        "tc_tree": wire_example(docs),
+        "not_modelled": not_modelled(docs),
         "glossary": GLOSSARY,
         "documents": list(docs),
     }

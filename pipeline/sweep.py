@@ -38,9 +38,10 @@ NETWORK_AXES = (
     Axis("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (hardware/*.json: disk "
          "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
          choices=(*profile_names(), ERA)),
-    Axis("contention", "choice", ["auto"], "charge CSMA/CD's average contention per frame on every "
-         "shared wire, and drop a frame after 16 collisions (Metcalfe-Boggs model, netlab/contention.py); "
-         "auto: as the hardware profile says (on for the 1996 machines' hubs, off for today's hosts)",
+    Axis("contention", "choice", ["auto"], "CSMA/CD on every shared wire: frame by frame on the medium "
+         "engine (deferral, collisions, jam, backoff, a drop after 16 attempts), its average cost per "
+         "frame on the tc wire (Metcalfe-Boggs, netlab/contention.py); auto: as the hardware profile "
+         "says (on for the 1996 machines' hubs, off for today's hosts)",
          choices=("auto", "off", "on")),
     Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
          "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
