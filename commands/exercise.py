@@ -9,6 +9,8 @@ from pathlib import Path
 
 from commands.args import add_build_args, build_options, require_root
 from core.errors import BadInput
+from core.safefile import write_atomic_bytes
+from core.text import plain
 from pipeline import exercise as ex_mod
 from pipeline.exercise import PASS
 from pipeline.session import Session, open_cli
@@ -104,15 +106,17 @@ def run(args) -> int:
         measured, doubts = measure(ex, f"exercise check {args.name}", opts, out)
         verdicts = ex_mod.judge(ex, answers, measured)
         for v in verdicts:
-            line = f"{v['id']}: {v['verdict']:5s} your answer {v['answer']}, reference {v['reference']}"
+            line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}, reference {v['reference']}"
             print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
         passed = sum(v["verdict"] == PASS for v in verdicts)
         print(f"{passed}/{len(verdicts)} correct; verdicts in {out}"
               + (" (measured on a point that failed a fidelity gate: see the warning)" if doubts else ""))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"exercise": ex["name"], "student": answers.get("student"),
-                                   "measured": measured, "measurement_doubts": doubts,
-                                   "verdicts": verdicts}, indent=1) + "\n")
+        try:
+            write_atomic_bytes(out, json.dumps({"exercise": ex["name"], "student": answers.get("student"),
+                                                "measured": measured, "measurement_doubts": doubts,
+                                                "verdicts": verdicts}, indent=1) + "\n")
+        except OSError as e:
+            raise BadInput(f"cannot write {out}: {e.strerror}; choose another --out")
         return 0 if passed == len(verdicts) else 1
     if args.action == "grade":
         folder = Path(args.folder)

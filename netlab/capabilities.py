@@ -162,6 +162,12 @@ def _read_sysctl(name: str) -> str | None:
 ALLOWED_CC = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
 
 
+def tcp_allowed_now() -> list[str]:
+    """The host's allowed congestion controls as they are now (a run puts its change back at
+    teardown, so a probe from an earlier network of the same process may be stale)."""
+    return (_read_sysctl("tcp_allowed_congestion_control") or "").split()
+
+
 def congestion_control_cmds(caps: Capabilities, wanted: str) -> list[list[str]]:
     """What the host must run so a namespace may choose `wanted` (a new namespace may only
     pick an 'allowed' algorithm; the list is one for the whole host): loading its module

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -20,9 +21,14 @@ from pathlib import Path
 
 from core.command import execute, run
 from core.errors import RuntimeFailure
+from core.safefile import private_dir
 from netlab.disk_profiles import DiskProfile
 
-DISK_DIR = Path(os.environ.get("NETLAB_DISK_DIR", "/var/tmp/beowulf-netlab"))
+# root's own folder (core.safefile.private_dir checks it before use): never a shared one such as
+# /var/tmp, where another user could create it first and redirect every image and mount
+DISK_DIR = Path(os.environ.get("NETLAB_DISK_DIR", "/var/lib/beowulf-netlab/disks"))
+DISK_DIR_ENV = "NETLAB_DISK_DIR"
+RUN_DIR_RE = re.compile(r"^bnl[0-9a-f]{2}$")   # a run's folder and cgroup: exactly bnl<id>
 CGROUP1 = Path("/sys/fs/cgroup/blkio")
 CGROUP2 = Path("/sys/fs/cgroup")
 MIN_IMAGE = 64 << 20
@@ -93,14 +99,18 @@ class DiskSet:
         self.manifest.disk_dir = str(self.root)
         self.manifest.cgroup_dirs = [str(self.cgroup_root())] if self.impl != "none" else []
         self.manifest.save()
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(DISK_DIR, "node disks' folder", env=DISK_DIR_ENV)
+        private_dir(self.root, "run's disk folder", env=DISK_DIR_ENV)
         if self.impl != "none":
             self._make_cgroup(self.cgroup_root())
         for node in self.nodes:
             disk = NodeDisk(node, str(self.root / f"{node}.img"), str(self.root / node))
             self.disks[node] = disk
-            with open(disk.image, "wb") as f:
-                f.truncate(self.size)
+            fd = os.open(disk.image, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                os.ftruncate(fd, self.size)
+            finally:
+                os.close(fd)
             disk.loop = run(["losetup", "--find", "--show", disk.image]).strip()
             self.manifest.disks.append(asdict(disk))
             self.manifest.save()
@@ -240,10 +250,11 @@ def orphan_dirs(live_prefixes: set[str]) -> list[tuple[str, list[str]]]:
     out = []
     names = set()
     if DISK_DIR.exists():
-        names |= {p.name for p in DISK_DIR.iterdir() if p.name.startswith("bnl")}
+        private_dir(DISK_DIR, "node disks' folder", env=DISK_DIR_ENV)   # never clean a folder others control
+        names |= {p.name for p in DISK_DIR.iterdir() if RUN_DIR_RE.match(p.name)}
     for base in (CGROUP1, CGROUP2):
         if base.exists():
-            names |= {p.name for p in base.iterdir() if p.is_dir() and p.name.startswith("bnl")}
+            names |= {p.name for p in base.iterdir() if p.is_dir() and RUN_DIR_RE.match(p.name)}
     for name in sorted(names - live_prefixes):
         cgs = [str(b / name) for b in (CGROUP1, CGROUP2) if (b / name).is_dir()]
         out.append((str(DISK_DIR / name), cgs))

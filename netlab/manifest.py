@@ -22,6 +22,7 @@ from typing import Iterable
 
 from core.command import execute, run
 from core.errors import RuntimeFailure
+from core.safefile import private_dir, write_atomic_bytes
 from netlab.disk import orphan_dirs, release_disks
 
 STATE_DIR = Path(os.environ.get("NETLAB_STATE_DIR", "/run/beowulf-netlab"))
@@ -193,11 +194,19 @@ class Manifest:
     owner_pid: int = field(default_factory=os.getpid)
     created: float = field(default_factory=time.time)
     shells: dict[str, int] = field(default_factory=dict)     # mininet node name -> shell pid
+    shell_starts: dict[str, str] = field(default_factory=dict)   # node name -> its shell's start time
     netns: list[int] = field(default_factory=list)           # inodes of our hosts' namespaces
     ovs_bridges: list[str] = field(default_factory=list)
     disks: list[dict] = field(default_factory=list)          # netlab.disk.NodeDisk records
     disk_dir: str | None = None
     cgroup_dirs: list[str] = field(default_factory=list)
+    sysctls: dict[str, str] = field(default_factory=dict)    # host sysctl -> its value before the run
+
+    def remember_sysctl(self, key: str, before: str) -> None:
+        """A host-wide sysctl the run is about to change, with the value release() restores."""
+        if key not in self.sysctls:
+            self.sysctls[key] = before
+            self.save()
 
     @property
     def prefix(self) -> str:
@@ -205,27 +214,29 @@ class Manifest:
 
     def save(self) -> None:
         data = {"run_id": self.run_id, "owner_pid": self.owner_pid, "created": self.created,
-                "prefix": self.prefix, "shells": self.shells, "netns": self.netns,
+                "prefix": self.prefix, "shells": self.shells, "shell_starts": self.shell_starts,
+                "netns": self.netns,
                 "ovs_bridges": self.ovs_bridges, "disks": self.disks, "disk_dir": self.disk_dir,
-                "cgroup_dirs": self.cgroup_dirs}
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        os.replace(tmp, self.path)
+                "cgroup_dirs": self.cgroup_dirs, "sysctls": self.sysctls}
+        write_atomic_bytes(self.path, json.dumps(data, indent=1), mode=0o600)
 
     @classmethod
     def load(cls, path: Path) -> "Manifest":
         data = json.loads(path.read_text())
         return cls(run_id=data["run_id"], path=path, owner_pid=data["owner_pid"],
                    created=data["created"], shells=data.get("shells", {}),
+                   shell_starts=data.get("shell_starts", {}),
                    netns=data.get("netns", []), ovs_bridges=data.get("ovs_bridges", []),
                    disks=data.get("disks", []), disk_dir=data.get("disk_dir"),
-                   cgroup_dirs=data.get("cgroup_dirs", []))
+                   cgroup_dirs=data.get("cgroup_dirs", []), sysctls=data.get("sysctls", {}))
 
     def record_nodes(self, nodes) -> None:
         """Remember every Mininet node's shell and each host's namespace."""
         for node in nodes:
             if getattr(node, "shell", None) is not None:
                 self.shells[node.name] = node.pid
+                if (st := _stat(node.pid)) is not None:
+                    self.shell_starts[node.name] = st[2]
                 if node.inNamespace:
                     ino = netns_inode(node.pid)
                     if ino and ino not in self.netns:
@@ -235,7 +246,7 @@ class Manifest:
 
 def claim() -> Manifest:
     """Claim an unused run id; the manifest exists before anything is created."""
-    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    private_dir(STATE_DIR, "state folder", env="NETLAB_STATE_DIR")
     in_use = {m.group(1) for name in root_links() if (m := NAME_RE.match(name))}
     ids = [f"{i:02x}" for i in range(256)]
     random.shuffle(ids)
@@ -244,7 +255,7 @@ def claim() -> Manifest:
             continue
         path = STATE_DIR / f"run-{run_id}.json"
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
         except FileExistsError:
             continue
         os.close(fd)
@@ -275,10 +286,28 @@ def _kill_namespace_processes(inodes: set[int], label: str) -> tuple[list[int], 
     return killed, alive
 
 
+def live_namespaces(manifest: Manifest) -> set[int]:
+    """The recorded namespaces that are still certainly the run's: each pinned by its node's
+    shell, alive with the start time recorded. A namespace number alone proves nothing once
+    its last process is gone: the kernel reuses it for the next namespace anyone makes (a
+    container, a sandbox), whose processes clean must never kill. Without the shell, only
+    processes carrying the run's label are the run's."""
+    out = set()
+    for name, pid in manifest.shells.items():
+        start = manifest.shell_starts.get(name)
+        st = _stat(pid)
+        if start is None or st is None or st[2] != start or st[0] in "ZX":
+            continue
+        ino = netns_inode(pid)
+        if ino in manifest.netns:
+            out.add(ino)
+    return out
+
+
 def release(manifest: Manifest) -> list[str]:
     """Remove everything `manifest` names. Safe to call twice; returns what it removed."""
     done: list[str] = []
-    inodes = set(manifest.netns)
+    inodes = live_namespaces(manifest)
     killed, alive = _kill_namespace_processes(inodes, manifest.prefix)
     if killed:
         done.append(f"killed {len(killed)} processes in the run's namespaces")
@@ -310,7 +339,29 @@ def release(manifest: Manifest) -> list[str]:
             if del_link(link):
                 done.append(f"link {link}")
     done += remove_engine_files(manifest.prefix)
+    done += restore_sysctls(manifest)
     manifest.path.unlink(missing_ok=True)
+    return done
+
+
+def restore_sysctls(manifest: Manifest) -> list[str]:
+    """Put back the host-wide sysctls the run widened, unless another live run may rely on them
+    (it then restores them only if it changed them itself: runs are meant to be one at a time)."""
+    if not manifest.sysctls:
+        return []
+    for path in STATE_DIR.glob("run-*.json"):
+        if path == manifest.path:
+            continue
+        try:
+            other = Manifest.load(path)
+        except (OSError, ValueError, KeyError):
+            continue
+        if pid_alive(other.owner_pid):
+            return [f"host sysctls left for live run {other.run_id}: {', '.join(manifest.sysctls)}"]
+    done = []
+    for key, value in manifest.sysctls.items():
+        if execute(["sysctl", "-qw", f"{key}={value}"])[0] == 0:
+            done.append(f"restored {key}")
     return done
 
 

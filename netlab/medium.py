@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 from core.errors import RuntimeFailure
+from core.safefile import private_dir
 from topologies.spec import NetworkSpec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ class Medium:
 
     def start(self) -> "Medium":
         state = self.config_path.parent
-        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(state, "state folder", env="NETLAB_STATE_DIR")
         for p in (self.stats_path, Path(f"{self.stats_path}.tmp")):
             if p.is_symlink() or p.exists():
                 p.unlink()

@@ -20,7 +20,7 @@ from mininet.net import Mininet
 from core.command import CommandLog
 from core.errors import RuntimeFailure
 from core.signals import TerminateAsExit
-from netlab.capabilities import Capabilities, congestion_control_cmds, probe
+from netlab.capabilities import Capabilities, congestion_control_cmds, probe, tcp_allowed_now
 from netlab.contention import ContentionControl
 from netlab.impls import BuildError, BuildOptions, check_buildable
 from netlab.manifest import LABEL_ENV, STATE_DIR, Manifest, claim, release
@@ -131,8 +131,13 @@ class Testbed:
 
     def _allow_tcp(self) -> None:
         """Let the namespaces choose the profile's congestion control (recorded under 'host')."""
+        self.caps.tcp_allowed = tcp_allowed_now() or self.caps.tcp_allowed
         for cc in {n.tcp.congestion_control for n in self.spec.nodes if n.tcp is not None}:
-            for cmd in congestion_control_cmds(self.caps, cc):
+            cmds = congestion_control_cmds(self.caps, cc)
+            if any(c[0] == "sysctl" for c in cmds):   # release() puts the host's list back
+                self.manifest.remember_sysctl("net.ipv4.tcp_allowed_congestion_control",
+                                              " ".join(self.caps.tcp_allowed))
+            for cmd in cmds:
                 self.log.run("host", cmd, check=cmd[0] != "modprobe")
                 self.caps.tcp_allowed = [*self.caps.tcp_allowed, cc]
 

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
+from core.safefile import atomic_text
+from core.text import csv_cell
 from pipeline.sweep import Sweep, axes_for
 from workloads import WORKLOADS
 
@@ -33,6 +35,7 @@ EXERCISES_DIR = ROOT / "exercises"
 SCHEMA_FILE = EXERCISES_DIR / "schema.json"
 PASS, FAIL, MISSING = "pass", "wrong", "missing"
 MAX_ANSWER = 1e12          # larger numbers are typos (and would overflow the comparison)
+MAX_ANSWERS_BYTES = 1 << 20        # an answers file is a few hundred bytes; a bigger one is refused
 VERDICTS_SUFFIX = ".check.json"   # what `check` writes beside an answers file: not a submission
 
 _TEXT = {"type": "string", "minLength": 1}
@@ -240,7 +243,7 @@ def _bare(path: Path, qid: str, value):
 
 def read_answers(path: Path, ex: dict) -> dict:
     """An answers file, checked: BadInput (one line) for every way it can be wrong."""
-    data = read_json(path, "answers file")
+    data = read_json(path, "answers file", limit=MAX_ANSWERS_BYTES)
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise BadInput(f"answers file {path} must be an object with an 'answers' object "
                        f"(see 'emulate.py exercise show {ex['name']} --answers-template')")
@@ -320,12 +323,14 @@ def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path) -> list
             row["score"] = 0
             row["problem"] = str(e)
         rows.append(row)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["file", "student", *ids, "score", "problem"])
-        w.writeheader()
-        for row in rows:
-            w.writerow(row)
+    try:
+        with atomic_text(out, newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["file", "student", *ids, "score", "problem"])
+            w.writeheader()
+            for row in rows:
+                w.writerow({k: csv_cell(v) for k, v in row.items()})
+    except OSError as e:
+        raise BadInput(f"cannot write {out}: {e.strerror}; choose another --out")
     return rows
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import BadInput
+from core.safefile import write_atomic_bytes
 from pipeline.results import NAME_PATTERN, PAPER_SCHEMA, read_json
 from pipeline.sweep import Sweep, axes_for
 from workloads import WORKLOADS
@@ -113,7 +114,7 @@ def find(name: str) -> Path:
 
 
 def write_schema() -> None:
-    SCHEMA_FILE.write_text(json.dumps(schema(), indent=2) + "\n")
+    write_atomic_bytes(SCHEMA_FILE, json.dumps(schema(), indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import copy
 import re
 
 from core.errors import BadInput
+from pipeline.sweep import MAX_POINTS
 
 SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
 
@@ -48,6 +49,9 @@ def merge(docs: list[dict]) -> dict:
     total = first.get("total_points")
     if not isinstance(total, int) or isinstance(total, bool) or total < 0:
         raise MergeError("the shards do not say how many points the sweep has (total_points)")
+    if total > MAX_POINTS:   # a shard is input from another host: its count bounds no work here
+        raise MergeError(f"the shards say the sweep has {total} points, more than any sweep has "
+                         f"({MAX_POINTS}): not a shard this tool wrote")
     points: dict[int, dict] = {}
     calibrating: list[dict] = []      # each shard measured its calibrations itself: all are kept
     hosts: dict[str, dict] = {}
@@ -72,7 +76,7 @@ def merge(docs: list[dict]) -> dict:
     out["environment"] = {**copy.deepcopy(first["environment"]), "hosts": hosts}
     # every point present and every shard finished: a shard that held no point of a small sweep
     # wrote no document (reproduce skips it), so the count of shards is not asked
-    out["complete"] = all(d.get("complete") for d in docs) and sorted(points) == list(range(total))
+    out["complete"] = all(d.get("complete") for d in docs) and len(points) == total   # indexes are distinct, in 0..total-1
     out["shards"] = [d["shard"] for d in docs]
     out.pop("shard", None)
     shared = sorted({n for d in docs for n in d.get("same_points_as", [])})

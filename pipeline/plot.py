@@ -9,9 +9,10 @@ marked, and lines only between neighbours that were both measured.
 from __future__ import annotations
 
 import math
-import os
+from pathlib import Path
 
 from core.errors import BadInput
+from core.safefile import atomic_binary
 from core.values import human_size
 from pipeline.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, figure_of, levels, median,
                             scale_note, series, sweep_points)
@@ -31,8 +32,8 @@ def save(fig, path: str, dpi: int) -> None:
     """Write a figure (creating its directory); an unwritable place is bad input."""
     import matplotlib.pyplot as plt
     try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+        with atomic_binary(Path(path)) as f:   # never through a link planted at path
+            fig.savefig(f, dpi=dpi, bbox_inches="tight", format="png")
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror or e}; choose another --png/--out")
     finally:

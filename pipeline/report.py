@@ -26,6 +26,8 @@ from pathlib import Path
 
 from core.errors import BadInput
 from core.values import human_size
+from core.safefile import write_atomic_bytes
+from core.text import md_cell
 from pipeline.calibration import MET, MISSED, load_calibrations
 from pipeline import sensitivity as sensitivity_table
 from pipeline.validation import IN_BAND, NOT_MEASURED, readings
@@ -586,21 +588,17 @@ def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | No
            elapsed_s: float | None, sensitivity: dict[str, dict] | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     m = model(docs, out, quick, claims_path, elapsed_s, sensitivity)
-    (out / "report.md").write_text(markdown(m))
-    (out / "claims.json").write_text(json.dumps(m["results"], indent=1, default=str))
+    write_atomic_bytes(out / "report.md", markdown(m))
+    write_atomic_bytes(out / "claims.json", json.dumps(m["results"], indent=1, default=str))
     page = out / "report.html"
-    page.write_text(to_html(m))
+    write_atomic_bytes(page, to_html(m))
     return page
 
 
 # -- report.md ------------------------------------------------------------------------------------
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _row(cells) -> str:
-    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+    return "| " + " | ".join(md_cell(c) for c in cells) + " |"
 
 
 def markdown(m: dict) -> str:

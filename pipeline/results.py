@@ -24,6 +24,8 @@ from typing import Any
 from core.command import execute
 from core.errors import BadInput
 from core.jsonfile import read_json  # noqa: F401 (re-exported for pipeline readers)
+from core.safefile import atomic_text, write_atomic_bytes
+from core.text import csv_cell
 from workloads import WORKLOADS
 
 SCHEMA_VERSION = 5
@@ -459,14 +461,27 @@ def write_atomic(doc: dict, path: Path, new_point: dict | None = None) -> None:
     else:
         validate(doc)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
         # the writes after each point are compact (json's C encoder: indenting a document of
         # a few MB took 0.1 s a write); the last is indented for people
-        tmp.write_text(json.dumps(doc, indent=1 if new_point is None else None, default=str))
-        os.replace(tmp, path)
+        indent = 1 if new_point is None else None
+        try:
+            text = json.dumps(doc, indent=indent, default=str, allow_nan=False)
+        except ValueError:   # a NaN or infinity, which no reader accepts: recorded as not measured
+            text = json.dumps(_finite(doc), indent=indent, default=str, allow_nan=False)
+        write_atomic_bytes(path, text)
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
+
+
+def _finite(value: Any) -> Any:
+    """value with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
@@ -478,22 +493,21 @@ def csv_columns(workload: str) -> list[str]:
 
 
 def write_csv(doc: dict, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with open(tmp, "w", newline="") as f:
+        with atomic_text(path, newline="") as f:
             w = csv.DictWriter(f, fieldnames=csv_columns(doc["workload"]), extrasaction="ignore")
             w.writeheader()
             for p in doc["points"]:
                 disk = p.get("disk")
-                w.writerow({"time_scale": 1, "tx_gap_us": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
-                            "disk": disk.get("profile") if isinstance(disk, dict) else disk})
-        os.replace(tmp, path)
+                row = {"time_scale": 1, "tx_gap_us": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
+                       "disk": disk.get("profile") if isinstance(disk, dict) else disk}
+                w.writerow({k: csv_cell(v) for k, v in row.items()})
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
 
 
 def write_schema() -> None:
-    SCHEMA_FILE.write_text(json.dumps(SCHEMA, indent=2) + "\n")
+    write_atomic_bytes(SCHEMA_FILE, json.dumps(SCHEMA, indent=2) + "\n")
 
 
 if __name__ == "__main__":

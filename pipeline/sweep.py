@@ -27,6 +27,7 @@ from workloads.base import Workload
 from workloads.placement import PLACEMENTS
 
 MAX_POINTS = 5000
+MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)
 
 NETWORK_AXES = (
     Axis("topology", "choice", list(PRESETS), "topology presets (emulate.py topo list)",
@@ -202,6 +203,18 @@ class Sweep:
                 out.append((spec, pts))
         return out
 
+    def most_points(self) -> int:
+        """An upper bound of the sweep's points: its axes' lengths multiplied (a workload's
+        normalize may merge some), before any network or point is built."""
+        networks = sum(len(self["channels"]) if t == "bonded-dual-net" else 1 for t in self["topology"])
+        for name in ("rate_mbit", "hardware", "contention", "time_scale"):
+            networks *= len(self[name])
+        per = len(self["placement"]) * max(1, self["repeats"])
+        for a in self.spec_workload.axes:
+            if a.many:
+                per *= len(self[a.name])
+        return networks * per
+
     def total_points(self) -> int:
         """Points in the whole sweep, whatever this host's shard."""
         return sum(len(self.points_per_network(spec)) for spec in self.specs())
@@ -209,6 +222,10 @@ class Sweep:
     def check(self) -> None:
         """Refuse impossible sweeps before any network is built: every network
         must build as data, every point must be placeable, the size bounded."""
+        most = self.most_points()
+        if most > MAX_EXPANDED:    # counted by multiplying: nothing is expanded to learn it
+            raise BadInput(f"the sweep's axes multiply to {most} points (at most {MAX_POINTS}); use "
+                           "fewer values per axis or split it into several runs")
         total = 0
         wl = self.spec_workload
         for spec in self.specs():

@@ -153,3 +153,30 @@ def test_cli_runs_every_line_of_a_redirected_script(tmp_path):
         assert expected in out, out
     assert out.index("first") < out.index("1 received") < out.index("from-source") < out.rindex("last")
     assert diff(before, snapshot()) == {}
+
+
+def test_clean_spares_a_namespace_that_reuses_a_recorded_number(tmp_path):
+    """A killed run's manifest lists its namespaces by inode number; once they are gone the
+    kernel gives those numbers to new namespaces (a container, a sandbox). clean must not kill
+    the processes of such a namespace: here a foreign one whose number the manifest names,
+    with the run's node shell long gone (issue 33)."""
+    from netlab import manifest as mf
+    foreign = subprocess.Popen(["unshare", "--net", "sleep", "120"], env={"PATH": os.environ["PATH"]})
+    try:
+        deadline = time.monotonic() + 5
+        while mf.netns_inode(foreign.pid) == mf.netns_inode(os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        ino = mf.netns_inode(foreign.pid)
+        assert ino != mf.netns_inode(os.getpid())
+        m = mf.claim()
+        m.owner_pid = 2 ** 22 + 1            # no such process: the run is dead
+        m.shells = {"b0": 2 ** 22 + 2}       # its shell is gone too
+        m.shell_starts = {"b0": "12345"}
+        m.netns = [ino]                      # the number the foreign namespace now has
+        m.save()
+        report = mf.clean()
+        assert foreign.poll() is None, f"clean killed a foreign namespace's process: {report}"
+        assert not m.path.exists()
+    finally:
+        foreign.kill()
+        foreign.wait()

@@ -190,7 +190,10 @@ EXPERIMENTS = [
     ("experiment paper unit not text", "bad.json",
      exp({}, paper={"values": {"x": {"value": 1, "status": "seed", "unit": 3}}}), "unit"),
     ("experiment not utf-8", "bad.json", b"\xff\xfe\x00garbage", "UTF-8"),
-    ("experiment is a directory", "dir.json", "DIR", "cannot read"),
+    ("experiment is a directory", "dir.json", "DIR", "not a regular file"),
+    ("experiment axes multiply past the cap", "bad.json",
+     exp({"token_size": list(range(1, 65)), "tokens_in_flight": list(range(1, 65)), "pairs": [1, 2, 3, 4],
+          "topology": ["single-net", "bonded-dual-net"], "repeats": 100}), "multiply to"),
     ("experiment missing file", "missing.json", None, "cannot read"),
     ("experiment bool nodes", "bad.json", exp({"nodes": True}), "nodes"),
     ("experiment hardware unknown", "bad.json", exp({"hardware": ["486"]}), "hardware"),
@@ -224,6 +227,19 @@ RESULTS = [
     ("merge directories and files", ["merge", "{tmp}", "{tmp}/s1.json", "--out", "{tmp}/m"], "not both"),
     ("merge a directory of no reproduction", ["merge", "{fixtures}", "--out", "{tmp}/m"], "holds no results"),
     ("merge reproductions out under a file", ["merge", "{fixtures}", "--out", NOT_A_DIR], "cannot write"),
+    ("plot a symbolic link", ["plot", "{tmp}/link.json"], "symbolic link"),
+    ("plot a link to /dev/zero", ["plot", "{tmp}/zero.json"], "symbolic link"),
+    ("plot /dev/zero", ["plot", "/dev/zero"], "not a regular file"),
+    ("plot a FIFO", ["plot", "{tmp}/fifo.json"], "not a regular file"),
+    ("plot NaN in a point", ["plot", "{tmp}/nan.json"], "NaN"),
+    ("plot a file over the cap", ["plot", "{tmp}/big.json"], "larger than 64 MiB"),
+    ("report a FIFO", ["report", "{tmp}/fifo.json"], "not a regular file"),
+    ("report a symbolic link", ["report", "{tmp}/link.json"], "symbolic link"),
+    ("merge a FIFO shard", ["merge", "{tmp}/s1.json", "{tmp}/fifo.json", "--out", "{tmp}/m.json"],
+     "not a regular file"),
+    ("merge a shard of 10^15 points", ["merge", "{tmp}/huge.json", "--out", "{tmp}/m.json"],
+     "more than any sweep"),
+    ("merge a NaN shard", ["merge", "{tmp}/s1.json", "{tmp}/nan.json", "--out", "{tmp}/m.json"], "NaN"),
 ]
 
 OTHERS = [
@@ -344,6 +360,13 @@ def write_files(tmp: Path) -> None:
     (tmp / "strindex.json").write_text(json.dumps(bad))
     (tmp / "s2of7.json").write_text(json.dumps({**token, "shard": "2/7", "total_points": 8,
                                                 "points": [{**token["points"][1], "point_index": 1}]}))
+    # hostile inputs a shared machine's users could hand root (issue 33)
+    (tmp / "link.json").symlink_to(FIXTURES / "v1-token.json")
+    (tmp / "zero.json").symlink_to("/dev/zero")
+    os.mkfifo(tmp / "fifo.json")
+    (tmp / "nan.json").write_text(json.dumps(token).replace('"throughput_mbyte_s": ', '"throughput_mbyte_s": NaN, "x": ', 1))
+    (tmp / "huge.json").write_text(json.dumps({**shard1, "total_points": 10 ** 15}))
+    (tmp / "big.json").write_bytes(b" " * ((64 << 20) + 1))
 
 
 PROJECT = {"core", "topologies", "netlab", "workloads", "pipeline", "commands"}

@@ -1,0 +1,114 @@
+"""The safe reader and writer (core/safefile.py) against what a student could plant for root:
+links, FIFOs, devices, oversized files, and folders other users can change."""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+from core.errors import BadInput, RuntimeFailure  # noqa: E402
+from core.safefile import atomic_text, private_dir, read_bytes, write_atomic_bytes  # noqa: E402
+
+NOBODY = 65534
+
+
+def test_reads_a_regular_file_to_its_cap(tmp_path):
+    f = tmp_path / "a.json"
+    f.write_bytes(b"x" * 100)
+    assert read_bytes(f, "answers file", 100) == b"x" * 100
+    with pytest.raises(BadInput, match="larger than 99 bytes"):
+        read_bytes(f, "answers file", 99)
+
+
+@pytest.mark.parametrize("plant", ["symlink", "fifo", "device", "folder", "missing"])
+def test_refuses_what_is_not_a_regular_file(tmp_path, plant):
+    f = tmp_path / "answers.json"
+    secret = tmp_path / "secret"
+    secret.write_text("{}")
+    if plant == "symlink":
+        f.symlink_to(secret)
+    elif plant == "fifo":
+        os.mkfifo(f)          # a read of a FIFO with no writer would never end
+    elif plant == "device":
+        f.symlink_to("/dev/zero")
+    elif plant == "folder":
+        f.mkdir()
+    with pytest.raises(BadInput) as e:
+        read_bytes(f, "answers file", 1 << 20)
+    assert str(f) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_dev_zero_itself_is_refused():
+    with pytest.raises(BadInput, match="not a regular file"):
+        read_bytes(Path("/dev/zero"), "results document", 1 << 20)
+
+
+def test_the_writer_replaces_a_planted_link_and_never_writes_through_it(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("root's file")
+    out = tmp_path / "grades.csv"
+    out.symlink_to(victim)
+    write_atomic_bytes(out, "new")
+    assert victim.read_text() == "root's file"
+    assert not out.is_symlink() and out.read_text() == "new"
+
+
+def test_the_writer_ignores_a_planted_fixed_temporary_name(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("root's file")
+    (tmp_path / ".report.md.tmp").symlink_to(victim)   # the old fixed name
+    with atomic_text(tmp_path / "report.md") as f:
+        f.write("report")
+    assert victim.read_text() == "root's file" and (tmp_path / "report.md").read_text() == "report"
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    out = tmp_path / "doc.json"
+    out.write_text("old")
+    with pytest.raises(ZeroDivisionError):
+        with atomic_text(out) as f:
+            f.write("half")
+            1 / 0
+    assert out.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["doc.json"]
+
+
+def test_a_private_dir_is_made_0700(tmp_path):
+    d = private_dir(tmp_path / "state" / "run", "state folder")
+    assert stat.S_IMODE(d.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("plant", ["symlink", "open-mode", "foreign-owner", "open-parent"])
+def test_a_planted_private_dir_is_refused(tmp_path, plant):
+    target = tmp_path / "beowulf-netlab"
+    if plant == "symlink":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir(mode=0o700)
+        target.symlink_to(elsewhere)
+    elif plant == "open-mode":
+        target.mkdir()
+        target.chmod(0o777)
+    elif plant == "foreign-owner":
+        if os.geteuid() != 0:
+            pytest.skip("needs root to give a folder away")
+        target.mkdir(mode=0o700)
+        os.chown(target, NOBODY, NOBODY)
+    else:
+        parent = tmp_path / "shared"
+        parent.mkdir()
+        parent.chmod(0o777)             # writable by all, not sticky: anyone can swap our folder
+        target = parent / "beowulf-netlab"
+    with pytest.raises(RuntimeFailure, match="refusing") as e:
+        private_dir(target, "disk folder", env="NETLAB_DISK_DIR")
+    assert "NETLAB_DISK_DIR" in str(e.value)
+
+
+def test_a_sticky_shared_parent_is_accepted(tmp_path):
+    parent = tmp_path / "vartmp"
+    parent.mkdir()
+    parent.chmod(0o1777)
+    assert private_dir(parent / "beowulf-netlab", "disk folder").is_dir()
