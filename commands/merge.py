@@ -1,16 +1,21 @@
 """emulate.py merge SHARDS... --out FILE: join a campaign's shards into one document;
-merge DIRS... --out DIR: join the shards of a whole reproduction into one report."""
+merge DIRS|ARCHIVES... --out DIR: join the shards of a whole reproduction into one report (archives
+are read in memory, never unpacked)."""
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
 from core.errors import BadInput
+from core.jsonfile import MAX_FILE_BYTES
+from core.safefile import archive_members
+from core.text import plain
 from pipeline.merge import merge
 from pipeline.report import build
 from pipeline.plot import plot
 from pipeline.table import table
-from pipeline.results import check_writable, load, write_atomic, write_csv
+from pipeline.results import check_writable, load, load_data, write_atomic, write_csv
 
 
 def add_parser(sub) -> None:
@@ -18,21 +23,33 @@ def add_parser(sub) -> None:
                        description="Merge the shards of one sweep (run with --shard I/N on several "
                                    "hosts) into one document; each point keeps the host that measured "
                                    "it. Refuses documents that are not shards of one sweep. Given "
-                                   "report directories of 'reproduce --shard I/N' (one per host), merges "
+                                   "report directories of 'reproduce --shard I/N' (one per host), or their "
+                                   ".tgz archives (read in memory, never unpacked), merges "
                                    "each experiment's shards and writes one report from them.")
     m.add_argument("documents", nargs="+", help="the shards' results/*.json, or the shards' reproduction "
-                                                "directories (each with results/*.json)")
+                                                "directories (each with results/*.json) or their "
+                                                ".tgz archives (read, never unpacked)")
     m.add_argument("--out", required=True, metavar="FILE|DIR",
                    help="merged document to write (a CSV and plot go beside it); with directories, the "
                         "report directory to write")
 
 
+ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
+MEMBER_RE = re.compile(r"(?:\./)?results/([A-Za-z0-9][A-Za-z0-9._-]*)\.json")
+MAX_ARCHIVE_BYTES = 1 << 30
+
+
+def _is_archive(p: str) -> bool:
+    return p.endswith(ARCHIVE_SUFFIXES)
+
+
 def run(args) -> int:
-    dirs = [Path(p) for p in args.documents if Path(p).is_dir()]
-    if dirs and len(dirs) != len(args.documents):
-        raise BadInput("merge: give results documents or reproduction directories, not both")
-    if dirs:
-        return merge_reproductions(dirs, Path(args.out))
+    archives = [Path(p) for p in args.documents if _is_archive(p)]
+    dirs = [Path(p) for p in args.documents if not _is_archive(p) and Path(p).is_dir()]
+    if (dirs or archives) and len(dirs) + len(archives) != len(args.documents):
+        raise BadInput("merge: give results documents, or reproduction directories and archives, not both")
+    if dirs or archives:
+        return merge_reproductions(dirs, Path(args.out), archives)
     out = Path(args.out)
     check_writable(out)
     docs = [load(p) for p in args.documents]
@@ -40,29 +57,38 @@ def run(args) -> int:
     write_atomic(doc, out)
     write_csv(doc, out.with_suffix(".csv"))
     pngs = plot(doc, str(out.with_suffix(".png")))
-    print(table(doc))
+    print(plain(table(doc)))   # shards come from other hosts: no control sequence reaches the terminal
     hosts = sorted({p.get("host", "?") for p in doc["points"]})
-    print(f"\nmerged {len(doc['points'])} points from {len(docs)} shard(s) measured on {', '.join(hosts)}"
+    print(f"\nmerged {len(doc['points'])} points from {len(docs)} shard(s) measured on {plain(', '.join(hosts))}"
           f"{'' if doc['complete'] else ' (INCOMPLETE: some points are missing)'}")
     print(f"results: {out}\nplot:    " + "\n         ".join(pngs))
     return 0
 
 
-def merge_reproductions(dirs: list[Path], out: Path) -> int:
-    """Each experiment's shards (results/<name>.json in the hosts' directories) merged into
-    out/results/, then one report from them, as a single machine's reproduce writes it."""
+def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = ()) -> int:
+    """Each experiment's shards (results/<name>.json in the hosts' directories, or in the
+    tar archives lab hosts sent: read in memory, never unpacked, regular files only) merged
+    into out/results/, then one report from them, as a single machine's reproduce writes it."""
     check_writable(out / "report.html")
-    shards: dict[str, list[Path]] = defaultdict(list)
+    shards: dict[str, list] = defaultdict(list)
     for d in dirs:
-        found = sorted((d / "results").glob("*.json"))
+        found = sorted(f for f in (d / "results").glob("*.json") if MEMBER_RE.fullmatch(f"results/{f.name}"))
         if not found:
             raise BadInput(f"merge: {d} holds no results/*.json: give the directories 'reproduce "
                            "--shard I/N --out DIR' wrote")
         for f in found:
             shards[f.stem].append(f)
+    for a in archives:
+        members = archive_members(a, "reproduction archive", MEMBER_RE, MAX_FILE_BYTES, MAX_ARCHIVE_BYTES)
+        if not members:
+            raise BadInput(f"merge: {a} holds no results/*.json as regular files: give the archives "
+                           "of the folders 'reproduce --shard I/N --out DIR' wrote")
+        for name, data in sorted(members.items()):
+            shards[MEMBER_RE.fullmatch(name).group(1)].append((f"{a}:{name}", data))
     docs = {}
     for name, files in shards.items():
-        doc = merge([load(f) for f in files])
+        doc = merge([load_data(f[1], f"results document {f[0]}") if isinstance(f, tuple) else load(f)
+                     for f in files])
         target = out / "results" / f"{name}.json"
         write_atomic(doc, target)
         write_csv(doc, target.with_suffix(".csv"))
@@ -72,6 +98,6 @@ def merge_reproductions(dirs: list[Path], out: Path) -> int:
     quick = any("--quick" in (d.get("command") or "") for d in docs.values())
     page = build(docs, out, quick)
     hosts = sorted({p.get("host", "?") for d in docs.values() for p in d["points"]})
-    print((out / "report.md").read_text().split("## Figures")[0])
-    print(f"measured on {', '.join(hosts)}\nreport: {page}\n        {out / 'report.md'}")
+    print(plain((out / "report.md").read_text().split("## Figures")[0]))
+    print(f"measured on {plain(', '.join(hosts))}\nreport: {page}\n        {out / 'report.md'}")
     return 0

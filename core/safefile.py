@@ -10,6 +10,9 @@ and a use. Division of labor:
   fresh random name in it exclusively (O_EXCL|O_NOFOLLOW: never an existing file or link),
   write, then rename over the target relative to that descriptor. A link at the target is
   replaced, never written through; a half-written file is never seen.
+- `archive_members`: the regular files of a tar archive whose names match, read in memory
+  and capped (a lab host's archive may hold links, devices or a decompression bomb; nothing
+  is unpacked, so none of it can land anywhere).
 - `private_dir`: the tool's own folders (run state, node disks): made 0700, and refused
   unless the folder and every folder above it is safe from other users (owned by root or
   this user, and not writable by others unless sticky, as /tmp and /var/tmp are).
@@ -19,8 +22,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import secrets
 import stat
+import tarfile
 from pathlib import Path
 from typing import Iterator
 
@@ -144,8 +149,8 @@ def private_dir(path: Path, what: str, env: str | None = None) -> Path:
     why = _unsafe(st, euid)
     if why is None and st.st_uid != euid:
         why = f"is owned by uid {st.st_uid}, not by this user"
-    if why is None and st.st_mode & 0o077:
-        why = f"is open to other users (mode {stat.S_IMODE(st.st_mode):o}, want 700)"
+    if why is None and st.st_mode & 0o077:   # ours, readable by others (an older release made it 755)
+        os.chmod(path, 0o700, follow_symlinks=False)
     if why:
         raise RuntimeFailure(f"refusing the {what} {path}: it {why}; remove it{how}")
     return path
@@ -157,3 +162,38 @@ def _is_root_link(p: Path) -> bool:
         return os.lstat(p).st_uid == 0 and _unsafe(os.stat(p), os.geteuid()) is None
     except OSError:
         return False
+
+
+MAX_ARCHIVE_MEMBERS = 10_000
+
+
+def archive_members(path: Path, what: str, name_re: re.Pattern, limit_each: int,
+                    limit_total: int) -> dict[str, bytes]:
+    """member name -> bytes, for each regular file of the (gzip) tar archive at path whose name
+    name_re matches in full; anything else in it (links, devices, folders, other files) is
+    skipped. BadInput when the archive is unreadable or breaks a limit."""
+    raw = read_bytes(path, what, limit_total)
+    out: dict[str, bytes] = {}
+    total = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:*") as tar:
+            for i, member in enumerate(tar):
+                if i >= MAX_ARCHIVE_MEMBERS:
+                    raise BadInput(f"{what} {path} holds more than {MAX_ARCHIVE_MEMBERS} entries")
+                if not member.isreg() or not name_re.fullmatch(member.name):
+                    continue
+                if member.size > limit_each or total + member.size > limit_total:
+                    raise BadInput(f"{what} {path}: {plain_name(member.name)} is larger than "
+                                   f"{_size(min(limit_each, limit_total - total))}")
+                f = tar.extractfile(member)
+                data = f.read(limit_each + 1) if f else b""
+                total += len(data)
+                out[member.name] = data
+    except (tarfile.TarError, EOFError, OSError, ValueError) as e:
+        raise BadInput(f"{what} {path} is not a readable tar archive ({e})")
+    return out
+
+
+def plain_name(name: str) -> str:
+    """An archive member's name, safe to print (no control characters)."""
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", name)

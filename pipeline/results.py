@@ -23,8 +23,8 @@ from typing import Any
 
 from core.command import execute
 from core.errors import BadInput
-from core.jsonfile import read_json  # noqa: F401 (re-exported for pipeline readers)
-from core.safefile import atomic_text, write_atomic_bytes
+from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
+from core.safefile import atomic_text, read_bytes, write_atomic_bytes
 from core.text import csv_cell
 from workloads import WORKLOADS
 
@@ -377,8 +377,13 @@ def validate(doc: dict, where: str = "the results document") -> None:
 
 def load(path: str | Path) -> dict:
     """Read, upgrade and validate a results document; BadInput (one line) otherwise."""
-    where = f"results document {path}"
-    doc = upgrade(read_json(Path(path), "results document"), where)
+    return load_data(read_bytes(Path(path), "results document", MAX_FILE_BYTES), f"results document {path}")
+
+
+def load_data(data: bytes, where: str) -> dict:
+    """A results document from its bytes (e.g. a member of a lab host's archive), upgraded and
+    validated; `where` names it in every error."""
+    doc = upgrade(parse_json(data, where), where)
     validate(doc, where)
     return doc
 

@@ -4,6 +4,7 @@ On the host suite both inventory hosts are this machine (ansible_connection=loca
 run one after another). The lab-VM stage runs the second test with an
 inventory of the VM and this machine (NETLAB_LAB_INVENTORY): two kernels.
 """
+import glob
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ def run_campaign(inventory: str, hosts: list[str], tmp_path, extra: list[str] = 
                   "pairs": [1], "token_size": [1024, 8192], "tokens_in_flight": [1], "duration": 1},
         "paper": {"source": "none (test)", "notes": ["test"]}}))
     out_dir = os.path.join(ROOT, "results", "campaign")
+    before = set(glob.glob("/tmp/netlab-campaign-*"))
     try:
         r = subprocess.run(["ansible-playbook", "-i", inventory, "playbooks/campaign.yml",
                             "-e", f"netlab_experiment={exp}", "-e", "netlab_parallel=1", *extra],
@@ -44,6 +46,8 @@ def run_campaign(inventory: str, hosts: list[str], tmp_path, extra: list[str] = 
         assert [p["point_index"] for p in merged["points"]] == [0, 1, 2, 3]
         assert {p["host"] for p in merged["points"]} == set(hosts)
         assert merged["complete"] is True
+        # each host's files lived in a fresh private folder (mktemp -d), removed at the end
+        assert set(glob.glob("/tmp/netlab-campaign-*")) == before
         subprocess.run([sys.executable, os.path.join(ROOT, "emulate.py"), "plot",
                         os.path.join(out_dir, f"{NAME}.json")], check=True, capture_output=True)
         return shards, merged
@@ -52,11 +56,6 @@ def run_campaign(inventory: str, hosts: list[str], tmp_path, extra: list[str] = 
         for suffix in (".json", ".csv", ".png"):
             if os.path.exists(os.path.join(out_dir, NAME + suffix)):
                 os.unlink(os.path.join(out_dir, NAME + suffix))
-        for h in hosts:
-            for path in (f"/tmp/netlab-campaign-{NAME}-{h}.json",
-                         f"/tmp/netlab-campaign-{NAME}-{h}.experiment.json"):
-                if os.path.exists(path):
-                    os.unlink(path)
 
 
 @needs_ansible
@@ -89,6 +88,8 @@ def run_reproduction(inventory: str, hosts: tuple[str, ...], extra: list[str] = 
                             "-e", "netlab_parallel=1", *extra],
                            cwd=ROOT, capture_output=True, text=True, timeout=1800)
         assert r.returncode == 0, r.stdout[-3000:]
+        # the hosts' archives were read by merge, never unpacked on the controller
+        assert sorted(os.listdir(base)) == sorted([*(f"{h}.tgz" for h in hosts), "report"])
         merged = json.load(open(os.path.join(base, "report", "results", "ipps96-fig4-channels-100.json")))
         assert merged["complete"] is True and merged["shards"] == ["1/2", "2/2"]
         assert {p["host"] for p in merged["points"] if not p.get("calibration_of")} == set(hosts)
@@ -106,8 +107,9 @@ def test_a_reproduction_sharded_over_two_hosts_gives_one_report(tmp_path):
     hosts = ("lab-a", "lab-b")
     inv.write_text("[lab]\n" + "".join(
         f"{h} ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n" for h in hosts))
+    before = set(glob.glob("/tmp/netlab-campaign-*"))
     run_reproduction(str(inv), hosts, ["-e", f"netlab_dir={ROOT}"])
-    assert not any(os.path.exists(f"/tmp/netlab-reproduction-{h}") for h in hosts)
+    assert set(glob.glob("/tmp/netlab-campaign-*")) == before
 
 
 @needs_ansible

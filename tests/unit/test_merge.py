@@ -72,9 +72,12 @@ def test_shard_is_not_a_parameter():
     assert sweep((1, 2)).parameters() == sweep().parameters()
 
 
-def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp_path, capsys):
+@pytest.mark.parametrize("form", ["folders", "archives"])
+def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp_path, capsys, form):
     """The stored quick reproduction cut into shards 1/2 and 2/2 (as two lab hosts would run
-    it), merged by directory: every experiment whole again and every claim's verdict the same."""
+    it), merged by directory or from the hosts' archives as the campaign playbook fetches them
+    (one holding a planted link too, which is skipped): every experiment whole again and every
+    claim's verdict the same."""
     import copy
     from pathlib import Path
 
@@ -96,7 +99,18 @@ def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp
                               or not p.get("calibration_of") and p["point_index"] % 2 == i - 1]
             write_atomic(part, host / "results" / f"{name}.json")
         dirs.append(host)
-    assert merge_reproductions(dirs, tmp_path / "merged") == 0
+    if form == "archives":
+        import tarfile
+        archives = []
+        for host in dirs:
+            (host / "results" / "planted.json").symlink_to("/etc/shadow")
+            with tarfile.open(tmp_path / f"{host.name}.tgz", "w:gz") as tar:
+                tar.add(host / "results", arcname="results")
+            archives.append(tmp_path / f"{host.name}.tgz")
+        assert merge_reproductions([], tmp_path / "merged", archives) == 0
+        assert not (tmp_path / "merged" / "results" / "planted.json").exists()
+    else:
+        assert merge_reproductions(dirs, tmp_path / "merged") == 0
     assert (tmp_path / "merged" / "report.html").exists()
     merged = {p.stem: load(p) for p in (tmp_path / "merged" / "results").glob("*.json")}
     assert set(merged) == set(whole) and all(d["complete"] for d in merged.values())

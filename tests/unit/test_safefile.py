@@ -82,6 +82,14 @@ def test_a_private_dir_is_made_0700(tmp_path):
     assert stat.S_IMODE(d.stat().st_mode) == 0o700
 
 
+def test_an_own_readable_private_dir_is_closed(tmp_path):
+    d = tmp_path / "state"
+    d.mkdir(mode=0o755)
+    d.chmod(0o755)
+    private_dir(d, "state folder")
+    assert stat.S_IMODE(d.stat().st_mode) == 0o700
+
+
 @pytest.mark.parametrize("plant", ["symlink", "open-mode", "foreign-owner", "open-parent"])
 def test_a_planted_private_dir_is_refused(tmp_path, plant):
     target = tmp_path / "beowulf-netlab"
@@ -112,3 +120,47 @@ def test_a_sticky_shared_parent_is_accepted(tmp_path):
     parent.mkdir()
     parent.chmod(0o1777)
     assert private_dir(parent / "beowulf-netlab", "disk folder").is_dir()
+
+
+def _tar(path: Path, members: list[tuple[str, str, bytes]]) -> Path:
+    import io
+    import tarfile
+    with tarfile.open(path, "w:gz") as tar:
+        for name, kind, data in members:
+            info = tarfile.TarInfo(name)
+            if kind == "file":
+                info.size = len(data)
+                info.mode = 0o4755            # setuid: never restored, since nothing is unpacked
+                tar.addfile(info, io.BytesIO(data))
+            elif kind == "link":
+                info.type, info.linkname = tarfile.SYMTYPE, data.decode()
+                tar.addfile(info)
+            elif kind == "device":
+                info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 5
+                tar.addfile(info)
+    return path
+
+
+def test_an_archive_gives_only_its_matching_regular_files(tmp_path):
+    import re
+    from core.safefile import archive_members
+    a = _tar(tmp_path / "lab-a.tgz", [
+        ("results/a.json", "file", b"{}"),
+        ("results/b.json", "link", b"/etc/shadow"),
+        ("results/c.json", "device", b""),
+        ("../results/d.json", "file", b"{}"),
+        ("results/sub/e.json", "file", b"{}")])
+    got = archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 100, 1000)
+    assert got == {"results/a.json": b"{}"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lab-a.tgz"]   # nothing unpacked
+
+
+def test_an_archive_member_over_the_cap_is_refused(tmp_path):
+    import re
+    from core.safefile import archive_members
+    a = _tar(tmp_path / "bomb.tgz", [("results/a.json", "file", b" " * 5000)])   # compresses to little
+    with pytest.raises(BadInput, match="larger than"):
+        archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 1000, 10_000)
+    (tmp_path / "not.tgz").write_bytes(b"garbage")
+    with pytest.raises(BadInput, match="not a readable tar archive"):
+        archive_members(tmp_path / "not.tgz", "reproduction archive", re.compile(r".*"), 1000, 10_000)
