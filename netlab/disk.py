@@ -32,6 +32,7 @@ RUN_DIR_RE = re.compile(r"^bnl[0-9a-f]{2}$")   # a run's folder and cgroup: exac
 CGROUP1 = Path("/sys/fs/cgroup/blkio")
 CGROUP2 = Path("/sys/fs/cgroup")
 MIN_IMAGE = 64 << 20
+FREE_RESERVE = 1 << 30   # left free for the host when node disks are full
 
 
 class DiskError(RuntimeFailure):
@@ -100,6 +101,12 @@ class DiskSet:
         self.manifest.cgroup_dirs = [str(self.cgroup_root())] if self.impl != "none" else []
         self.manifest.save()
         private_dir(DISK_DIR, "node disks' folder", env=DISK_DIR_ENV)
+        need, free = len(self.nodes) * self.size, shutil.disk_usage(DISK_DIR).free
+        if need > free - FREE_RESERVE:   # the images are sparse, but the copies can fill every one
+            raise DiskError(f"the node disks could take {need / 2**30:.1f} GiB ({len(self.nodes)} x "
+                            f"{self.size / 2**20:.0f} MiB) and {DISK_DIR} has {free / 2**30:.1f} GiB free "
+                            f"(keeping {FREE_RESERVE >> 30} GiB); use a smaller --file-size or fewer copies, "
+                            f"or set {DISK_DIR_ENV} to a roomier folder")
         private_dir(self.root, "run's disk folder", env=DISK_DIR_ENV)
         if self.impl != "none":
             self._make_cgroup(self.cgroup_root())

@@ -24,6 +24,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
 from netlab.disk_profiles import for_spec
+from pipeline.gates import trusted
 from pipeline.results import real_rate
 from topologies.hardware import hardware_of
 
@@ -95,11 +96,16 @@ def measures(cal: dict, point: dict) -> bool:
 
 def judge(cal: dict, points: list[dict]) -> dict:
     """One calibration's verdict from the points that measure it."""
-    values = [real_rate(p, cal["metric"]) for p in points if measures(cal, p)]
+    measuring = [p for p in points if measures(cal, p)]
+    # a measurement that failed a fidelity gate is not the model's: it sets no calibration
+    values = [real_rate(p, cal["metric"]) for p in measuring if trusted(p)]
+    dropped = len(measuring) - len(values)
     out = {"id": cal["id"], "what": cal["what"], "target": cal["target"], "tolerance": cal["tolerance"],
-           "values": [round(v, 4) for v in values], "measured": None, "spread": None}
+           "values": [round(v, 4) for v in values], "measured": None, "spread": None,
+           "failed_gate": dropped}
     if not values:
-        return {**out, "verdict": NOT_MEASURED, "reason": "no point of this run measured it"}
+        return {**out, "verdict": NOT_MEASURED, "reason": f"every one of its {dropped} measurements failed a "
+                "fidelity gate" if dropped else "no point of this run measured it"}
     median = statistics.median(values)
     spread = (max(values) - min(values)) / 2 / median if median > 0 else 0.0
     out.update(measured=round(median, 4), spread=round(spread, 4))
@@ -112,7 +118,8 @@ def judge(cal: dict, points: list[dict]) -> dict:
                                                    f"than the tolerance (+-{cal['tolerance']:.0%})"}
     if abs(off) > cal["tolerance"]:
         return {**out, "verdict": MISSED, "reason": f"median {median:.3g} is {off:+.0%} from {band}"}
-    return {**out, "verdict": MET, "reason": f"median {median:.3g} within {band} ({len(values)} runs)"}
+    return {**out, "verdict": MET, "reason": f"median {median:.3g} within {band} ({len(values)} runs"
+                                             + (f"; {dropped} that failed a gate left out)" if dropped else ")")}
 
 
 def verdicts(points: list[dict], cals: list[dict] | None = None) -> list[dict]:

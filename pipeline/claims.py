@@ -298,15 +298,31 @@ def _check(check: dict, docs: dict, first: str, ev: Evidence, bias: dict | None 
             f"first ratio {ratios[0]:.3g} {'>' if ok else 'not >'} second {ratios[1]:.3g}" + \
             (f" by more than {check['margin']:.0%}" if check.get("margin") else "")
     elif kind == "order":
-        values = [ev.reduce(docs, s, first) for s in check["items"]]
+        # each item's own spread over its repeats: an order inside the noise is no order
+        evs = [Evidence(ev.bad, ev.cals) for _ in check["items"]]
+        values = [e.reduce(docs, s, first) for e, s in zip(evs, check["items"])]
+        for e in evs:
+            ev.problems += e.problems
+            ev.points += e.points
+            ev.repeats |= e.repeats
+            ev.spread = max(ev.spread, e.spread)
+            ev.collided |= e.collided
         if None in values:
             return NOT_CHECKABLE, None, "missing points"
         margin = check.get("margin", 0.0)
         ok = all(x > y * (1 + margin) for x, y in zip(values, values[1:]))
-        return (REPRODUCED if ok else NOT_REPRODUCED), [round(v, 3) for v in values], \
-            (" > " if ok else " vs ").join(f"{v:.3g}" for v in values) + \
+        measured = [round(v, 3) for v in values]
+        said = (" > " if ok else " vs ").join(f"{v:.3g}" for v in values) + \
             (" (in the paper's order" if ok else " (not in the paper's order") + \
             (f", by more than {margin:.0%})" if margin else ")")
+        overlap = [(x, y, a.spread + b.spread) for (x, a), (y, b) in zip(zip(values, evs), zip(values[1:], evs[1:]))
+                   if x <= y * (1 + a.spread + b.spread)]
+        if ok and overlap:
+            x, y, s = overlap[0]
+            return NOT_CHECKABLE, measured, (f"{said}, but {x:.3g} over {y:.3g} is {x / y - 1:+.1%}, within "
+                                             f"the repeats' spread (+-{s:.1%} together): an order the "
+                                             "noise could reverse")
+        return (REPRODUCED if ok else NOT_REPRODUCED), measured, said
     else:
         return _shape(check, ev, docs, first)
     if measured is None:
@@ -420,7 +436,12 @@ def _only_repeat(docs: dict[str, dict], r) -> dict[str, dict]:
 
 
 def _spread(measured: Any, per_repeat: list[Any]) -> float | None:
-    """Half the range of the per-repeat numbers, relative to the median's (numbers only)."""
+    """Half the range of the per-repeat numbers, relative to the median's; for a list (an `all`
+    or `order` check) the widest of its members' spreads, so several numbers are guarded too."""
+    if isinstance(measured, list):
+        parts = [_spread(m, [r[i] if isinstance(r, list) and len(r) == len(measured) else None
+                             for r in per_repeat]) for i, m in enumerate(measured)]
+        return max((p for p in parts if p is not None), default=None)
     nums = [m for m in per_repeat if isinstance(m, (int, float))]
     if not isinstance(measured, (int, float)) or len(nums) < 2 or measured == 0:
         return None

@@ -74,6 +74,12 @@ CROWDED_RETRANS = 0.03                    # segments sent again per segment move
 TIMEOUTS_EXPLAIN = 0.05                   # time-outs x the minimum RTO over this share of the point: idle
 
 
+def trusted(p: dict) -> bool:
+    """The point passed its fidelity gates (older documents: the monitor's verdict)."""
+    gates = p.get("gates")
+    return gates["ok"] if gates else not (p.get("fidelity") or {}).get("suspect")
+
+
 def span_over_longest(flows: list[dict]) -> float | None:
     """(last end - first start) / the longest flow's own time: 1.0 when all ran at once."""
     spans = [(f["start"], f["end"]) for f in flows if f.get("start") is not None and f.get("end") is not None]

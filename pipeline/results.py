@@ -269,7 +269,8 @@ SCHEMA = {
         "paper": PAPER_SCHEMA,
         "calibrations": {"type": "array", "description": "every calibration point the points rest on, "
                          "judged from this document (pipeline/calibration.py): id, what, target, "
-                         "tolerance, values, measured (median), spread, verdict (met | missed | noisy | "
+                         "tolerance, values, measured (median), spread, failed_gate (its measurements "
+                         "left out because they failed a fidelity gate), verdict (met | missed | noisy | "
                          "not measured), reason", "items": {"type": "object",
                                                             "required": ["id", "verdict", "reason"]}},
         "calibration_not_measured": {"type": "array", "items": {"type": "string"},

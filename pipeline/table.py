@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from core.values import human_size
 from netlab.shaping import MSS
+from pipeline.gates import trusted  # noqa: F401 (re-exported: readers ask the table)
 from pipeline.results import real_rate
 from topologies.hardware import describe_tcp, hardware_of
 from workloads import WORKLOADS
@@ -27,12 +28,6 @@ TODAY_VIEW_STYLE = "--"     # today's hosts (hardware none): dashed
 
 def figure_of(doc: dict) -> Figure:
     return WORKLOADS[doc["workload"]].figure
-
-
-def trusted(p: dict) -> bool:
-    """The point passed its fidelity gates (older documents: the monitor's verdict)."""
-    gates = p.get("gates")
-    return gates["ok"] if gates else not p["fidelity"].get("suspect")
 
 
 def sweep_points(doc: dict) -> dict:

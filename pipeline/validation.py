@@ -18,6 +18,7 @@ import statistics
 from pathlib import Path
 
 from core.jsonfile import check_schema, read_json, write_schema
+from pipeline.gates import trusted
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS_FILE = ROOT / "claims" / "era-checks.json"
@@ -85,17 +86,20 @@ def read(check: dict, docs: dict[str, dict]) -> dict:
               if p.get("hardware") == check["profile"] and not p.get("calibration_of")
               and all(p.get(k) == v for k, v in m["where"].items())
               and isinstance(p.get(m["metric"]), (int, float))]
-    values = [p[m["metric"]] * m.get("scale", 1) for p in points]
+    values = [p[m["metric"]] * m.get("scale", 1) for p in points if trusted(p)]
+    dropped = len(points) - len(values)
     if not values:
         return {**out, "reads": NOT_MEASURED,
-                "reason": f"this run has no point of {m['experiment']} on {check['profile']}"}
+                "reason": f"every one of its {dropped} points failed a fidelity gate" if dropped
+                else f"this run has no point of {m['experiment']} on {check['profile']}"}
     median = statistics.median(values)
     spread = (max(values) - min(values)) / 2 / median if median > 0 else 0.0
     lo, hi = check["band"]
     reads = IN_BAND if lo <= median <= hi else BELOW if median < lo else ABOVE
     return {**out, "values": [round(v, 4) for v in values], "measured": round(median, 4),
             "spread": round(spread, 4), "reads": reads,
-            "reason": f"median {median:.3g} {check['unit']} of {len(values)} run(s); band {lo:g}-{hi:g}"}
+            "reason": f"median {median:.3g} {check['unit']} of {len(values)} run(s); band {lo:g}-{hi:g}"
+                      + (f" ({dropped} that failed a fidelity gate left out)" if dropped else "")}
 
 
 def readings(docs: dict[str, dict], checks: list[dict] | None = None) -> list[dict]:

@@ -330,3 +330,42 @@ def test_a_line_rate_bound_is_not_applied_to_points_that_collided():
         return {"ipps96-fig4-channels-100": {"points": [fast]}, "ipps96-fig2-channels-10": {"points": [slow]}}
     assert "physical bound" in C.judge(claim4, docs("off"))["reason"]
     assert "physical bound" not in C.judge(claim4, docs("on"))["reason"]
+
+
+def test_an_order_inside_the_repeats_spread_is_not_evidence():
+    """17a on the paper's hardware read 7.108/6.936 against 7.001/7.015 and passed as an order:
+    the repeats' ranges overlapped, so the noise could have reversed it (issue 31)."""
+    order = {"kind": "order", "items": [sel(placement="local-wire"), sel(placement="remote-wire")]}
+    tie = runs(pt(7.05, placement="local-wire"), pt(7.00, placement="remote-wire"), jitter=0.012)
+    r = judge(order, *tie)
+    assert r["verdict"] == C.NOT_CHECKABLE and "spread" in r["reason"], r
+    clear = runs(pt(7.6, placement="local-wire"), pt(7.0, placement="remote-wire"), jitter=0.012)
+    assert judge(order, *clear)["verdict"] == C.REPRODUCED
+
+
+def test_the_spread_guard_covers_checks_of_several_numbers():
+    """Repeats of 1100 and 2150 MB/s read 'in shape' through an `all` check, which skipped the
+    spread guard (issue 31): now the widest member's spread is held against the tolerance."""
+    value = {"kind": "value", "select": sel(topology="single-net"), "target": 2000, "tolerance": 0.1,
+             "shape": {"op": ">", "value": 1000}}
+    both = {"kind": "all", "checks": [value, value]}
+    wide = [pt(v, repeat=r) for r, v in enumerate((1100, 2150, 1600))]
+    r = judge(both, *wide)
+    assert r["verdict"] == C.NOT_CHECKABLE and "noisy" in r["reason"], r
+
+
+def test_calibrations_and_era_readings_leave_out_failed_gates():
+    bad = [{**p, "gates": {"ok": False, "failed": ["over capacity: w0"]}} for p in copies(8.0)]
+    good = copies(11.6)
+    [v] = K.verdicts([*good, *bad], [CAL])
+    assert v["verdict"] == K.MET and v["failed_gate"] == 3, v     # the 8.0s would have missed
+    [none] = K.verdicts(bad, [CAL])
+    assert none["verdict"] == K.NOT_MEASURED and "failed a fidelity gate" in none["reason"]
+    from pipeline import validation as V
+    check = {"id": "x", "profile": "prototype-1995", "what": "w", "era_value": 1.0, "unit": "MB/s",
+             "band": [0.7, 1.1], "why_band": "w", "source": "s",
+             "measure": {"experiment": "e", "where": {"pairs": 1}, "metric": "throughput_mbyte_s"}}
+    points = [pt(0.9, hardware="prototype-1995", pairs=1),
+              pt(5.0, gates_ok=False, hardware="prototype-1995", pairs=1)]
+    reading = V.read(check, {"e": {"points": points}})
+    assert reading["measured"] == 0.9 and "failed a fidelity gate left out" in reading["reason"]
