@@ -14,10 +14,12 @@ stays open works too), as Mininet's `source FILE` does. Each line is echoed.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 from mininet.cli import CLI
 
+from netlab.manifest import LABEL_ENV
 from netlab.wire import SharedWire
 
 
@@ -29,6 +31,13 @@ class NetlabCLI(CLI):
         for sw in self.mn.switches:
             if isinstance(sw, SharedWire):
                 self.stdout.write(sw.summary() + "\n")
+
+    def do_sh(self, line: str) -> None:
+        """sh CMD: run CMD on the host (the root namespace), without the run's label
+        (NETLAB_RUN): a service (re)started from here is not the run's, and its teardown
+        must not end it (the nodes' own commands keep the label)."""
+        env = {k: v for k, v in os.environ.items() if k != LABEL_ENV}
+        subprocess.call(line, shell=True, env=env)
 
     def do_source(self, line: str) -> None:
         """source FILE: run every command of FILE, echoing each one."""

@@ -180,3 +180,24 @@ def test_clean_spares_a_namespace_that_reuses_a_recorded_number(tmp_path):
     finally:
         foreign.kill()
         foreign.wait()
+
+
+def test_a_host_command_from_the_cli_outlives_the_run(tmp_path):
+    """`sh CMD` in the CLI runs on the host: a service (re)started that way must not carry the
+    run's label, or the run's teardown would end it (issue 33). A node's command keeps it."""
+    pidfile = tmp_path / "service.pid"
+    script = tmp_path / "script.txt"
+    script.write_text(f"sh sleep 300 >/dev/null 2>&1 & echo $! > {pidfile}\nb0 echo node\n")
+    with open(script) as stdin:
+        r = subprocess.run([*EMULATE, "cli", "--topo", "single-net", "--nodes", "2"], stdin=stdin,
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    pid = int(pidfile.read_text())
+    try:
+        assert os.path.exists(f"/proc/{pid}"), "teardown ended a process the host command started"
+        assert b"NETLAB_RUN=" not in open(f"/proc/{pid}/environ", "rb").read()
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
