@@ -39,7 +39,7 @@ BASE_PACKAGES = ["linux-image-amd64", "systemd-sysv", "udev", "kmod", "dbus", "i
 # Stock-kernel features the lab VM exists to exercise; loaded at boot.
 MODULES = ["bonding", "sch_netem", "openvswitch", "ifb"]
 DISK_SIZE = "6G"
-RECIPE_VERSION = "1"
+RECIPE_VERSION = "2"   # 2: the guest's SSH host key is made at build and pinned
 
 
 class ImageError(RuntimeFailure):
@@ -67,9 +67,14 @@ class Image:
     def key(self) -> Path:
         return self.dir / "id_ed25519"
 
+    @property
+    def known_hosts(self) -> Path:
+        """The guest's one host key, made at build: SSH checks it on every connection."""
+        return self.dir / "known_hosts"
+
     def complete(self) -> bool:
         return all(p.exists() for p in (self.disk, self.kernel, self.initrd, self.key,
-                                        self.dir / "stamp"))
+                                        self.known_hosts, self.dir / "stamp"))
 
 
 def testbed_packages() -> list[str]:
@@ -95,8 +100,12 @@ def _run(cmd: list[str], log, **kw) -> None:
         raise ImageError(f"{' '.join(cmd[:3])} ... failed (exit {r.returncode}); see {log.name}")
 
 
-def _configure_rootfs(rootfs: Path, pubkey: str) -> None:
-    """Everything the guest needs to boot headless, get an address and accept the key."""
+HOST_KEY_ALIAS = "netlab-labvm"   # the name SSH checks the guest's key under, whatever its port
+
+
+def _configure_rootfs(rootfs: Path, pubkey: str, host_key: Path) -> None:
+    """Everything the guest needs to boot headless, get an address and accept the key, with
+    the host key made at build as its only one (the keys the package made are removed)."""
     def write(rel: str, text: str, mode: int = 0o644) -> None:
         path = rootfs / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +120,12 @@ def _configure_rootfs(rootfs: Path, pubkey: str) -> None:
     write("etc/modprobe.d/netlab.conf", "options bonding max_bonds=0\n")
     write("root/.ssh/authorized_keys", pubkey, 0o600)
     (rootfs / "root/.ssh").chmod(0o700)
-    write("etc/ssh/sshd_config.d/netlab.conf", "PermitRootLogin prohibit-password\nUseDNS no\n")
+    write("etc/ssh/sshd_config.d/netlab.conf", "PermitRootLogin prohibit-password\nUseDNS no\n"
+          "HostKey /etc/ssh/ssh_host_ed25519_key\n")
+    for old in (rootfs / "etc/ssh").glob("ssh_host_*"):
+        old.unlink()
+    write("etc/ssh/ssh_host_ed25519_key", host_key.read_text(), 0o600)
+    write("etc/ssh/ssh_host_ed25519_key.pub", Path(f"{host_key}.pub").read_text())
     # Hosts behind a TLS-inspecting proxy add their CA here; the guest needs it too for PyPI.
     for crt in glob.glob("/usr/local/share/ca-certificates/*.crt"):
         shutil.copy(crt, rootfs / "usr/local/share/ca-certificates")
@@ -141,7 +155,13 @@ def build(force: bool = False, log=None) -> Image:
               str(rootfs), MIRROR], log)
         _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "netlab-labvm",
               "-f", str(work / "id_ed25519")], log)
-        _configure_rootfs(rootfs, (work / "id_ed25519.pub").read_text())
+        _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "netlab-labvm-host",
+              "-f", str(work / "ssh_host_ed25519_key")], log)
+        _configure_rootfs(rootfs, (work / "id_ed25519.pub").read_text(), work / "ssh_host_ed25519_key")
+        kind, blob = (work / "ssh_host_ed25519_key.pub").read_text().split()[:2]
+        (work / "known_hosts").write_text(f"{HOST_KEY_ALIAS} {kind} {blob}\n")
+        for f in ("ssh_host_ed25519_key", "ssh_host_ed25519_key.pub"):
+            (work / f).unlink()
         for name, pattern in (("vmlinuz", "vmlinuz-*"), ("initrd.img", "initrd.img-*")):
             found = sorted((rootfs / "boot").glob(pattern))
             if not found:

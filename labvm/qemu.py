@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.errors import RuntimeFailure
 from core.signals import TerminateAsExit
-from labvm.image import CACHE, Image
+from labvm.image import CACHE, HOST_KEY_ALIAS, Image
 
 
 class VMError(RuntimeFailure):
@@ -128,10 +128,16 @@ class VM:
 
     # -- talking to the guest --
     def ssh_options(self, connect_timeout: int = 10) -> list[str]:
-        return ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+        return [*self.host_key_options(),
                 "-o", "LogLevel=ERROR", "-o", f"ConnectTimeout={connect_timeout}",
                 "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15",
                 "-i", str(self.image.key), "-p", str(self.port)]
+
+    def host_key_options(self) -> list[str]:
+        """The guest's key is the one made at build (labvm.image), checked under one alias
+        whatever port this boot forwards: a process that took the port first cannot pose as it."""
+        return ["-o", "StrictHostKeyChecking=yes", "-o", f"UserKnownHostsFile={self.image.known_hosts}",
+                "-o", f"HostKeyAlias={HOST_KEY_ALIAS}"]
 
     def ssh_cmd(self, command: str, connect_timeout: int = 10) -> list[str]:
         return ["ssh", *self.ssh_options(connect_timeout), "root@127.0.0.1", command]
@@ -157,7 +163,7 @@ class VM:
         return (f"{name} ansible_host=127.0.0.1 ansible_port={self.port} ansible_user=root "
                 f"ansible_ssh_private_key_file={self.image.key} "
                 f"ansible_python_interpreter=/usr/bin/python3 "
-                f"ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'")
+                f"ansible_ssh_common_args='{' '.join(self.host_key_options())}'")
 
     def _tail(self, name: str, chars: int = 600) -> str:
         try:

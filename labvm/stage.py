@@ -92,7 +92,7 @@ class Stage:
         with VM(image) as vm:
             self.times["boot"] = vm.boot_s
             say(f"guest up in {vm.boot_s:.0f} s ({vm.accel}); ssh -p {vm.port} root@127.0.0.1 "
-                f"-i {image.key}")
+                f"-i {image.key} {' '.join(vm.host_key_options())}")
             kernel = vm.run("uname -r").stdout.strip()
             say(f"guest kernel {kernel}")
             self.step("provision", provision, vm)

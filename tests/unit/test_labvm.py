@@ -30,4 +30,6 @@ def test_inventory_line_reaches_the_forwarded_port():
     line = vm.inventory_line("labvm")
     assert line.startswith("labvm ansible_host=127.0.0.1 ansible_port=40022 ansible_user=root")
     assert "ansible_ssh_private_key_file=/cache/x/id_ed25519" in line
-    assert "StrictHostKeyChecking=no" in line
+    # the guest's key made at build is checked on every connection (issue 33)
+    assert "StrictHostKeyChecking=yes" in line and "UserKnownHostsFile=/cache/x/known_hosts" in line
+    assert "HostKeyAlias=netlab-labvm" in line and "StrictHostKeyChecking=no" not in line
