@@ -162,6 +162,18 @@ def _read_sysctl(name: str) -> str | None:
 ALLOWED_CC = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
 
 
+def mem_available_bytes() -> int | None:
+    """The kernel's estimate of memory available without swapping (MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def tcp_allowed_now() -> list[str]:
     """The host's allowed congestion controls as they are now (a run puts its change back at
     teardown, so a probe from an earlier network of the same process may be stale)."""

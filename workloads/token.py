@@ -16,6 +16,7 @@ from contextlib import ExitStack
 
 from core.errors import BadInput
 from core.values import Axis, human_size
+from netlab.capabilities import mem_available_bytes
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
 from workloads.base import Figure, PAIRS, Workload
@@ -90,8 +91,20 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
             "per_pair": per_pair}
 
 
+def buffer_bytes(point: dict) -> int:
+    """The most the point's agents can hold at once: each side of a pair buffers up to its
+    tokens in flight coming in and going out."""
+    return point["pairs"] * 2 * 2 * point["tokens_in_flight"] * point["token_size"]
+
+
 def check(spec, point: dict, _settings: dict) -> None:
     place(spec, point["pairs"], point["placement"])
+    need, avail = buffer_bytes(point), mem_available_bytes()
+    if avail is not None and need > avail // 2:   # bounded before a single buffer is filled
+        raise BadInput(f"{point['pairs']} pairs x {point['tokens_in_flight']} tokens in flight x "
+                       f"{human_size(point['token_size'])}B could buffer {need / 2**30:.1f} GiB, more than "
+                       f"half of this machine's {avail / 2**30:.1f} GiB available; use a smaller "
+                       "--token-size or fewer --tokens-in-flight or --pairs")
     if point.get("transport") == "udp" and (point["token_size"] > MAX_DATAGRAM or point["tokens_in_flight"] != 1):
         raise BadInput(f"--transport udp sends each token as one datagram, 1 in flight: use --token-size "
                        f"{MAX_DATAGRAM} or less and --tokens-in-flight 1 (got {point['token_size']} B, "

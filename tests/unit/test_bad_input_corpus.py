@@ -146,6 +146,8 @@ RUN = [
     ("filecopy takes no token size", ["run", "filecopy", "--token-size", "1K"], "does not take"),
     ("copies need more nodes", ["run", "filecopy", "--topo", "single-net", "--nodes", "10",
                                 "--remote", "7"], "14 nodes"),
+    ("token buffers past memory", ["run", "token", "--topo", "single-net", "--nodes", "128", "--pairs", "64",
+                                   "--token-size", "16M", "--tokens-in-flight", "64"], "GiB available"),
 ]
 
 EXPERIMENTS = [
