@@ -122,6 +122,33 @@ def test_grade_writes_one_row_per_submission(tmp_path):
     assert list(rows["alice.json"])[:3] == ["file", "student", "q1"]
 
 
+def test_grade_treats_a_class_folder_as_hostile(tmp_path):
+    """Students own the folder root grades: a link to a secret, a FIFO that would block a read
+    forever, a name that a spreadsheet runs as a formula, and a grades.csv planted as a link to
+    a file of root's. Each is a row or a refusal; nothing outside the folder is read or written
+    (issue 33)."""
+    import os
+    ex = exercise.load("shared-hub")
+    sol = exercise.EXERCISES_DIR / "shared-hub" / "solutions"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root only")
+    klass = tmp_path / "class"
+    klass.mkdir()
+    (klass / "eve.json").symlink_to(secret)
+    os.mkfifo(klass / "mallory.json")
+    answers = json.loads((sol / "answers.json").read_text())
+    (klass / "trudy.json").write_text(json.dumps({**answers, "student": '=HYPERLINK("http://x","y")'}))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("root's file")
+    (klass / "grades.csv").symlink_to(victim)
+    exercise.grade(ex, klass, fake_measured(ex), klass / "grades.csv")
+    assert victim.read_text() == "root's file" and not (klass / "grades.csv").is_symlink()
+    rows = {r["file"]: r for r in csv.DictReader((klass / "grades.csv").open())}
+    assert "symbolic link" in rows["eve.json"]["problem"] and "root only" not in str(rows)
+    assert "not a regular file" in rows["mallory.json"]["problem"]
+    assert rows["trudy.json"]["student"].startswith("'=")
+
+
 def test_template_lists_every_question():
     for name in NAMES:
         ex = exercise.load(name)
