@@ -13,6 +13,7 @@ from core.safefile import write_atomic_bytes
 from core.text import plain
 from pipeline import exercise as ex_mod
 from pipeline.exercise import PASS
+from pipeline.results import RESULTS_DIR
 from pipeline.session import Session, open_cli
 
 
@@ -36,13 +37,29 @@ def add_parser(sub) -> None:
     check.add_argument("name")
     check.add_argument("answers", help="answers file (JSON; see show NAME --answers-template)")
     check.add_argument("--out", default=None, metavar="FILE",
-                       help="verdicts as JSON (default: ANSWERS with .check.json)")
+                       help="verdicts as JSON (default: ANSWERS with .check.json; for a file inside "
+                            "exercises/, results/exercises/NAME-FILE.check.json)")
+    check.add_argument("--reveal", action="store_true",
+                       help="also print each question's reference value (teachers: a student who sees "
+                            "it has the answer)")
     grade = verbs.add_parser("grade", help="measure once, judge every *.json in a folder, write a CSV")
     grade.add_argument("name")
     grade.add_argument("folder", help="folder of answers files, one per student")
     grade.add_argument("--out", default=None, metavar="FILE", help="CSV (default: FOLDER/grades.csv)")
+    grade.add_argument("--roster", default=None, metavar="FILE",
+                       help="the class's names, one a line: a name no answers file gives gets a row "
+                            "saying so")
     for q in (start, check, grade):
         add_build_args(q)
+
+
+def default_verdicts(answers: Path, name: str) -> Path:
+    """Beside the answers file, unless that is inside the project's exercises/ (the stored
+    solutions): check then writes under results/exercises/, not into what is handed out."""
+    inside = ex_mod.EXERCISES_DIR.resolve() in answers.resolve().parents
+    if inside:
+        return RESULTS_DIR / "exercises" / f"{name}-{answers.stem}{ex_mod.VERDICTS_SUFFIX}"
+    return answers.with_name(answers.stem + ex_mod.VERDICTS_SUFFIX)
 
 
 def sheet(ex: dict) -> str:
@@ -102,11 +119,14 @@ def run(args) -> int:
     if args.action == "check":
         path = Path(args.answers)
         answers = ex_mod.read_answers(path, ex)
-        out = Path(args.out) if args.out else path.with_name(path.stem + ex_mod.VERDICTS_SUFFIX)
+        out = Path(args.out) if args.out else default_verdicts(path, ex["name"])
         measured, doubts = measure(ex, f"exercise check {args.name}", opts, out)
         verdicts = ex_mod.judge(ex, answers, measured)
+        if not args.reveal:   # what a student sees: the verdict and the hint, not the answer
+            verdicts = [{k: v for k, v in verdict.items() if k != "reference"} for verdict in verdicts]
         for v in verdicts:
-            line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}, reference {v['reference']}"
+            line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}" + \
+                (f", reference {v['reference']}" if "reference" in v else "")
             print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
         passed = sum(v["verdict"] == PASS for v in verdicts)
         print(f"{passed}/{len(verdicts)} correct; verdicts in {out}"
@@ -125,9 +145,13 @@ def run(args) -> int:
         if not ex_mod.submissions(folder):
             raise BadInput(f"grade: {folder} holds no *.json answers files")
         out = Path(args.out) if args.out else folder / "grades.csv"
+        roster = ex_mod.read_roster(Path(args.roster)) if args.roster else None   # before measuring
         measured, doubts = measure(ex, f"exercise grade {args.name}", opts, out)
-        rows = ex_mod.grade(ex, folder, measured, out)
-        print(f"{len(rows)} submissions graded: {out}"
+        rows = ex_mod.grade(ex, folder, measured, out, roster=roster)
+        scores = sorted(r["score"] for r in rows)
+        print(f"{len(rows)} submissions graded (median {scores[len(scores) // 2]}/{len(ex['questions'])}"
+              f"{', ' + str(sum(bool(r['problem']) for r in rows)) + ' with a problem' if any(r['problem'] for r in rows) else ''}"
+              f"): {out}"
               + (f" (the measurement failed {len(doubts)} fidelity gate(s): grade again on a quieter machine)"
                  if doubts else ""))
         return 0

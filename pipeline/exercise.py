@@ -20,13 +20,14 @@ from __future__ import annotations
 import ast
 import csv
 import operator
+import re
 import statistics
 from pathlib import Path
 
 from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
-from core.safefile import atomic_text
-from core.text import csv_cell
+from core.safefile import atomic_text, read_bytes
+from core.text import csv_cell, plain
 from pipeline.sweep import Sweep, axes_for
 from workloads import WORKLOADS
 
@@ -241,34 +242,72 @@ def _bare(path: Path, qid: str, value):
     return value["answer"]
 
 
-def read_answers(path: Path, ex: dict) -> dict:
-    """An answers file, checked: BadInput (one line) for every way it can be wrong."""
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'",
+                         "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+_LETTER = re.compile(r"^\(?([a-z])[).]?$")
+
+
+def _plain_choice(text: str) -> str:
+    """A choice as compared: case, typographic quotes and spacing do not matter."""
+    return " ".join(text.translate(_QUOTES).lower().split())
+
+
+def choice_of(q: dict, a) -> str | None:
+    """The choice an answer names (its text in any case or quote style, or its letter a, b, c
+    in the listed order), or None."""
+    if not isinstance(a, str):
+        return None
+    want = _plain_choice(a)
+    for c in q["choices"]:
+        if _plain_choice(c) == want:
+            return c
+    m = _LETTER.match(want)
+    if m and ord(m.group(1)) - ord("a") < len(q["choices"]):
+        return q["choices"][ord(m.group(1)) - ord("a")]
+    return None
+
+
+def _problem(q: dict, a) -> str | None:
+    """Why answer a to question q cannot be judged, or None."""
+    if a is None:
+        return "no answer"
+    if "choices" in q:
+        letters = ", ".join(f"{chr(ord('a') + i)}" for i in range(len(q["choices"])))
+        return None if choice_of(q, a) else (f"takes one of: {' | '.join(q['choices'])} (its text or its "
+                                             f"letter {letters}), got {plain(a)!r}")
+    if isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or abs(a) > MAX_ANSWER:
+        return f"takes a number{' in ' + q['unit'] if q.get('unit') else ''}, got {plain(a)!r}"
+    return None
+
+
+def read_answers(path: Path, ex: dict, partial: bool = False) -> dict:
+    """An answers file, checked: BadInput (one line) for a file that is not one. A question left
+    unanswered or answered in the wrong form is a BadInput too, unless `partial` (grading):
+    then it is listed in the result's `problems` (question id -> why) and the rest is judged."""
     data = read_json(path, "answers file", limit=MAX_ANSWERS_BYTES)
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise BadInput(f"answers file {path} must be an object with an 'answers' object "
                        f"(see 'emulate.py exercise show {ex['name']} --answers-template')")
     if data.get("exercise") not in (None, ex["name"]):
-        raise BadInput(f"answers file {path} is for exercise {data.get('exercise')!r}, not {ex['name']}")
+        raise BadInput(f"answers file {path} is for exercise {plain(data.get('exercise'))!r}, not {ex['name']}")
     ids = [q["id"] for q in ex["questions"]]
     unknown = sorted(set(data["answers"]) - set(ids))
     if unknown:
-        raise BadInput(f"answers file {path}: no question {', '.join(unknown)} in {ex['name']} "
+        raise BadInput(f"answers file {path}: no question {plain(', '.join(unknown))} in {ex['name']} "
                        f"(questions: {', '.join(ids)})")
     data = {**data, "answers": {qid: _bare(path, qid, a) for qid, a in data["answers"].items()}}
-    missing = [i for i in ids if data["answers"].get(i) is None]
-    if missing:
-        raise BadInput(f"answers file {path}: no answer to {', '.join(missing)}; answer every question "
-                       "(a guess is better than nothing)")
+    problems = {q["id"]: why for q in ex["questions"] if (why := _problem(q, data["answers"].get(q["id"])))}
+    if problems and not partial:
+        missing = [i for i, why in problems.items() if why == "no answer"]
+        if missing:
+            raise BadInput(f"answers file {path}: no answer to {', '.join(missing)}; answer every question "
+                           "(a guess is better than nothing)")
+        qid, why = next(iter(problems.items()))
+        raise BadInput(f"answers file {path}: {qid} {why}")
     for q in ex["questions"]:
-        a = data["answers"][q["id"]]
-        if "choices" in q:
-            if not isinstance(a, str) or a.strip().lower() not in [c.lower() for c in q["choices"]]:
-                raise BadInput(f"answers file {path}: {q['id']} takes one of: "
-                               f"{' | '.join(q['choices'])} (the exact text), got {a!r}")
-        elif isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or abs(a) > MAX_ANSWER:
-            raise BadInput(f"answers file {path}: {q['id']} takes a number{' in ' + q['unit'] if q.get('unit') else ''}, "
-                           f"got {a!r}")
-    return data
+        if "choices" in q and q["id"] not in problems:
+            data["answers"][q["id"]] = choice_of(q, data["answers"][q["id"]])
+    return {**data, "problems": problems}
 
 
 def expected(q: dict, measured: dict[str, float]) -> float | str:
@@ -283,15 +322,21 @@ def expected(q: dict, measured: dict[str, float]) -> float | str:
 def judge(ex: dict, answers: dict, measured: dict[str, float]) -> list[dict]:
     """One verdict per question: pass or wrong, with the reference and a hint when wrong."""
     out = []
+    problems = answers.get("problems") or {}
     for q in ex["questions"]:
         want = expected(q, measured)
         got = answers["answers"].get(q["id"])
+        ref = round(want, 4) if isinstance(want, float) else want
+        if q["id"] in problems:
+            out.append({"id": q["id"], "answer": got, "reference": ref, "verdict": MISSING,
+                        "problem": problems[q["id"]], "source": next(iter(q["expected"]))})
+            continue
         if isinstance(want, str):
-            ok = isinstance(got, str) and got.strip().lower() == want.lower()
+            ok = isinstance(got, str) and _plain_choice(got) == _plain_choice(want)
         else:
             tol = q.get("tolerance", 0.05)
             ok = isinstance(got, (int, float)) and abs(got - want) <= tol * abs(want) + 1e-12
-        row = {"id": q["id"], "answer": got, "reference": round(want, 4) if isinstance(want, float) else want,
+        row = {"id": q["id"], "answer": got, "reference": ref,
                "verdict": PASS if ok else FAIL, "source": next(iter(q["expected"]))}
         if not ok and q.get("hint"):
             row["hint"] = q["hint"]
@@ -304,34 +349,71 @@ def submissions(folder: Path) -> list[Path]:
     return [p for p in sorted(folder.glob("*.json")) if not p.name.endswith(VERDICTS_SUFFIX)]
 
 
-def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path) -> list[dict]:
-    """Every *.json in folder, judged against one measurement, into a CSV for the teacher.
-    A file that cannot be read is a row saying why (the others are still graded)."""
-    ids = [q["id"] for q in ex["questions"]]
+TEMPLATE_STUDENT = "your name"
+CLASS_ROW, REFERENCE_ROW = "(class)", "(reference)"
+
+
+def read_roster(path: Path) -> list[str]:
+    """One student name a line (blank lines and # comments skipped)."""
+    text = read_bytes(path, "roster", MAX_ANSWERS_BYTES).decode(errors="replace")
+    return [n for line in text.splitlines() if (n := plain(line.split("#", 1)[0]).strip())]
+
+
+def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path,
+          roster: list[str] | None = None) -> list[dict]:
+    """Every *.json in folder, judged against one measurement, into a CSV for the teacher: per
+    question the student's answer and its verdict, the score out of the maximum, and why a file
+    or an answer could not be judged (an unanswered question costs that question, not the file).
+    Then a row of the references, one of the class (how many passed each question), and a row
+    for every roster name no file names. Returns the students' rows."""
+    qs = ex["questions"]
+    ids = [q["id"] for q in qs]
     rows = []
     for path in submissions(folder):
-        row = {"file": path.name, "student": ""}
+        row = {"file": path.name, "student": "", "max": len(qs)}
         try:
-            answers = read_answers(path, ex)
-            row["student"] = str(answers.get("student", ""))
+            answers = read_answers(path, ex, partial=True)
+            student = plain(answers.get("student") or "").strip()
             verdicts = judge(ex, answers, measured)
-            row.update({v["id"]: v["verdict"] for v in verdicts})
+            for v in verdicts:
+                row[v["id"]] = v["verdict"]
+                row[f"{v['id']}_answer"] = "" if v["answer"] is None else plain(v["answer"])
             row["score"] = sum(v["verdict"] == PASS for v in verdicts)
-            row["problem"] = ""
+            notes = [f"{v['id']}: {v['problem']}" for v in verdicts if v["verdict"] == MISSING]
+            if student in ("", TEMPLATE_STUDENT):
+                notes.insert(0, f"no student name (\"student\" is {student!r})")
+            row["student"] = student
+            row["problem"] = "; ".join(notes)
         except BadInput as e:
             row.update({i: MISSING for i in ids})
             row["score"] = 0
             row["problem"] = str(e)
         rows.append(row)
+    names = [r["student"] for r in rows if r["student"]]
+    for r in rows:
+        if r["student"] and names.count(r["student"]) > 1:
+            r["problem"] = "; ".join(filter(None, [r["problem"], "the same student name as another file"]))
+    extra = [{"file": REFERENCE_ROW, **{f"{q['id']}_answer": _shown(expected(q, measured)) for q in qs}},
+             {"file": CLASS_ROW, "student": f"{len(rows)} files", "max": len(qs),
+              **{i: f"{sum(r.get(i) == PASS for r in rows)}/{len(rows)} passed" for i in ids},
+              "score": f"median {statistics.median([r['score'] for r in rows]):g}" if rows else ""}]
+    graded = {r["student"].lower() for r in rows}
+    extra += [{"file": "(none)", "student": name, "max": len(qs), "score": 0, "problem": "on the roster, no file"}
+              for name in roster or [] if name.lower() not in graded]
+    fields = ["file", "student", *(k for i in ids for k in (i, f"{i}_answer")), "score", "max", "problem"]
     try:
         with atomic_text(out, newline="") as f:
-            w = csv.DictWriter(f, fieldnames=["file", "student", *ids, "score", "problem"])
+            w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
-            for row in rows:
+            for row in rows + extra:
                 w.writerow({k: csv_cell(v) for k, v in row.items()})
     except OSError as e:
         raise BadInput(f"cannot write {out}: {e.strerror}; choose another --out")
     return rows
+
+
+def _shown(v) -> str | float:
+    return round(v, 4) if isinstance(v, float) else v
 
 
 if __name__ == "__main__":

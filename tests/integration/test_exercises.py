@@ -87,10 +87,12 @@ def test_grade_scores_a_class_on_one_measurement(tmp_path):
     r = subprocess.run([*EMULATE, "exercise", "grade", "shared-hub", str(sub)], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
-    rows = {row.split(",")[0]: row for row in (sub / "grades.csv").read_text().splitlines()[1:]}
+    with open(sub / "grades.csv", newline="") as f:
+        rows = {row["file"]: row for row in csv.DictReader(f)}
     n = len(exercise.load("shared-hub")["questions"])
-    assert rows["solution.json"].split(",")[-2] == str(n), (rows, r.stderr[-1500:])
-    assert int(rows["wrong.json"].split(",")[-2]) < n, rows
+    assert rows["solution.json"]["score"] == str(n), (rows, r.stderr[-1500:])
+    assert int(rows["wrong.json"]["score"]) < n, rows
+    assert rows["(class)"]["score"] and rows["(reference)"]["q1_answer"]
 
 
 def test_check_exits_0_on_the_solution_and_1_on_a_wrong_answer(tmp_path):

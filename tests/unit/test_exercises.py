@@ -105,21 +105,38 @@ def test_bad_answers_files_are_one_bad_input(tmp_path, content, word):
 def test_grade_writes_one_row_per_submission(tmp_path):
     ex = exercise.load("shared-hub")
     sol = exercise.EXERCISES_DIR / "shared-hub" / "solutions"
-    (tmp_path / "alice.json").write_text((sol / "answers.json").read_text())
+    (tmp_path / "alice.json").write_text(json.dumps({**json.loads((sol / "answers.json").read_text()),
+                                                     "student": "Alice"}))
     (tmp_path / "bob.json").write_text((sol / "wrong.json").read_text())
-    (tmp_path / "carol.json").write_text('{"answers": {"q1": 9.41}}')
+    (tmp_path / "carol.json").write_text('{"student": "Carol", "answers": {"q1": 9.41}}')
     (tmp_path / "dave.json").write_text("not json")
     (tmp_path / "alice.check.json").write_text("{}")      # check's own verdicts: not a submission
     out = tmp_path / "grades.csv"
-    exercise.grade(ex, tmp_path, fake_measured(ex), out)
-    rows = {r["file"]: r for r in csv.DictReader(out.open())}
+    roster = ["Alice", "Carol", "Zoe"]
+    exercise.grade(ex, tmp_path, fake_measured(ex), out, roster=roster)
+    rows = {r["file"] if r["file"] != "(none)" else r["student"]: r for r in csv.DictReader(out.open())}
     n = len(ex["questions"])
-    assert set(rows) == {"alice.json", "bob.json", "carol.json", "dave.json"}
-    assert rows["alice.json"]["score"] == str(n) and rows["alice.json"]["problem"] == ""
+    assert set(rows) == {"alice.json", "bob.json", "carol.json", "dave.json", "(reference)", "(class)", "Zoe"}
+    assert rows["alice.json"]["score"] == str(n) and rows["alice.json"]["max"] == str(n)
     assert 0 < int(rows["bob.json"]["score"]) < n
-    assert rows["carol.json"]["score"] == "0" and "no answer to" in rows["carol.json"]["problem"]
+    # one unanswered question costs that question, not the file
+    assert rows["carol.json"]["q1_answer"] == "9.41" and rows["carol.json"]["q1"] != exercise.MISSING
+    assert rows["carol.json"]["q2"] == exercise.MISSING and "q2: no answer" in rows["carol.json"]["problem"]
     assert "not valid JSON" in rows["dave.json"]["problem"]
-    assert list(rows["alice.json"])[:3] == ["file", "student", "q1"]
+    assert list(rows["alice.json"])[:4] == ["file", "student", "q1", "q1_answer"]
+    assert rows["(reference)"]["q1_answer"] != "" and rows["(class)"]["q1"].endswith(f"/4 passed")
+    assert rows["Zoe"]["problem"] == "on the roster, no file"
+
+
+def test_choices_take_their_letter_and_any_quote_style(tmp_path):
+    ex = exercise.load("shared-hub")
+    q = next(q for q in ex["questions"] if "choices" in q)
+    letter = chr(ord("a") + len(q["choices"]) - 1)
+    assert exercise.choice_of(q, letter) == q["choices"][-1]
+    assert exercise.choice_of(q, f"({letter.upper()})") == q["choices"][-1]
+    curly = q["choices"][0].replace("'", "\u2019").upper()
+    assert exercise.choice_of(q, "  " + curly + " ") == q["choices"][0]
+    assert exercise.choice_of(q, "z") is None and exercise.choice_of(q, 3) is None
 
 
 def test_grade_treats_a_class_folder_as_hostile(tmp_path):
@@ -680,3 +697,12 @@ def test_a_measurement_that_failed_a_gate_is_doubted():
     said = exercise.doubts(ex, {"pp": [bad, unread, good]})
     assert said == ["rtt (pp point 3): a CPU core was 97% busy while no wire was over 90% full"]
     assert exercise.doubts(ex, {"pp": [good, unread]}) == []
+
+
+def test_check_writes_its_verdicts_outside_what_is_handed_out(tmp_path):
+    from commands.exercise import default_verdicts
+    stored = exercise.EXERCISES_DIR / "shared-hub" / "solutions" / "answers.json"
+    out = default_verdicts(stored, "shared-hub")
+    assert exercise.EXERCISES_DIR not in out.parents and out.name == "shared-hub-answers.check.json"
+    mine = tmp_path / "ada.json"
+    assert default_verdicts(mine, "shared-hub") == tmp_path / "ada.check.json"
