@@ -31,6 +31,9 @@ from core.text import md_cell
 from pipeline.calibration import MET, MISSED, load_calibrations
 from pipeline import sensitivity as sensitivity_table
 from pipeline.validation import IN_BAND, NOT_MEASURED, readings
+from pipeline.validation import experiments as era_experiments
+from pipeline.experiment import experiment_files
+from core.jsonfile import read_json
 from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
@@ -120,8 +123,9 @@ GLOSSARY = [
     ("calibration point", "a measurement a constant of the model was set from (claims/calibrations.json), "
                           "checked on every run against a tolerance declared beforehand; one not met makes "
                           "every point resting on it untrusted."),
-    ("repeats", "the points a claim reads run several times (quick: 2, full: 3), the rest of each curve "
-                "once; the median is judged, and the check is run again on each repeat alone."),
+    ("repeats", "the points a claim reads run several times (quick: {quick}, full: {full}: the experiment "
+                "files' own counts), the rest of each curve once; the median is judged, and the check is "
+                "run again on each repeat alone."),
     ("spread", "half the range of the repeats, relative to their median (+- x %)."),
     ("noisy", "not checkable because the repeats disagree on the verdict, or spread wider than the "
               "claim's tolerance."),
@@ -176,6 +180,21 @@ def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
                 rows.append([name, hardware_of(p), what, str(p.get("repeat", 0)),
                              ", ".join(f"{w} {u:.2f}" for w, u in sorted(util.items()))])
     return rows
+
+
+def glossary() -> list[tuple[str, str]]:
+    """The glossary, with the repeat counts read from the experiment files (never restated)."""
+    full, quick = set(), set()
+    read = {n for c in load_claims() for n in c["experiments"]} | set(era_experiments())
+    for name, path in experiment_files().items():
+        if name not in read:
+            continue
+        data = read_json(path, "experiment file")
+        runs = data["sweep"].get("repeats", 1)
+        full.add(runs)
+        quick.add((data.get("quick") or {}).get("repeats", runs))
+    counts = {"quick": "/".join(map(str, sorted(quick))), "full": "/".join(map(str, sorted(full)))}
+    return [(term, text.format(**counts) if term == "repeats" else text) for term, text in GLOSSARY]
 
 
 def not_modelled(docs: dict[str, dict]) -> list[tuple[str, str]]:
@@ -569,7 +588,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "environment": environment(docs),
         "tc_tree": wire_example(docs),
         "not_modelled": not_modelled(docs),
-        "glossary": GLOSSARY,
+        "glossary": glossary(),
         "documents": list(docs),
     }
 

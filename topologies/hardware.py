@@ -116,7 +116,8 @@ SCHEMA = {
                                          "description": "era figures the model is compared with, not set from"},
                               "calibration": {"type": ["string", "null"],
                                               "description": "a figure the numbers were tuned to (a "
-                                                             "claim named here is never judged)"},
+                                                             "claim named here is a calibration point: "
+                                                             "met or missed, never evidence)"},
                               "influences": {"type": "array", "items": {"type": "integer"},
                                              "description": "claims (docs/papers.md) these numbers can move"},
                               "not_modelled": _TEXT}}]},
