@@ -178,7 +178,7 @@ class Evidence:
     """What a claim read: its points (the median of each point's repeats), the
     repeats seen, the widest point spread, and every reason not to trust them."""
 
-    def __init__(self, bad_calibrations: dict[str, dict] | None = None, cals: list[dict] | None = None):
+    def __init__(self, bad_calibrations: dict[str, dict[str, dict]] | None = None, cals: list[dict] | None = None):
         self.problems: list[str] = []
         self.points = 0
         self.repeats: set = set()
@@ -223,7 +223,8 @@ class Evidence:
             self.problems.append(f"{name} point {p.get('point_index')} failed a fidelity gate: {why}")
         elif gates is None and p.get("fidelity", {}).get("suspect"):
             self.problems.append(f"{name} point {p.get('point_index')}: {p['fidelity']['suspect']}")
-        for miss in cal.resting_on(p, self.bad, self.cals):
+        # the calibration of the experiment the point was measured in, judged there alone
+        for miss in cal.resting_on(p, self.bad.get(p.get("measured_in") or name, {}), self.cals):
             self.problems.append(f"calibration {miss['verdict']}: {miss['id']} ({miss['reason']}), "
                                  f"which {name}'s points rest on")
 
@@ -480,14 +481,14 @@ def fill_gap(claim: dict, measured: Any, values: dict[str, float | None]) -> str
     return PLACEHOLDER.sub(lambda m: show(known.get(m.group(1)), "(not measured)"), claim.get("gap", ""))
 
 
-def judge(claim: dict, docs: dict[str, dict], bad_calibrations: dict[str, dict] | None = None,
+def judge(claim: dict, docs: dict[str, dict], bad: dict[str, dict[str, dict]] | None = None,
           cals: list[dict] | None = None) -> dict:
     """The verdict on one claim from the documents (experiment name -> document)."""
     check = claim["check"]
     if check["kind"] == "tested":
         return _result(claim, TESTED, None, check.get("note", "checked by a test"), Evidence(), docs)
     # a calibration claim is the calibration itself: its own miss is its verdict, not a reason
-    ev = Evidence(None if claim.get("calibration") else bad_calibrations, cals)
+    ev = Evidence(None if claim.get("calibration") else bad, cals)
     first = claim["experiments"][0] if claim["experiments"] else ""
     bias = claim.get("bias")
     verdict, measured, reason = _check(check, docs, first, ev, bias)
@@ -552,9 +553,18 @@ def views_present(docs: dict[str, dict]) -> list[str]:
     return [w for w in VIEWS if any(view(docs, w)[n]["points"] for n in docs)]
 
 
-def calibrations(docs: dict[str, dict], cals: list[dict] | None = None) -> list[dict]:
-    """Every calibration the documents' points rest on, judged from all of them."""
-    return cal.verdicts([p for d in docs.values() for p in d["points"]], cals)
+def calibrations(docs: dict[str, dict], cals: list[dict] | None = None) -> dict[str, list[dict]]:
+    """Per experiment, every calibration its points rest on, judged from its own measurements
+    (a calibration is checked where it is used: another experiment's good runs do not cover a
+    miss in this one)."""
+    cals = cal.load_calibrations() if cals is None else cals
+    return {name: cal.verdicts(d["points"], cals) for name, d in docs.items()}
+
+
+def bad_calibrations(docs: dict[str, dict], cals: list[dict]) -> dict[str, dict[str, dict]]:
+    """experiment -> calibration id -> its verdict, for the calibrations not met there."""
+    return {name: {v["id"]: v for v in vs if v["verdict"] != cal.MET}
+            for name, vs in calibrations(docs, cals).items()}
 
 
 def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None,
@@ -562,7 +572,7 @@ def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = Non
     """Every claim's verdict, on one view of the documents (None: all points)."""
     chosen = view(docs, which) if which else docs
     cals = cal.load_calibrations() if cals is None else cals
-    bad = {v["id"]: v for v in calibrations(chosen, cals) if v["verdict"] != cal.MET}
+    bad = bad_calibrations(chosen, cals)
     out = [judge(c, chosen, bad, cals) for c in claims]
     if which:
         for r in out:

@@ -459,14 +459,16 @@ def _spread(x: dict) -> str:
 
 
 def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[dict]:
-    """The calibration table: per view, each calibration point's target, measurement and verdict."""
+    """The calibration table: per view and experiment, each calibration point its points rest on,
+    its target, its measurement there and its verdict."""
     cals = load_calibrations()
     rows = []
     for w in shown:
-        for v in calibrations(view(docs, w), cals):
+        for name, vs in calibrations(view(docs, w), cals).items():
+          for v in vs:
             measured = "not measured" if v["measured"] is None else \
                 f"{v['measured']:.3g} MB/s (+-{v['spread']:.1%}, {len(v['values'])} runs)"
-            rows.append({"view": SHORT[w], "id": v["id"], "what": v["what"],
+            rows.append({"view": SHORT[w], "experiment": name, "id": v["id"], "what": v["what"],
                          "target": f"{v['target']:g} MB/s +- {v['tolerance']:.0%}", "measured": measured,
                          "verdict": v["verdict"], "class": VERDICT_CLASS.get(v["verdict"], "na"),
                          "why": v["reason"]})
@@ -655,11 +657,13 @@ def markdown(m: dict) -> str:
         md += ["", "What explains each gap, from this run's numbers:", "", *gaps]
     md += ["", "## Calibration", "", "The measurements the model's constants were set from "
            "(claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
-           "One not met makes every point resting on it untrusted.", "",
-           "| view | calibration point | target | measured (median) | verdict | why |", "|---|---|---|---|---|---|"]
-    md += [_row([r["view"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
+           "Each is judged in every experiment whose points rest on it, from that experiment's own "
+           "measurements; one not met makes that experiment's points resting on it untrusted.", "",
+           "| view | experiment | calibration point | target | measured (median) | verdict | why |",
+           "|---|---|---|---|---|---|---|"]
+    md += [_row([r["view"], r["experiment"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
                  r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
-           for r in m["calibration"]] or ["| - | no point of this run rests on a calibration | - | - | - | - |"]
+           for r in m["calibration"]] or ["| - | - | no point of this run rests on a calibration | - | - | - | - |"]
     if m["sensitivity"]:
         md += ["", "## Sensitivity", "", "The choices the papers leave open (claims/sensitivity.json), each run "
                "with another value on the paper's hardware: how each claim reading that experiment moves. "

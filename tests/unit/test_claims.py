@@ -369,3 +369,18 @@ def test_calibrations_and_era_readings_leave_out_failed_gates():
               pt(5.0, gates_ok=False, hardware="prototype-1995", pairs=1)]
     reading = V.read(check, {"e": {"points": points}})
     assert reading["measured"] == 0.9 and "failed a fidelity gate left out" in reading["reason"]
+
+
+def test_a_calibration_is_judged_in_each_experiment_that_rests_on_it():
+    """Pooled, experiment B's all-local runs set 6 % low read 'met' thanks to A's good ones, and
+    B's claims were judged (issue 31). Now B's miss makes B's points untrusted, not A's."""
+    drop = {"kind": "drop", "a": sel(remote=0), "b": sel(remote=7), "target": 0.5, "tolerance": 0.2}
+    a = {"name": "a", "points": copies(11.6, remote=5.8, n=3)}
+    b = {"name": "b", "points": copies(11.0, remote=5.5, n=3)}       # 6 % low: missed here
+    two = {"a": a, "b": b}
+    [ra] = C.judge_all([claim(drop, experiments=("a",))], two, cals=[CAL])
+    [rb] = C.judge_all([claim(drop, experiments=("b",))], two, cals=[CAL])
+    assert ra["verdict"] == C.REPRODUCED, ra
+    assert rb["verdict"] == C.NOT_CHECKABLE and "calibration missed" in rb["reason"], rb
+    pooled = K.verdicts(a["points"] + b["points"], [CAL])[0]
+    assert pooled["verdict"] == K.MET        # what the pooled judge would have said
