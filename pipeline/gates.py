@@ -243,3 +243,15 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
                       "pair's time, so bytes / longest time overstates the rate")
     return {"ok": not failed, "failed": failed,
             "span_over_longest": None if ratio is None else round(ratio, 3)}
+
+
+def recompute(point: dict, bounds=None, concurrent_pairs: bool = False) -> dict:
+    """The point's gates evaluated again from its stored measurements (as a reader of a document
+    sees them): a verdict edited by hand in a results file, or one from an older rule, does not
+    survive. The wires' rates are the point's (scaled by its D, as the runner judged them) and
+    the rates its collision model held."""
+    fidelity = point.get("fidelity") or {}
+    d = point.get("time_scale") or 1
+    rates = {w: point["rate_mbit"] / d for w in (fidelity.get("wire_bytes") or {})}
+    rates.update(point.get("contended_rate_mbit") or {})
+    return evaluate(point, fidelity, rates, bounds, concurrent_pairs)

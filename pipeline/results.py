@@ -26,6 +26,7 @@ from core.errors import BadInput
 from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
 from core.safefile import atomic_text, read_bytes, write_atomic_bytes
 from core.text import csv_cell
+from pipeline.gates import recompute
 from workloads import WORKLOADS
 
 SCHEMA_VERSION = 5
@@ -386,6 +387,10 @@ def load_data(data: bytes, where: str) -> dict:
     validated; `where` names it in every error."""
     doc = upgrade(parse_json(data, where), where)
     validate(doc, where)
+    for p in doc["points"]:   # judged from the measurements, never from a stored verdict
+        if p.get("gates") is not None and isinstance(p.get("rate_mbit"), (int, float)):
+            wl = WORKLOADS[p.get("workload") or doc["workload"]]
+            p["gates"] = recompute(p, wl.bounds, wl.concurrent_pairs)
     return doc
 
 

@@ -133,3 +133,21 @@ def test_a_write_with_a_new_point_checks_that_point_and_the_last_write_checks_al
     write_atomic(broken, tmp_path / "r.json", new_point=broken["points"][-1])
     with pytest.raises(BadInput, match="topologies"):
         write_atomic(broken, tmp_path / "r.json")
+
+
+def test_a_hand_edited_gate_verdict_does_not_survive_reading(tmp_path):
+    """Gates are evaluated again from a point's stored measurements whenever a document is read:
+    a results file edited to call a failed point good, or a good one failed, reads as its
+    measurements say (issue 31)."""
+    src = FIXTURES / "reproduction" / "hpdc96-fig3-topologies.json"
+    doc = json.loads(src.read_text())
+    bad, good = doc["points"][0], doc["points"][1]
+    bad["fidelity"]["suspect"] = "core 1 was 99% busy while no wire was near full"   # measured
+    bad["gates"] = {"ok": True, "failed": [], "span_over_longest": None}              # hand-edited
+    good["gates"] = {"ok": False, "failed": ["made up"], "span_over_longest": None}
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc))
+    read = {p["point_index"]: p for p in load(edited)["points"]}
+    assert read[bad["point_index"]]["gates"]["ok"] is False
+    assert "99% busy" in read[bad["point_index"]]["gates"]["failed"][0]
+    assert read[good["point_index"]]["gates"]["ok"] is True
