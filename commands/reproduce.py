@@ -13,6 +13,7 @@ from pipeline.report import build
 from pipeline.results import RESULTS_DIR
 from pipeline.session import Session
 from pipeline.sweep import Sweep
+from pipeline import tested
 from pipeline.sensitivity import load_variants, variant_sweep
 from pipeline.validation import experiments as era_experiments
 from topologies.hardware import NONE
@@ -161,7 +162,9 @@ def run(args) -> int:
         sys.stderr.write(f"report: {page}\n")
         raise
     main, varied = split_variants(session.docs)
-    page = build(main, out, args.quick, elapsed_s=time.monotonic() - t0, sensitivity=varied)
+    elapsed = time.monotonic() - t0
+    print("running the tests the tested claims name ...", file=sys.stderr, flush=True)
+    page = build(main, out, args.quick, elapsed_s=elapsed, sensitivity=varied, tests=tested.run(claims))
     print((out / "report.md").read_text().split("## Figures")[0])
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

@@ -43,6 +43,7 @@ from typing import Any
 
 from core.jsonfile import check_schema, write_schema
 from pipeline import calibration as cal
+from pipeline import tested
 from pipeline.results import read_json, real_rate
 from topologies.hardware import hardware_of
 
@@ -75,6 +76,9 @@ _CHECK = {"type": "object", "required": ["kind"], "description": "how it is judg
                          "first": {"type": "object", "description": "ratio_order: {a, b}, must exceed second"},
                          "second": {"type": "object", "description": "ratio_order: {a, b}"},
                          "note": {"type": "string", "description": "kind tested: the test that checks it"},
+                         "tests": {"type": "array", "items": {"type": "string", "pattern": "^tests/[^ ]+$"},
+                                   "description": "kind tested: the pytest node ids that check it "
+                                                  "(reproduce runs the unit ones: pipeline/tested.py)"},
                          "select": _SEL, "a": _SEL, "b": _SEL, "items": {"type": "array", "items": _SEL},
                          "target": {"type": "number"},
                          "tolerance": {"type": "number", "minimum": 0,
@@ -481,12 +485,32 @@ def fill_gap(claim: dict, measured: Any, values: dict[str, float | None]) -> str
     return PLACEHOLDER.sub(lambda m: show(known.get(m.group(1)), "(not measured)"), claim.get("gap", ""))
 
 
+def _tested(claim: dict, docs: dict, tests: dict[str, str] | None) -> dict:
+    """A tested claim's verdict: what its tests did in this run (pipeline.tested)."""
+    check = claim["check"]
+    note = check.get("note", "checked by a test")
+    names = check.get("tests", [])
+    if tests is None or not names:
+        return _result(claim, TESTED, None, f"{note} (its tests did not run with this report: "
+                       "'reproduce' runs them)", Evidence(), docs)
+    failed = [n for n in names if tests.get(n) == tested.FAILED]
+    if failed:
+        return _result(claim, NOT_REPRODUCED, None, f"{note}; FAILED in this run: {', '.join(failed)}",
+                       Evidence(), docs)
+    ran = [n for n in names if tests.get(n) == tested.PASSED]
+    suite = [n for n in names if tests.get(n) == tested.SUITE_ONLY]
+    said = [f"{len(ran)} passed in this run" if ran else "",
+            f"{', '.join(suite)}: run by the test suite, not by reproduce" if suite else ""]
+    return _result(claim, TESTED, None, f"{note} ({'; '.join(s for s in said if s)})", Evidence(), docs)
+
+
 def judge(claim: dict, docs: dict[str, dict], bad: dict[str, dict[str, dict]] | None = None,
-          cals: list[dict] | None = None) -> dict:
-    """The verdict on one claim from the documents (experiment name -> document)."""
+          cals: list[dict] | None = None, tests: dict[str, str] | None = None) -> dict:
+    """The verdict on one claim from the documents (experiment name -> document); tests: what
+    the tested claims' tests did in this run (None: not run)."""
     check = claim["check"]
     if check["kind"] == "tested":
-        return _result(claim, TESTED, None, check.get("note", "checked by a test"), Evidence(), docs)
+        return _tested(claim, docs, tests)
     # a calibration claim is the calibration itself: its own miss is its verdict, not a reason
     ev = Evidence(None if claim.get("calibration") else bad, cals)
     first = claim["experiments"][0] if claim["experiments"] else ""
@@ -568,12 +592,12 @@ def bad_calibrations(docs: dict[str, dict], cals: list[dict]) -> dict[str, dict[
 
 
 def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None,
-              cals: list[dict] | None = None) -> list[dict]:
+              cals: list[dict] | None = None, tests: dict[str, str] | None = None) -> list[dict]:
     """Every claim's verdict, on one view of the documents (None: all points)."""
     chosen = view(docs, which) if which else docs
     cals = cal.load_calibrations() if cals is None else cals
     bad = bad_calibrations(chosen, cals)
-    out = [judge(c, chosen, bad, cals) for c in claims]
+    out = [judge(c, chosen, bad, cals, tests) for c in claims]
     if which:
         for r in out:
             r["hardware"] = which

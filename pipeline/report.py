@@ -550,14 +550,15 @@ def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
 
 
 def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
-          elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None) -> dict:
+          elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None,
+          tests: dict[str, str] | None = None) -> dict:
     """Everything the report says, as data: judged claims, calibration, figures (written into
     out/figures), gates, bonding, environment, the unmodelled, the glossary."""
     figdir = out / "figures"
     figdir.mkdir(exist_ok=True)
     claims = load_claims(claims_path) if claims_path else load_claims()
     shown = views_present(docs) or [TODAY]
-    by_view = {w: judge_all(claims, docs, w) for w in shown}
+    by_view = {w: judge_all(claims, docs, w, tests=tests) for w in shown}
     summaries = []
     for w, verdicts in by_view.items():
         counts = summary(verdicts)
@@ -596,19 +597,22 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
 
 
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
-          elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None) -> Path:
+          elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None,
+          tests: dict[str, str] | None = None) -> Path:
     """Write report.md, report.html and figures/ into out; return report.html. sensitivity:
-    variant id -> its document (reproduce --sensitivity)."""
+    variant id -> its document (reproduce --sensitivity); tests: what the tested claims' tests
+    did in this run (pipeline.tested; None: not run)."""
     try:
-        return _build(docs, out, quick, claims_path, elapsed_s, sensitivity)
+        return _build(docs, out, quick, claims_path, elapsed_s, sensitivity, tests)
     except OSError as e:
         raise BadInput(f"cannot write the report in {out}: {e.strerror or e}; choose another --out")
 
 
 def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None,
-           elapsed_s: float | None, sensitivity: dict[str, dict] | None = None) -> Path:
+           elapsed_s: float | None, sensitivity: dict[str, dict] | None = None,
+           tests: dict[str, str] | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    m = model(docs, out, quick, claims_path, elapsed_s, sensitivity)
+    m = model(docs, out, quick, claims_path, elapsed_s, sensitivity, tests)
     write_atomic_bytes(out / "report.md", markdown(m))
     write_atomic_bytes(out / "claims.json", json.dumps(m["results"], indent=1, default=str))
     page = out / "report.html"

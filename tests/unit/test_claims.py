@@ -5,6 +5,7 @@ or a missed calibration makes a claim not checkable; the claims file states
 every tolerance from the paper's precision and never past a bound."""
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -206,7 +207,7 @@ def test_all_and_tested():
     assert judge(both, *runs(pt(1.1), pt(1.9, topology="bonded-dual-net")))["verdict"] == C.REPRODUCED
     assert judge(both, *runs(pt(1.1), pt(1.0, topology="bonded-dual-net")))["verdict"] == C.NOT_REPRODUCED
     r = C.judge(claim({"kind": "tested", "note": "a test"}, experiments=()), {})
-    assert r["verdict"] == C.TESTED and r["reason"] == "a test" and not r["gap"]
+    assert r["verdict"] == C.TESTED and r["reason"].startswith("a test") and not r["gap"]
 
 
 def test_claims_sharing_a_measurement_count_once():
@@ -384,3 +385,27 @@ def test_a_calibration_is_judged_in_each_experiment_that_rests_on_it():
     assert rb["verdict"] == C.NOT_CHECKABLE and "calibration missed" in rb["reason"], rb
     pooled = K.verdicts(a["points"] + b["points"], [CAL])[0]
     assert pooled["verdict"] == K.MET        # what the pooled judge would have said
+
+
+def test_a_tested_claim_says_what_its_tests_did_in_this_run():
+    from pipeline import tested
+    c = claim({"kind": "tested", "note": "a wiring fact", "tests": ["tests/unit/test_x.py::test_y",
+                                                                    "tests/integration/test_z.py"]},
+              experiments=())
+    assert "did not run" in C.judge(c, {})["reason"]
+    ran = {"tests/unit/test_x.py::test_y": tested.PASSED, "tests/integration/test_z.py": tested.SUITE_ONLY}
+    r = C.judge(c, {}, tests=ran)
+    assert r["verdict"] == C.TESTED and "1 passed in this run" in r["reason"] and "test suite" in r["reason"]
+    r = C.judge(c, {}, tests={**ran, "tests/unit/test_x.py::test_y": tested.FAILED})
+    assert r["verdict"] == C.NOT_REPRODUCED and "FAILED" in r["reason"]
+
+
+def test_the_tests_tested_claims_name_exist():
+    root = Path(__file__).resolve().parent.parent.parent
+    from pipeline import tested
+    names = tested.tests_of(C.load_claims())
+    assert names
+    for node in names:
+        path, _, func = node.partition("::")
+        assert (root / path).is_file(), node
+        assert not func or f"def {func}(" in (root / path).read_text(), node

@@ -1,0 +1,41 @@
+"""Tested claims: the tests a "tested" claim names, run so its verdict says what happened.
+
+A claim that is a wiring fact (claims 12, 13, 23) is checked by a test, not an experiment.
+Its verdict used to be printed whatever the test did. `reproduce` now runs the unit tests each
+such claim names (no root, no network: seconds), and the verdict says which passed in this
+run; a failure makes the claim "not reproduced". Integration tests build networks and belong to
+the test suite: the verdict names them as run there, not here. `report` (rebuilding from
+saved documents) runs nothing and says so.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from core.command import execute
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSED, FAILED, SUITE_ONLY = "passed", "failed", "run by the test suite, not here"
+TIMEOUT_S = 120
+
+
+def tests_of(claims: list[dict]) -> list[str]:
+    """Every test node id the tested claims name, in order."""
+    return list(dict.fromkeys(t for c in claims if c["check"]["kind"] == "tested"
+                              for t in c["check"].get("tests", [])))
+
+
+def run(claims: list[dict]) -> dict[str, str]:
+    """node id -> passed | failed | run by the test suite, for the tests the claims name."""
+    out = {}
+    unit = []
+    for node in tests_of(claims):
+        if node.startswith("tests/unit/"):
+            unit.append(node)
+        else:
+            out[node] = SUITE_ONLY
+    for node in unit:   # one pytest each: a test that fails names itself
+        rc, _, _ = execute([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / node)],
+                           timeout=TIMEOUT_S)
+        out[node] = PASSED if rc == 0 else FAILED
+    return out
