@@ -3,6 +3,12 @@
 Division of labor: `errors` defines the one error family and its exit codes;
 `command` runs every external argv (tc, ip, nft, losetup, ...) and raises one
 error type when it fails; `values` parses and bounds every user-given value,
-so the command line and experiment files apply the same checks.
+so the command line and experiment files apply the same checks; `jsonfile`
+reads a user's JSON file (and publishes schemas); `safefile` is the one safe
+reader and writer of user paths and the check of root's private folders (the
+tool runs as root where students log in); `text` makes hostile text safe for a
+terminal, a CSV cell and a Markdown cell; `parser`, `interpreter` and `signals`
+serve the command line (argument parsing, the interpreter check, SIGTERM as
+an exit).
 Nothing here imports from another package of the project.
 """

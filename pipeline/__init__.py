@@ -4,10 +4,15 @@ Division of labor: `sweep` holds every sweep axis and its one default, and
 expands a sweep into networks and points; `experiment` reads and checks
 experiment files; `runner` builds each network, runs its points under the
 `monitor` (fidelity) and writes the `results` document after every point;
-`gates` judges each point's fidelity; `merge` joins campaign shards; `table`
-writes a document as text and `plot` draws it, both as its workload's `Figure`
-declares; `claims` judges the papers' claims against documents and `report`
-writes the claims report with the verdicts (HTML and Markdown).
+`gates` judges each point's fidelity (again whenever a document is read);
+`calibration` adds and judges the calibration points, per experiment; `derive`
+takes points one experiment shares with another; `session` runs sweeps for a
+command; `merge` joins campaign shards; `table` writes a document as text and
+`plot` draws it, both as its workload's `Figure` declares; `claims` judges the
+papers' claims against documents, `tested` runs the tests a tested claim names,
+`validation` reads the era checks, `sensitivity` the variants of open choices,
+`exercise` the classroom exercises; and `report` writes the claims report with
+the verdicts (HTML and Markdown).
 Imports `core`, `topologies`, `netlab` and `workloads`; the command line
 (`commands`) sits above it and nothing here imports that.
 """
