@@ -1,24 +1,56 @@
-"""emulate.py plot RESULTS: redraw the table and figures of a saved document."""
+"""emulate.py plot RESULTS...: redraw the table and figures of a saved document, or overlay
+several runs of one workload (two hosts, two commits, before and after a change)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from core.errors import BadInput
 from pipeline.plot import plot
 from pipeline.table import table
 from pipeline.results import check_writable, load
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("plot", help="redraw figures from a saved results document",
+    p = sub.add_parser("plot", help="redraw figures from saved results documents (several: overlaid)",
                        description="Redraw the plot (and table) from a results JSON of any schema "
-                                   "version this tool knows.")
-    p.add_argument("results", help="a results/*.json document")
-    p.add_argument("--png", default=None, metavar="FILE", help="output file (default: beside the document)")
+                                   "version this tool knows. Given several documents of one workload, "
+                                   "draws every run's curves in one figure, each named by its file "
+                                   "(e.g. 'plot before.json after.json --png both.png').")
+    p.add_argument("results", nargs="+", help="results/*.json documents (several: overlaid)")
+    p.add_argument("--png", default=None, metavar="FILE",
+                   help="output file (default: beside the first document; -overlay.png for several)")
+
+
+def overlay(docs: list[tuple[str, dict]]) -> dict:
+    """One document whose points carry the run they came from (`run`: the plot and the table
+    name every curve by it). The first document's paper values and figure are kept."""
+    workloads = {d["workload"] for _, d in docs}
+    if len(workloads) > 1:
+        raise BadInput(f"plot: the documents are of different workloads ({', '.join(sorted(workloads))}): "
+                       "overlay runs of one workload")
+    labels = [name for name, _ in docs]
+    first = docs[0][1]
+    points = [{**p, "run": label} for label, (_, d) in zip(labels, docs) for p in d["points"]]
+    return {**first, "points": points, "name": " vs ".join(labels)}
+
+
+def run_labels(paths: list[str]) -> list[str]:
+    """What tells the runs apart: their file names, or where those are equal, the nearest folder
+    whose name differs (results/a/x.json, results/b/x.json: a, b); numbered as a last resort."""
+    parts = [Path(p).resolve().with_suffix("").parts[::-1] for p in paths]
+    for depth in range(min(len(q) for q in parts)):
+        names = [q[depth] for q in parts]
+        if len(set(names)) == len(names):
+            return names
+    return [f"run {i}" for i in range(1, len(paths) + 1)]
 
 
 def run(args) -> int:
-    png = args.png or str(Path(args.results).with_suffix(".png"))
-    doc = load(args.results)
+    first = Path(args.results[0])
+    several = len(args.results) > 1
+    png = args.png or str(first.with_name(first.stem + "-overlay.png") if several else first.with_suffix(".png"))
+    docs = list(zip(run_labels(args.results), (load(r) for r in args.results)))
+    doc = overlay(docs) if several else docs[0][1]
     check_writable(Path(png))
     pngs = plot(doc, png)
     print(table(doc))

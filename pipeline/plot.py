@@ -82,10 +82,19 @@ def _draw(ax, s: Series, colour, marker: str, style: str, step: str | None) -> N
                 markersize=11, markeredgewidth=2, zorder=5)
 
 
+def _lines(doc: dict) -> tuple[list[dict], list[dict]]:
+    """(the paper's reference lines drawn, those left out): a line for a cluster size (`nodes`)
+    is drawn only beside points of that size (a quick run's 4 nodes are not the paper's 32)."""
+    sizes = {p.get("nodes") for p in doc["points"]}
+    lines = (doc.get("paper") or {}).get("reference_lines", [])
+    drawn = [r for r in lines if "nodes" not in r or r["nodes"] in sizes]
+    return drawn, [r for r in lines if r not in drawn]
+
+
 def _paper(ax, doc: dict) -> bool:
     """The paper's values: levels as dotted lines, points as black stars; False if it gives none."""
     paper = doc.get("paper") or {}
-    for ref in paper.get("reference_lines", []):
+    for ref in _lines(doc)[0]:
         ax.axhline(ref["y"], linestyle=":", linewidth=1.2, color="black")
         ax.annotate(ref["label"], (0.01, ref["y"]), xycoords=("axes fraction", "data"), xytext=(2, 2),
                     textcoords="offset points", fontsize=6.5, color="black")
@@ -93,7 +102,7 @@ def _paper(ax, doc: dict) -> bool:
         ax.plot([ref["x"]], [ref["y"]], marker="*", markersize=13, color="black", linestyle="none", zorder=6)
         ax.annotate(ref["label"], (ref["x"], ref["y"]), xytext=(-8, 5), textcoords="offset points",
                     ha="right", fontsize=6.5)
-    return bool(paper.get("reference_lines") or paper.get("reference_points"))
+    return bool(_lines(doc)[0] or paper.get("reference_points"))
 
 
 def plot(doc: dict, path: str) -> list[str]:
@@ -108,10 +117,16 @@ def plot(doc: dict, path: str) -> list[str]:
     curves = series(doc)
     lv = levels(doc)
     views = sorted({s.view for s in curves} | {v for v, *_ in lv}, key=lambda v: (v == "none", v)) or ["none"]
-    configs = list(dict.fromkeys(s.config for s in curves))
+    # overlaid runs (plot A B): one colour per configuration across runs, one marker per run
+    runs_of = {s.config: s.config[1:].split("] ", 1) if s.config.startswith("[") else ["", s.config]
+               for s in curves}
+    configs = list(dict.fromkeys(runs_of[s.config][1] for s in curves))
+    run_names = list(dict.fromkeys(runs_of[s.config][0] for s in curves))
     palette = plt.get_cmap("tab10" if len(configs) <= 10 else "tab20")
     colour = {c: palette(i % palette.N) for i, c in enumerate(configs)}
+    colour.update({s.config: colour[runs_of[s.config][1]] for s in curves})
     metrics = list(dict.fromkeys(s.metric_label for s in curves))
+    overlaid = len(run_names) > 1
     cols = min(len(views), 3)
     rows = math.ceil(len(views) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 4.2 * rows), squeeze=False, sharey=True)
@@ -120,8 +135,8 @@ def plot(doc: dict, path: str) -> list[str]:
         style = TODAY_VIEW_STYLE if view == "none" else PAPER_VIEW_STYLE
         for s in curves:
             if s.view == view:
-                _draw(ax, s, colour[s.config], METRIC_MARKERS[metrics.index(s.metric_label) % 4], style,
-                      decl.x_step)
+                which = run_names.index(runs_of[s.config][0]) if overlaid else metrics.index(s.metric_label)
+                _draw(ax, s, colour[s.config], METRIC_MARKERS[which % 4], style, decl.x_step)
         here = [(label, median(vals), ok) for v, _, label, vals, ok in lv if v == view]
         for i, (label, y, ok) in enumerate(sorted(here, key=lambda t: t[1])):
             ax.axhline(y, color="dimgrey", linestyle="-." if ok else ":", linewidth=1)
@@ -147,7 +162,11 @@ def plot(doc: dict, path: str) -> list[str]:
     for ax in list(axes.flat)[len(views):]:
         ax.axis("off")
     handles = [Line2D([], [], color=colour[c], marker="s", markersize=8, linestyle="none", label=c) for c in configs]
-    if len(metrics) > 1:
+    if overlaid:
+        handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",
+                           markerfacecolor="black" if i == 0 else "white", label=f"run {r}")
+                    for i, r in enumerate(run_names)]
+    elif len(metrics) > 1:
         handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",
                            markerfacecolor="black" if i == 0 else "white", label=m or "value")
                     for i, m in enumerate(metrics)]
@@ -155,16 +174,22 @@ def plot(doc: dict, path: str) -> list[str]:
                 for v in views if v != "none"][:1]
     if "none" in views:
         handles.append(Line2D([], [], color="black", linestyle=TODAY_VIEW_STYLE, label="today's hosts (dashed)"))
-    handles.append(Line2D([], [], color="grey", linestyle="none", marker="|", markersize=10,
-                          label="bars: smallest..largest repeat"))
+    if any(len(v) > 1 for s in curves for v in s.values.values()):   # no bars to explain otherwise
+        handles.append(Line2D([], [], color="grey", linestyle="none", marker="|", markersize=10,
+                              label="bars: smallest..largest repeat"))
     if any(s.suspect for s in curves):
         handles.append(Line2D([], [], color="red", marker="x", linestyle="none", markersize=9,
                               markeredgewidth=2, label="failed a fidelity gate (not trusted)"))
     if has_paper:
         handles.append(Line2D([], [], color="black", marker="*", linestyle=":", markersize=11,
                               label="the paper's values (stars, dotted lines)"))
-    elif doc.get("paper"):
+    elif doc.get("paper") and not _lines(doc)[1]:
         handles.append(Line2D([], [], color="none", label="the paper gives no values for this figure"))
+    left = _lines(doc)[1]
+    if left:
+        sizes = ", ".join(sorted({str(p.get("nodes")) for p in doc["points"]}))
+        handles.append(Line2D([], [], color="none", label=f"the paper's {left[0]['nodes']}-node values are not "
+                                                           f"drawn beside {sizes} nodes"))
     fig.suptitle(title(doc, decl.what + scale_note(doc)), fontsize=9)
     fig.tight_layout()
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2 if cols < 2 else 3,

@@ -72,7 +72,11 @@ PAPER_SCHEMA = {
                             "items": {"type": "object", "required": ["y", "label"],
                                       "additionalProperties": False,
                                       "properties": {"y": {"type": "number", "description": "MB/s"},
-                                                     "label": {"type": "string", "description": "legend text"}}}},
+                                                     "label": {"type": "string", "description": "legend text"},
+                                                     "nodes": {"type": "integer", "minimum": 1,
+                                                               "description": "the cluster size the value is "
+                                                                              "for: not drawn beside a run "
+                                                                              "of another size"}}}},
     },
 }
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -500,7 +504,11 @@ COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "hard
 
 
 def csv_columns(workload: str) -> list[str]:
-    return [*COMMON_CSV, *WORKLOADS[workload].csv_columns, "throughput_mbyte_s", "suspect", "host"]
+    """The CSV's columns: every MB/s column holds the real network's figure (x D on a time-scaled
+    point, as the table and plot show it); measured_throughput_mbyte_s is what the scaled network
+    carried. A calibration measurement names its calibration (it has no point index)."""
+    return ["point_index", "calibration_of", *COMMON_CSV[1:], *WORKLOADS[workload].csv_columns,
+            "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host"]
 
 
 def write_csv(doc: dict, path: Path) -> None:
@@ -511,7 +519,10 @@ def write_csv(doc: dict, path: Path) -> None:
             for p in doc["points"]:
                 disk = p.get("disk")
                 row = {"time_scale": 1, "tx_gap_us": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
-                       "disk": disk.get("profile") if isinstance(disk, dict) else disk}
+                       "disk": disk.get("profile") if isinstance(disk, dict) else disk,
+                       "measured_throughput_mbyte_s": p.get("throughput_mbyte_s"),
+                       **{k: real_rate(p, k) for k in WORKLOADS[doc["workload"]].rate_keys
+                          if isinstance(p.get(k), (int, float))}}
                 w.writerow({k: csv_cell(v) for k, v in row.items()})
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")

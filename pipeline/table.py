@@ -57,7 +57,7 @@ def config_key(p: dict, extra: list[str] = ()) -> str:
     """One configuration: topology, placement and rate, and the series keys in `extra`;
     a time-scaled point names its D (its rates are shown x D: real_rate). No hardware:
     the same configuration keeps its colour on every hardware view."""
-    key = p["topology"]
+    key = (f"[{p['run']}] " if p.get("run") else "") + p["topology"]   # overlaid runs (plot A B)
     if p.get("channels") and p["topology"] == "bonded-dual-net":
         key += f" x{p['channels']}"
     if p.get("placement", "any") != "any":

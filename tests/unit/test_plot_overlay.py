@@ -1,0 +1,39 @@
+"""Several runs of one workload in one figure (`plot A B`): each curve named by its run, one
+colour per configuration across runs, one marker per run; different workloads refused."""
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+pytest.importorskip("matplotlib")
+pytest.importorskip("jsonschema")
+
+import commands  # noqa: E402
+from commands.plot import run_labels  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_two_runs_overlay_in_one_figure(tmp_path, capsys):
+    for run in ("before", "after"):
+        (tmp_path / run).mkdir()
+        shutil.copy(FIXTURES / "v2-token.json", tmp_path / run / "token.json")
+    png = tmp_path / "both.png"
+    assert commands.main(["plot", str(tmp_path / "before" / "token.json"), str(tmp_path / "after" / "token.json"),
+                          "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "[before] " in out and "[after] " in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_runs_are_named_by_what_tells_them_apart():
+    assert run_labels(["a/x.json", "b/x.json"]) == ["a", "b"]
+    assert run_labels(["r/one.json", "r/two.json"]) == ["one", "two"]
+
+
+def test_different_workloads_are_not_overlaid(tmp_path, capsys):
+    rc = commands.main(["plot", str(FIXTURES / "v1-token.json"), str(FIXTURES / "v1-iperf.json"),
+                        "--png", str(tmp_path / "x.png")])
+    assert rc == 2 and "different workloads" in capsys.readouterr().err
