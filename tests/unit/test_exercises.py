@@ -706,3 +706,14 @@ def test_check_writes_its_verdicts_outside_what_is_handed_out(tmp_path):
     assert exercise.EXERCISES_DIR not in out.parents and out.name == "shared-hub-answers.check.json"
     mine = tmp_path / "ada.json"
     assert default_verdicts(mine, "shared-hub") == tmp_path / "ada.check.json"
+
+
+def test_multiple_choice_questions_do_not_give_themselves_away():
+    """The right choice was listed first in 13 of 16 questions and was strictly the longest in 14
+    (issue 32): a student could pass without measuring. Now neither position nor length tells."""
+    qs = [q for name in NAMES for q in exercise.load(name)["questions"] if "choices" in q]
+    right = [q["expected"]["choice"] for q in qs]
+    first = sum(q["choices"][0] == r for q, r in zip(qs, right))
+    longest = sum(all(len(r) > len(c) for c in q["choices"] if c != r) for q, r in zip(qs, right))
+    assert first <= len(qs) / 3, f"the right choice is first in {first} of {len(qs)}"
+    assert longest <= len(qs) / 2, f"the right choice is the longest in {longest} of {len(qs)}"
