@@ -27,12 +27,14 @@ from workloads.base import Workload
 from workloads.placement import PLACEMENTS
 
 MAX_POINTS = 5000
+PRESET_DEFAULTS = ("nodes", "rate_mbit")   # axes whose default a topology preset may set itself
 MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)
 
 NETWORK_AXES = (
     Axis("topology", "choice", list(PRESETS), "topology presets (emulate.py topo list)",
          choices=tuple(PRESETS), aliases=("--topo",)),
-    Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet)",
+    Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet); unset: the topologies' own "
+         "when they agree (switched-cluster 1000)",
          minimum=MIN_RATE_MBIT, maximum=MAX_RATE_MBIT, unit="Mbit/s", aliases=("--rate",)),
     Axis("channels", "int", [DEFAULT_CHANNELS], "bonded-dual-net: wires per node (1 = single-net)",
          minimum=1, maximum=MAX_CHANNELS),
@@ -52,7 +54,8 @@ NETWORK_AXES = (
          "M6): a sender gets frame / (frame + gap) of its wire, others fill the gap (netlab/nic.py); "
          "0: no gap. Unmeasured for the 1996 cards, so no profile sets it: claims/sensitivity.json "
          "runs 40 and 70", many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
-    Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes)", many=False,
+    Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: the topologies' own "
+         "when they agree (switched-cluster 32)", many=False,
          minimum=2, maximum=MAX_NODES),
     Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
          "local-wire or remote-wire (meshes); each topology runs the ones it has",
@@ -129,6 +132,12 @@ class Sweep:
         values = {a.name: a.from_json(given[a.name], a.flag) if given.get(a.name) is not None
                   else a.default for a in axes}
         values["topology"] = [check_topology(t) for t in values["topology"]]
+        for name in PRESET_DEFAULTS:   # unset: the topologies' own default, when they agree on one
+            if given.get(name) is None:
+                own = {PRESETS[t].default(name) for t in values["topology"]}
+                if len(own) == 1 and None not in own:
+                    value = own.pop()
+                    values[name] = [value] if isinstance(values[name], list) else value
         return cls(workload, values, shard)
 
     def __getitem__(self, name: str) -> Any:

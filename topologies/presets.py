@@ -7,6 +7,7 @@ This module owns the registry; `topologies.mesh` supplies the grid wirings.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,6 +26,14 @@ class Preset:
     summary: str
     build: Callable[..., NetworkSpec]
     options: tuple[str, ...]  # which of nodes/rate_mbit/channels it takes
+
+    def default(self, option: str):
+        """The preset's own default for one of its options (its build function's), or None:
+        every verb (topo, cli, run, experiment) asks here, so a preset means one network."""
+        if option not in self.options:
+            return None
+        param = inspect.signature(self.build).parameters.get(option)
+        return None if param is None or param.default is inspect.Parameter.empty else param.default
 
 
 def single_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:

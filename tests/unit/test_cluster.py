@@ -72,3 +72,16 @@ def test_time_scale_refuses_what_cannot_run(d):
 def test_a_scale_that_would_push_a_wire_under_the_shaper_floor_is_refused():
     with pytest.raises(BadInput, match="smaller --time-scale"):
         build_spec("single-net", nodes=4, rate_mbit=10, time_scale=500)
+
+
+def test_every_verb_means_the_same_switched_cluster():
+    """`topo`/`cli` built 32 nodes at 1000 Mbit/s and `run` 16 at 10 (issue 34): the preset's
+    own defaults are now the sweep's when the flags are not given."""
+    from pipeline.sweep import Sweep
+    spec = build_spec("switched-cluster")
+    sweep = Sweep.make("pfs", {"topology": ["switched-cluster"]})
+    assert (sweep["nodes"], sweep["rate_mbit"]) == (len(spec.nodes), [spec.params["rate_mbit"]]) == (32, [1000.0])
+    mixed = Sweep.make("token", {"topology": ["single-net", "switched-cluster"]})
+    assert (mixed["nodes"], mixed["rate_mbit"]) == (16, [10.0])     # they disagree: the axis default
+    given = Sweep.make("pfs", {"topology": ["switched-cluster"], "nodes": 4})
+    assert given["nodes"] == 4
