@@ -14,6 +14,7 @@ from core.text import plain
 from pipeline import exercise as ex_mod
 from pipeline.exercise import PASS
 from pipeline.results import RESULTS_DIR
+from pipeline.sheet import page as sheet_page
 from pipeline.session import Session, open_cli
 
 
@@ -31,6 +32,9 @@ def add_parser(sub) -> None:
     show.add_argument("--answers-template", action="store_true",
                       help="print an answers file to fill in instead (JSON)")
     show.add_argument("--solutions", action="store_true", help="print the teacher's answers too")
+    show.add_argument("--html", default=None, metavar="FILE",
+                      help="write the sheet as one page to hand out or project (with room for the "
+                           "answers; never the solutions)")
     start = verbs.add_parser("start", help="build the exercise's network and open the CLI with its tasks")
     start.add_argument("name")
     check = verbs.add_parser("check", help="measure, then judge an answers file (exit 0: all pass, 1: not)")
@@ -104,6 +108,17 @@ def run(args) -> int:
     if args.action == "show":
         if args.answers_template:
             print(json.dumps(ex_mod.template(ex), indent=2))
+            return 0
+        if args.html:
+            if args.solutions:
+                raise BadInput("exercise show: --html writes the sheet to hand out, never the solutions; "
+                               "drop --solutions")
+            out = Path(args.html)
+            try:
+                write_atomic_bytes(out, sheet_page(ex["name"], sheet(ex)))
+            except OSError as e:
+                raise BadInput(f"cannot write {out}: {e.strerror}; choose another --html")
+            print(f"sheet: {out}")
             return 0
         print(sheet(ex))
         if args.solutions:
