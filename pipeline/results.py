@@ -90,6 +90,32 @@ def _t(kind, description: str, **extra) -> dict:
     return {"type": kind, "description": description, **extra}
 
 
+def _map(description: str, of: str = "number") -> dict:
+    """An object of name -> number (a wire's bytes, a node's busy share): the judge sums them."""
+    return {"type": "object", "description": description, "additionalProperties": {"type": of}}
+
+
+def _when(what: str) -> dict:
+    return _t(["number", "null"], f"when the transfer {what}, s (monotonic clock, or from the first start)")
+
+
+# what the gates read of a flow or a pair or copy (pipeline/gates.py): typed, since a document
+# from another host is input like any other
+FLOW = {"type": "object", "required": ["path", "bytes"], "properties": {
+    "path": _t("array", "segments of parallel wires the transfer crossed, in order",
+               items={"type": "array", "items": {"type": "string"}}),
+    "bytes": _t("integer", "payload bytes it moved", minimum=0),
+    "start": _when("started"), "end": _when("ended"),
+    "backlogged": _t("boolean", "data was always queued for its path (the stalled-transport gate's premise)")}}
+PART = {"type": "object", "properties": {
+    "start": _when("started"), "end": _when("ended"),
+    "bytes": _t("integer", "bytes it moved", minimum=0),
+    "payload_bytes": _t("integer", "payload bytes it moved", minimum=0),
+    "charges_lost": _t(["integer", "null"], "charge-channel datagrams a full CPU budget queue dropped",
+                       minimum=0),
+    "round_trips": _t("integer", "round trips it completed", minimum=0)}}
+
+
 COMMON_POINT = {
     "point_index": _t("integer", "index of the point in the whole sweep (shards merge by it)", minimum=0),
     "topology": _t("string", "topology preset the point ran on"),
@@ -142,19 +168,22 @@ COMMON_POINT = {
               "as the metrics every route carries, the RTO x D on a time-scaled network: the hardware "
               "profile's tcp block; documents before 2026-11-24 lack the last five) and what it did over the point, "
               "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
-              "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)"),
+              "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)",
+              properties={k: _t("integer", f"{k.replace('_', ' ')} over the point, all nodes", minimum=0)
+                          for k in ("retrans_segs", "timeouts", "loss_probes", "fast_retrans",
+                                    "slow_start_retrans")}),
     "measured_in": _t("string", "this point was not measured for this experiment: it is the point of "
                       "that experiment (its name) with the same configuration, measured earlier in the "
                       "same reproduction (experiment files' same_points_as; pipeline/derive.py)"),
     "calibration_of": _t("string", "this point measures a calibration (claims/calibrations.json id) "
                          "that the sweep's own points did not measure twice; it is not a sweep point "
                          "(no point_index) and tables leave it out"),
-    "contended_rate_mbit": _t("object", "with the collision model on: wire -> the rate its controller held, "
-                              "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
-                              "fidelity and the gates are of it"),
-    "cpu_busy": _t("object", "node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
-                          "message's or a disk transfer's cost) used "
-                   "while the point ran (only on a profile with a host cost)"),
+    "contended_rate_mbit": _map("with the collision model on: wire -> the rate its controller held, "
+                                "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
+                                "fidelity and the gates are of it"),
+    "cpu_busy": _map("node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
+                     "message's or a disk transfer's cost) used "
+                     "while the point ran (only on a profile with a host cost)"),
     "fidelity": {**_obj("the fidelity monitor's view of the point",
                         suspect=_t(["string", "null"], "why the emulator may have been the bottleneck "
                                    "(a core near-saturated while no wire was near full), or null"),
@@ -167,13 +196,13 @@ COMMON_POINT = {
                                              "the kernel moves every emulated frame)"),
                         cpu_pressure=_t(["number", "null"], "share of the point some task waited for a "
                                         "CPU (PSI; null without it): with softirq, how crowded the host was"),
-                        wire_bytes=_t("object", "wire -> on-wire bytes (framing included) its shaper "
-                                      "counted while the point ran"),
+                        wire_bytes=_map("wire -> on-wire bytes (framing included) its shaper "
+                                        "counted while the point ran"),
                         window_s=_t("number", "the time base of wire_utilisation, s"),
-                        wire_utilisation=_t("object", "wire -> on-wire bytes carried / capacity")),
+                        wire_utilisation=_map("wire -> on-wire bytes carried / capacity")),
                  "required": ["suspect"]},
     "flows": _t("array", "what the workload moved over the network: each transfer's path (segments "
-                "of parallel wires), bytes, and start/end (s) where known"),
+                "of parallel wires), bytes, and start/end (s) where known", items=FLOW),
     "gates": {**_obj("the fidelity gates (pipeline/gates.py): a point that fails one makes the "
                      "claims that read it not checkable",
                      ok=_t("boolean", "every gate passed"),
@@ -193,14 +222,14 @@ WORKLOAD_POINT = {
         "elapsed_s": _t("number", "longest pair's time, s"),
         "round_trips": _t("integer", "round trips completed, all pairs"),
         "rtt_ms_median": _t(["number", "null"], "median pair's median round trip, ms"),
-        "per_pair": _t("array", "each pair's figures"),
+        "per_pair": _t("array", "each pair's figures", items=PART),
         "pairs_placed": _t("array", "src->dst of each pair, with its wire or relay"),
     },
     "iperf": {
         "pairs": _t("integer", "concurrent TCP flows", minimum=1),
         "duration": _t("number", "seconds measured per flow (setting)"),
         "goodput_mbit": _t("number", "sum of the flows' receiver-side goodput, Mbit/s"),
-        "per_pair": _t("array", "each flow's figures"),
+        "per_pair": _t("array", "each flow's figures", items=PART),
         "pairs_placed": _t("array", "src->dst of each flow"),
     },
     "filecopy": {
@@ -211,7 +240,8 @@ WORKLOAD_POINT = {
         "elapsed_s": _t("number", "first copy's start to last copy's end, s"),
         "total_bytes": _t("integer", "bytes of all files"),
         "verified": _t("string", "how every destination was checked (sha256)"),
-        "per_copy": _t("array", "each copy's kind, nodes, start/end (s from the first start), MB/s"),
+        "per_copy": _t("array", "each copy's kind, nodes, start/end (s from the first start), MB/s",
+                       items=PART),
         "copies_placed": _t("array", "each copy: node, or src->dst with its wire or relay"),
     },
     "pfs": {

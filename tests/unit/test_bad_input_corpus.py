@@ -242,6 +242,8 @@ RESULTS = [
     ("merge a shard of 10^15 points", ["merge", "{tmp}/huge.json", "--out", "{tmp}/m.json"],
      "more than any sweep"),
     ("merge a NaN shard", ["merge", "{tmp}/s1.json", "{tmp}/nan.json", "--out", "{tmp}/m.json"], "NaN"),
+    ("plot a flow that is a number", ["plot", "{tmp}/flows.json"], "flows"),
+    ("report wire bytes that are text", ["report", "{tmp}/wirebytes.json"], "wire_bytes"),
 ]
 
 OTHERS = [
@@ -369,6 +371,12 @@ def write_files(tmp: Path) -> None:
     (tmp / "nan.json").write_text(json.dumps(token).replace('"throughput_mbyte_s": ', '"throughput_mbyte_s": NaN, "x": ', 1))
     (tmp / "huge.json").write_text(json.dumps({**shard1, "total_points": 10 ** 15}))
     (tmp / "big.json").write_bytes(b" " * ((64 << 20) + 1))
+    hostile = json.loads(json.dumps(token))
+    hostile["points"][0]["flows"] = [5]
+    (tmp / "flows.json").write_text(json.dumps(hostile))
+    hostile = json.loads(json.dumps(token))
+    hostile["points"][0]["fidelity"]["wire_bytes"] = {"w0": "many"}
+    (tmp / "wirebytes.json").write_text(json.dumps(hostile))
 
 
 PROJECT = {"core", "topologies", "netlab", "workloads", "pipeline", "commands"}
