@@ -499,8 +499,10 @@ def _tested(claim: dict, docs: dict, tests: dict[str, str] | None) -> dict:
                        Evidence(), docs)
     ran = [n for n in names if tests.get(n) == tested.PASSED]
     suite = [n for n in names if tests.get(n) == tested.SUITE_ONLY]
+    idle = [n for n in names if tests.get(n) not in (tested.PASSED, tested.SUITE_ONLY)]
     said = [f"{len(ran)} passed in this run" if ran else "",
-            f"{', '.join(suite)}: run by the test suite, not by reproduce" if suite else ""]
+            f"{', '.join(suite)}: run by the test suite, not by reproduce" if suite else "",
+            f"{', '.join(idle)}: {tests.get(idle[0]) or 'not run'}" if idle else ""]
     return _result(claim, TESTED, None, f"{note} ({'; '.join(s for s in said if s)})", Evidence(), docs)
 
 
