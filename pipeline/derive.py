@@ -61,7 +61,7 @@ def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, 
                 continue
             net = {k: p.get(k) for k in NETWORK_KEYS}
             net["rate_mbit"] = float(net["rate_mbit"]) if net["rate_mbit"] is not None else None
-            net["time_scale"] = float(p.get("time_scale") or 1)
+            net["time_scale"] = time_scale_of(p)
             net["tx_gap_us"] = float(p.get("tx_gap_us") or 0)    # absent: no gap
             found.setdefault(_key(net, p, axes), (name, p))
     return found

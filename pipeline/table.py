@@ -20,6 +20,7 @@ from pipeline.results import real_rate
 from topologies.hardware import describe_tcp, hardware_of
 from workloads import WORKLOADS
 from workloads.base import Figure
+from topologies.timescale import time_scale_of
 
 SUSPECT_NOTE = "* failed a fidelity gate (see the document's gates): the emulator, not the network, may have set it"
 PAPER_VIEW_STYLE = "-"      # the paper's hardware (a profile): solid lines
@@ -152,7 +153,7 @@ def x_label(fig: Figure, x) -> str:
 
 
 def scale_note(doc: dict) -> str:
-    ds = sorted({p.get("time_scale") or 1 for p in doc["points"]})
+    ds = sorted({time_scale_of(p) for p in doc["points"]})
     return "" if ds == [1] else (f" (time-scaled by D = {', '.join(f'{d:g}' for d in ds)}: measured x D, "
                                  "the real network's figures)")
 

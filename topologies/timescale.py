@@ -63,4 +63,5 @@ def time_scale_of(spec_or_point) -> float:
     machine = getattr(spec_or_point, "machine", None)
     if machine is not None:
         return machine.time_scale
-    return float(spec_or_point.get("time_scale", DEFAULT_TIME_SCALE))
+    d = spec_or_point.get("time_scale")
+    return float(d) if d else DEFAULT_TIME_SCALE   # unset (or null in a document): real time

@@ -402,7 +402,7 @@ def bounds(point: dict) -> list[tuple[str, float, float]]:
         out += [("aggregate write", point["write_mbyte_s"], nodes * write)] if write else []
         local = point.get("local_fraction_measured")
         if local is not None and nodes:
-            port = payload_capacity_bytes_s(point["rate_mbit"] / point.get("time_scale", 1)) / 1e6
+            port = payload_capacity_bytes_s(point["rate_mbit"] / time_scale_of(point)) / 1e6
             out.append(("remote reads through the switch", point["read_mbyte_s"] * (1 - local), nodes * port))
     return out
 
