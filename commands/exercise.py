@@ -148,7 +148,9 @@ def run(args) -> int:
               + (" (measured on a point that failed a fidelity gate: see the warning)" if doubts else ""))
         try:
             write_atomic_bytes(out, json.dumps({"exercise": ex["name"], "student": answers.get("student"),
-                                                "measured": measured, "measurement_doubts": doubts,
+                                                # the references follow from these: teachers only
+                                                **({"measured": measured} if args.reveal else {}),
+                                                "measurement_doubts": doubts,
                                                 "verdicts": verdicts}, indent=1) + "\n")
         except OSError as e:
             raise BadInput(f"cannot write {out}: {e.strerror}; choose another --out")

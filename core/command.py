@@ -27,10 +27,11 @@ class CommandFailed(RuntimeFailure):
     """An external command exited non-zero (or could not be started)."""
 
 
-def execute(argv: list[str], stdin: str | None = None, timeout: float | None = 120) -> tuple[int, str, str]:
+def execute(argv: list[str], stdin: str | None = None, timeout: float | None = 120,
+            cwd: str | None = None) -> tuple[int, str, str]:
     """(exit status, stdout, stderr); 127 when the program is missing, 124 on time-out."""
     try:
-        r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     except (FileNotFoundError, PermissionError) as e:
         return 127, "", f"{argv[0]}: {e.strerror}: run ./setup.sh as root"
     except OSError as e:

@@ -13,19 +13,22 @@ and a use. Division of labor:
 - `archive_members`: the regular files of a tar archive whose names match, read in memory
   and capped (a lab host's archive may hold links, devices or a decompression bomb; nothing
   is unpacked, so none of it can land anywhere).
-- `private_dir`: the tool's own folders (run state, node disks): made 0700, and refused
-  unless the folder and every folder above it is safe from other users (owned by root or
-  this user, and not writable by others unless sticky, as /tmp and /var/tmp are).
+- `private_dir`: the tool's own folders (run state, node disks): made 0700 when missing, and
+  refused unless the folder and every folder above it is safe from other users (owned by root
+  or this user, and not writable by others unless sticky, as /tmp and /var/tmp are). An
+  existing folder is never changed: NETLAB_DISK_DIR may name one other users share.
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import lzma
 import os
 import re
 import secrets
 import stat
 import tarfile
+import zlib
 from pathlib import Path
 from typing import Iterator
 
@@ -68,7 +71,9 @@ def _pinned_dir(path: Path) -> Iterator[int]:
     """A descriptor of path's folder (made if missing), its last component not a link."""
     parent = path.parent
     parent.mkdir(parents=True, exist_ok=True)
-    dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    # the folder itself may be a link (results -> /data/results): what protects the target is the
+    # temporary's O_EXCL|O_NOFOLLOW and the rename within this one folder
+    dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         yield dfd
     finally:
@@ -149,8 +154,6 @@ def private_dir(path: Path, what: str, env: str | None = None) -> Path:
     why = _unsafe(st, euid)
     if why is None and st.st_uid != euid:
         why = f"is owned by uid {st.st_uid}, not by this user"
-    if why is None and st.st_mode & 0o077:   # ours, readable by others (an older release made it 755)
-        os.chmod(path, 0o700, follow_symlinks=False)
     if why:
         raise RuntimeFailure(f"refusing the {what} {path}: it {why}; remove it{how}")
     return path
@@ -189,7 +192,7 @@ def archive_members(path: Path, what: str, name_re: re.Pattern, limit_each: int,
                 data = f.read(limit_each + 1) if f else b""
                 total += len(data)
                 out[member.name] = data
-    except (tarfile.TarError, EOFError, OSError, ValueError) as e:
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as e:
         raise BadInput(f"{what} {path} is not a readable tar archive ({e})")
     return out
 

@@ -113,7 +113,12 @@ class DiskSet:
         for node in self.nodes:
             disk = NodeDisk(node, str(self.root / f"{node}.img"), str(self.root / node))
             self.disks[node] = disk
-            fd = os.open(disk.image, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                fd = os.open(disk.image, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                             0o600)
+            except OSError as e:
+                raise DiskError(f"cannot create the node disk {disk.image}: {e.strerror} (a killed run "
+                                "left it: run 'sudo python3 emulate.py clean')")
             try:
                 os.ftruncate(fd, self.size)
             finally:

@@ -304,10 +304,12 @@ def live_namespaces(manifest: Manifest) -> set[int]:
     return out
 
 
-def release(manifest: Manifest) -> list[str]:
-    """Remove everything `manifest` names. Safe to call twice; returns what it removed."""
+def release(manifest: Manifest, inodes: set[int] | None = None) -> list[str]:
+    """Remove everything `manifest` names. Safe to call twice; returns what it removed.
+    inodes: the run's namespaces as live_namespaces found them while the node shells still
+    pinned them (a normal teardown closes the shells first); None: look now."""
     done: list[str] = []
-    inodes = live_namespaces(manifest)
+    inodes = live_namespaces(manifest) if inodes is None else inodes
     killed, alive = _kill_namespace_processes(inodes, manifest.prefix)
     if killed:
         done.append(f"killed {len(killed)} processes in the run's namespaces")

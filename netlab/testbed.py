@@ -23,7 +23,7 @@ from core.signals import TerminateAsExit
 from netlab.capabilities import Capabilities, congestion_control_cmds, probe, tcp_allowed_now
 from netlab.contention import ContentionControl
 from netlab.impls import BuildError, BuildOptions, check_buildable
-from netlab.manifest import LABEL_ENV, STATE_DIR, Manifest, claim, release
+from netlab.manifest import LABEL_ENV, STATE_DIR, Manifest, claim, live_namespaces, release
 from netlab.medium import Medium, engine_config
 from netlab.node import BeowulfHost
 from netlab.topo import SpecTopo, wire_node
@@ -175,13 +175,15 @@ class Testbed:
             self.contention.stop()
         if self.medium is not None:
             self.medium_final = self.medium.stop()
+        # the namespaces are the run's while their shells pin them: read before the shells close
+        inodes = live_namespaces(self.manifest) if self.manifest is not None else set()
         try:
             if self.net is not None:
                 net, self.net = self.net, None
                 close_shells(net)
         finally:
             if self.manifest is not None:
-                release(self.manifest)
+                release(self.manifest, inodes)
                 self.manifest = None
                 if self._old_label is None:
                     os.environ.pop(LABEL_ENV, None)

@@ -228,7 +228,8 @@ class Evidence:
         elif gates is None and p.get("fidelity", {}).get("suspect"):
             self.problems.append(f"{name} point {p.get('point_index')}: {p['fidelity']['suspect']}")
         # the calibration of the experiment the point was measured in, judged there alone
-        for miss in cal.resting_on(p, self.bad.get(p.get("measured_in") or name, {}), self.cals):
+        where = p.get("measured_in") if p.get("measured_in") in self.bad else name
+        for miss in cal.resting_on(p, self.bad.get(where, {}), self.cals):
             self.problems.append(f"calibration {miss['verdict']}: {miss['id']} ({miss['reason']}), "
                                  f"which {name}'s points rest on")
 

@@ -295,8 +295,17 @@ def read_answers(path: Path, ex: dict, partial: bool = False) -> dict:
     if unknown:
         raise BadInput(f"answers file {path}: no question {plain(', '.join(unknown))} in {ex['name']} "
                        f"(questions: {', '.join(ids)})")
-    data = {**data, "answers": {qid: _bare(path, qid, a) for qid, a in data["answers"].items()}}
-    problems = {q["id"]: why for q in ex["questions"] if (why := _problem(q, data["answers"].get(q["id"])))}
+    bare, malformed = {}, {}
+    for qid, a in data["answers"].items():
+        try:
+            bare[qid] = _bare(path, qid, a)
+        except BadInput as e:
+            if not partial:
+                raise
+            bare[qid], malformed[qid] = None, str(e).split(f"{qid} ", 1)[-1]
+    data = {**data, "answers": bare}
+    problems = {q["id"]: why for q in ex["questions"] if (why := malformed.get(q["id"]) or
+                                                            _problem(q, data["answers"].get(q["id"])))}
     if problems and not partial:
         missing = [i for i, why in problems.items() if why == "no answer"]
         if missing:
@@ -402,7 +411,7 @@ def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path,
               for name in roster or [] if name.lower() not in graded]
     fields = ["file", "student", *(k for i in ids for k in (i, f"{i}_answer")), "score", "max", "problem"]
     try:
-        with atomic_text(out, newline="") as f:
+        with atomic_text(out, mode=0o600, newline="") as f:   # the references and every answer
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
             for row in rows + extra:

@@ -122,7 +122,7 @@ COMMON_POINT = {
     "rate_mbit": _t("number", "wire rate, Mbit/s", exclusiveMinimum=0),
     "channels": _t(["integer", "null"], "wires per node on single-net (1) and bonded-dual-net; null on meshes"),
     "nodes": _t("integer", "nodes in the network", minimum=2),
-    "workload": _t("string", "the workload (equals the document's)"),
+    "workload": _t("string", "the workload (equals the document's)", enum=list(WORKLOADS)),
     "placement": _t("string", "any | local-wire | remote-wire"),
     "repeat": _t("integer", "which repeat of the point (0-based)", minimum=0),
     "host": _t("string", "machine that measured the point (NETLAB_HOST_LABEL or hostname)"),
@@ -160,8 +160,8 @@ COMMON_POINT = {
                     "absent = 0, no gap", minimum=0),
     "time_scale": _t("number", "D: the network ran D times slower than real (topologies/timescale.py); "
                      "absent = 1. Every MB/s in the point is as measured, in scaled time", minimum=1),
-    "scaled": _t("object", "on a time-scaled point: the workload's MB/s results x D, the real "
-                 "network's figures (claims judge these)"),
+    "scaled": _map("on a time-scaled point: the workload's MB/s results x D, the real "
+                   "network's figures (claims judge these)"),
     "tcp": _t(["object", "null"], "the TCP the nodes ran, as read back from their namespaces "
               "(congestion_control, sack, dsack, timestamps, window_scaling, ecn, frto, recovery, "
               "early_retrans, rmem, wmem, reordering as sysctls; window_clamp_bytes and rto_min_ms "
@@ -421,10 +421,16 @@ def load_data(data: bytes, where: str) -> dict:
     validated; `where` names it in every error."""
     doc = upgrade(parse_json(data, where), where)
     validate(doc, where)
-    for p in doc["points"]:   # judged from the measurements, never from a stored verdict
-        if p.get("gates") is not None and isinstance(p.get("rate_mbit"), (int, float)):
+    for i, p in enumerate(doc["points"]):
+        # judged from the measurements, never from a stored verdict (nor from its absence: an
+        # older document's points get the gates its measurements allow)
+        if isinstance(p.get("rate_mbit"), (int, float)):
             wl = WORKLOADS[p.get("workload") or doc["workload"]]
-            p["gates"] = recompute(p, wl.bounds, wl.concurrent_pairs)
+            try:
+                p["gates"] = recompute(p, wl.bounds, wl.concurrent_pairs)
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as e:
+                raise BadInput(f"{where}: point {i} holds a measurement of the wrong kind "
+                               f"({type(e).__name__}: {str(e)[:80]}): not a document this tool wrote")
     return doc
 
 

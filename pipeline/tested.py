@@ -39,7 +39,10 @@ def run(claims: list[dict]) -> dict[str, str]:
     if importlib.util.find_spec("pytest") is None:
         return {**out, **{node: NOT_RUN for node in unit}}
     for node in unit:   # one pytest each: a test that fails names itself
-        rc, _, _ = execute([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / node)],
-                           timeout=TIMEOUT_S)
-        out[node] = PASSED if rc == 0 else FAILED
+        # from the project's folder, never the caller's (-m puts the working folder on the path:
+        # a pytest.py planted where root ran reproduce would run as root)
+        rc, _, _ = execute([sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", node],
+                           timeout=TIMEOUT_S, cwd=str(ROOT))
+        # 1 is pytest's "a test failed"; anything else (no such test, interrupted, timed out) ran nothing
+        out[node] = PASSED if rc == 0 else FAILED if rc == 1 else f"did not run (pytest exit {rc})"
     return out

@@ -69,8 +69,8 @@ def test_check_accepts_the_solution_and_rejects_a_wrong_answer(name, tmp_path):
     ex = exercise.load(name)
     sol = exercise.EXERCISES_DIR / name / "solutions"
     out = tmp_path / "verdicts.json"
-    r = subprocess.run([*EMULATE, "exercise", "check", name, str(sol / "answers.json"), "--out", str(out)],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run([*EMULATE, "exercise", "check", name, str(sol / "answers.json"), "--out", str(out),
+                        "--reveal"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr[-1500:]
     measured = json.loads(out.read_text())["measured"]
     wrong = exercise.judge(ex, exercise.read_answers(sol / "wrong.json", ex), measured)

@@ -151,3 +151,25 @@ def test_a_hand_edited_gate_verdict_does_not_survive_reading(tmp_path):
     assert read[bad["point_index"]]["gates"]["ok"] is False
     assert "99% busy" in read[bad["point_index"]]["gates"]["failed"][0]
     assert read[good["point_index"]]["gates"]["ok"] is True
+
+
+def test_deleting_a_points_gates_does_not_make_it_trusted(tmp_path):
+    src = FIXTURES / "reproduction" / "hpdc96-fig3-topologies.json"
+    doc = json.loads(src.read_text())
+    doc["points"][0]["fidelity"]["suspect"] = "core 1 was 99% busy while no wire was near full"
+    del doc["points"][0]["gates"]
+    (tmp_path / "d.json").write_text(json.dumps(doc))
+    assert load(tmp_path / "d.json")["points"][0]["gates"]["ok"] is False
+
+
+def test_a_measurement_of_the_wrong_kind_is_one_bad_input(tmp_path):
+    src = FIXTURES / "reproduction" / "hpdc96-fig3-topologies.json"
+    for mutate in (lambda p: p.update(workload="x"), lambda p: p.update(scaled={"throughput_mbyte_s": "x"}),
+                   lambda p: p["fidelity"].update(core_busy_mean=["x"])):
+        doc = json.loads(src.read_text())
+        mutate(doc["points"][0])
+        (tmp_path / "m.json").write_text(json.dumps(doc))
+        try:
+            load(tmp_path / "m.json")
+        except BadInput:
+            pass

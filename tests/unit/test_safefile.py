@@ -82,12 +82,19 @@ def test_a_private_dir_is_made_0700(tmp_path):
     assert stat.S_IMODE(d.stat().st_mode) == 0o700
 
 
-def test_an_own_readable_private_dir_is_closed(tmp_path):
+def test_an_existing_folder_is_used_as_it_is(tmp_path):
+    """Readable by others but writable only by its owner: safe to use, and never changed (a
+    shared folder such as /var/tmp named by NETLAB_DISK_DIR keeps its mode and sticky bit)."""
     d = tmp_path / "state"
-    d.mkdir(mode=0o755)
+    d.mkdir()
     d.chmod(0o755)
     private_dir(d, "state folder")
-    assert stat.S_IMODE(d.stat().st_mode) == 0o700
+    assert stat.S_IMODE(d.stat().st_mode) == 0o755
+    shared = tmp_path / "vartmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    private_dir(shared, "disk folder")
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
 
 
 @pytest.mark.parametrize("plant", ["symlink", "open-mode", "foreign-owner", "open-parent"])
@@ -164,3 +171,25 @@ def test_an_archive_member_over_the_cap_is_refused(tmp_path):
     (tmp_path / "not.tgz").write_bytes(b"garbage")
     with pytest.raises(BadInput, match="not a readable tar archive"):
         archive_members(tmp_path / "not.tgz", "reproduction archive", re.compile(r".*"), 1000, 10_000)
+
+
+def test_the_writer_writes_into_a_linked_folder(tmp_path):
+    real = tmp_path / "data"
+    real.mkdir()
+    (tmp_path / "results").symlink_to(real)
+    write_atomic_bytes(tmp_path / "results" / "doc.json", "{}")
+    assert (real / "doc.json").read_text() == "{}"
+
+
+def test_a_damaged_archive_is_one_bad_input(tmp_path):
+    import re
+    from core.safefile import archive_members
+    good = _tar(tmp_path / "a.tgz", [("results/a.json", "file", b"{}" * 5000)])
+    data = good.read_bytes()
+    (tmp_path / "cut.tgz").write_bytes(data[: len(data) // 2])
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0xFF
+    (tmp_path / "flip.tgz").write_bytes(bytes(flipped))
+    for bad in ("cut.tgz", "flip.tgz"):
+        with pytest.raises(BadInput):
+            archive_members(tmp_path / bad, "reproduction archive", re.compile(r".*"), 1 << 20, 1 << 24)
