@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
                                    "today's hosts (--hardware). Points a claim reads run 3 times (--quick 2), the "
                                    "rest of each curve once (--quick: not at all). Full run about 60 minutes on this "
                                    "2-core host (45.6 for the 1996 figures, 6-8.5 for MACHE01's 32-node "
-                                   "cluster on each machine); --quick about 6.")
+                                   "cluster on each machine); --quick about 5.5.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
                    "points the claims read")
     p.add_argument("--out", metavar="DIR", default=None,
