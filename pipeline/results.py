@@ -400,11 +400,25 @@ def upgrade(doc: Any, where: str) -> dict:
     return doc
 
 
+_VALIDATOR = None
+
+
+def _validator():
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        import jsonschema
+        base = jsonschema.validators.validator_for(SCHEMA)
+        checker = base.TYPE_CHECKER.redefine("array", lambda _c, x: isinstance(x, (list, tuple)))
+        _VALIDATOR = jsonschema.validators.extend(base, type_checker=checker)(SCHEMA)
+    return _VALIDATOR
+
+
 def validate(doc: dict, where: str = "the results document") -> None:
-    """BadInput (one line) when doc does not match SCHEMA."""
+    """BadInput (one line) when doc does not match SCHEMA. A document in memory may hold tuples
+    where its file will hold arrays (a flow's path): both are arrays here."""
     import jsonschema
     try:
-        jsonschema.validate(doc, SCHEMA)
+        _validator().validate(doc)
     except jsonschema.ValidationError as e:
         path = ".".join(str(p) for p in e.absolute_path) or "the top level"
         msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."

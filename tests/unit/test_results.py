@@ -173,3 +173,15 @@ def test_a_measurement_of_the_wrong_kind_is_one_bad_input(tmp_path):
             load(tmp_path / "m.json")
         except BadInput:
             pass
+
+
+def test_a_document_in_memory_may_hold_tuples_where_its_file_holds_arrays():
+    """The runner records a flow's path as tuples; the typed schema must take them as arrays
+    (a campaign's shards failed to write before this)."""
+    doc = load(FIXTURES / "reproduction" / "hpdc96-fig3-topologies.json")
+    p = next(p for p in doc["points"] if p.get("flows"))
+    p["flows"][0]["path"] = tuple(tuple(seg) for seg in p["flows"][0]["path"])
+    validate(doc)
+    p["flows"][0]["path"] = 5
+    with pytest.raises(BadInput, match="path"):
+        validate(doc)
