@@ -7,6 +7,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
+import csv  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
 import shlex  # noqa: E402
