@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Iterator
 
 from core.errors import BadInput, RuntimeFailure
+from core.text import plain
 
 
 def read_bytes(path: Path, what: str, limit: int) -> bytes:
@@ -186,7 +187,7 @@ def archive_members(path: Path, what: str, name_re: re.Pattern, limit_each: int,
                 if not member.isreg() or not name_re.fullmatch(member.name):
                     continue
                 if member.size > limit_each or total + member.size > limit_total:
-                    raise BadInput(f"{what} {path}: {plain_name(member.name)} is larger than "
+                    raise BadInput(f"{what} {path}: {plain(member.name)} is larger than "
                                    f"{_size(min(limit_each, limit_total - total))}")
                 f = tar.extractfile(member)
                 data = f.read(limit_each + 1) if f else b""
@@ -196,7 +197,3 @@ def archive_members(path: Path, what: str, name_re: re.Pattern, limit_each: int,
         raise BadInput(f"{what} {path} is not a readable tar archive ({e})")
     return out
 
-
-def plain_name(name: str) -> str:
-    """An archive member's name, safe to print (no control characters)."""
-    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", name)
