@@ -31,6 +31,7 @@ def axis_type(axis: Axis, single: bool = False):
         except BadInput as e:
             raise argparse.ArgumentTypeError(str(e))
     parse.__name__ = axis.name
+    parse.choices = axis.choices   # for the completion scripts and the man page (commands.completion)
     return parse
 
 
@@ -49,7 +50,7 @@ def add_network_args(p, required_topology: bool = True) -> None:
     topo = NETWORK["topology"]
     p.add_argument("--topo", "--topology", dest="topology", type=axis_type(topo, single=True),
                    required=required_topology, metavar="NAME",
-                   help=f"{topo.help}: {', '.join(topo.choices)}")
+                   help=topo.help)
     for name in ("nodes", "rate_mbit", "channels"):
         add_axis(p, NETWORK[name], single=True)
 

@@ -13,13 +13,14 @@ from topologies.render import wiring_png, wiring_text
 
 def add_parser(sub) -> None:
     p = sub.add_parser("topo", help="list topologies or show one's wiring",
-                       description="'topo list' names the presets; 'topo show NAME' prints the wiring.")
+                       description="'topo list' names the presets; 'topo show NAME' prints the wiring. NAME may also be a "
+                                   "topology file (topologies/schema.json; the presets are topologies/library/*.json).")
     tsub = p.add_subparsers(dest="topo_command", parser_class=Parser, metavar="list|show")
     tsub.add_parser("list", help="list topology presets", description="List topology presets.")
     ps = tsub.add_parser("show", help="print a topology's wiring", description="Print which node "
                          "sits on which wire, with addresses (no root needed).")
     ps.add_argument("topology", type=axis_type(NETWORK["topology"], single=True), metavar="NAME",
-                    help="a preset (topo list)")
+                    help="a preset (topo list) or a topology file's path (docs/topologies.md)")
     for name in ("nodes", "rate_mbit", "channels"):
         add_axis(ps, NETWORK[name], single=True)
     ps.add_argument("--png", metavar="FILE", default=None, help="also draw the wiring to a PNG file")

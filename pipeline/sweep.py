@@ -17,7 +17,7 @@ from typing import Any, Callable
 from core.errors import BadInput
 from core.values import Axis
 from topologies.hardware import ERA, NONE, hardware_of, profile_names
-from topologies.presets import PRESETS, build_spec, check_topology
+from topologies.presets import PRESETS, build_spec, check_topology, preset
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE, time_scale_of
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
                              MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US, MIN_RATE_MBIT,
@@ -31,8 +31,9 @@ PRESET_DEFAULTS = ("nodes", "rate_mbit")   # axes whose default a topology prese
 MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)
 
 NETWORK_AXES = (
-    Axis("topology", "choice", list(PRESETS), "topology presets (emulate.py topo list)",
-         choices=tuple(PRESETS), aliases=("--topo",)),
+    Axis("topology", "text", list(PRESETS), "topology presets (" + ", ".join(PRESETS) + "; emulate.py "
+         "topo list) or topology files' paths (topologies/schema.json)",
+         aliases=("--topo",), validator=check_topology),
     Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet); unset: the topologies' own "
          "when they agree (switched-cluster 1000)",
          minimum=MIN_RATE_MBIT, maximum=MAX_RATE_MBIT, unit="Mbit/s", aliases=("--rate",)),
@@ -99,7 +100,7 @@ def network_key(spec) -> str:
     +profile on a hardware profile, +contention with the contention model, +txgap<T>us with the
     cards' gap between frames, /D<d> time-scaled."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
-    key += f"x{spec.params['channels']}" if spec.topology == "bonded-dual-net" else ""
+    key += f"x{spec.params['channels']}" if (spec.params.get("channels") or 1) > 1 else ""
     if hardware_of(spec) != NONE:
         key += f"+{hardware_of(spec)}"
     key += "+contention" if spec.machine.contention else ""
@@ -134,7 +135,7 @@ class Sweep:
         values["topology"] = [check_topology(t) for t in values["topology"]]
         for name in PRESET_DEFAULTS:   # unset: the topologies' own default, when they agree on one
             if given.get(name) is None:
-                own = {PRESETS[t].default(name) for t in values["topology"]}
+                own = {preset(t).default(name) for t in values["topology"]}
                 if len(own) == 1 and None not in own:
                     value = own.pop()
                     values[name] = [value] if isinstance(values[name], list) else value
@@ -157,11 +158,11 @@ class Sweep:
 
     def networks(self):
         """(topology, rate, channels, hardware, contention, time scale) combinations;
-        channels only for bonded-dual-net."""
+        channels only for topologies that take them (bonded-dual-net)."""
         for topo, rate, hw, cont, d in itertools.product(self["topology"], self["rate_mbit"],
                                                          self["hardware"], self["contention"],
                                                          self["time_scale"]):
-            for ch in (self["channels"] if topo == "bonded-dual-net" else [None]):
+            for ch in (self["channels"] if "channels" in preset(topo).options else [None]):
                 yield topo, rate, ch, hw, cont, d
 
     def placements_for(self, spec: NetworkSpec) -> list[str]:
@@ -215,7 +216,7 @@ class Sweep:
     def most_points(self) -> int:
         """An upper bound of the sweep's points: its axes' lengths multiplied (a workload's
         normalize may merge some), before any network or point is built."""
-        networks = sum(len(self["channels"]) if t == "bonded-dual-net" else 1 for t in self["topology"])
+        networks = sum(len(self["channels"]) if "channels" in preset(t).options else 1 for t in self["topology"])
         for name in ("rate_mbit", "hardware", "contention", "time_scale"):
             networks *= len(self[name])
         per = len(self["placement"]) * max(1, self["repeats"])

@@ -1,7 +1,9 @@
 """The network model: what to build, as pure data (no root, no Mininet).
 
 Division of labor: `spec` defines wires, switches, nodes and the network's
-defaults and bounds; `presets` names the papers' topologies and builds them;
+defaults and bounds; `files` reads topology files (the presets are such files,
+library/*.json; schema.json is their published schema) and wires explicit ones;
+`presets` names the papers' topologies and builds them;
 `mesh` wires the k x k grids and picks relays, `cluster` the 2001 switched
 cluster; `hardware` loads the machines' profiles; `impairments` adds netem
 settings to a spec and `timescale` slows a whole spec by D; `render` draws a

@@ -91,7 +91,7 @@ def switched_routes(src: int, k: int) -> tuple[Route, ...]:
     return tuple(routes)
 
 
-def _grid(nodes: int, rate_mbit: float, name: str, *, switched: bool, bonded: bool,
+def grid(nodes: int, rate_mbit: float, name: str, *, switched: bool, bonded: bool,
           routed: bool) -> NetworkSpec:
     k = grid_side(nodes)
     rate = check_rate(rate_mbit)
@@ -120,17 +120,17 @@ def _grid(nodes: int, rate_mbit: float, name: str, *, switched: bool, bonded: bo
 
 def switched_mesh(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """Grid wires plus a switch joining the row wires and one joining the column wires."""
-    return _grid(nodes, rate_mbit, "switched-mesh", switched=True, bonded=False, routed=False)
+    return grid(nodes, rate_mbit, "switched-mesh", switched=True, bonded=False, routed=False)
 
 
 def routed_mesh(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """Grid wires, no switches: nodes forward remote-wire traffic in software."""
-    return _grid(nodes, rate_mbit, "routed-mesh", switched=False, bonded=False, routed=True)
+    return grid(nodes, rate_mbit, "routed-mesh", switched=False, bonded=False, routed=True)
 
 
 def bonded_switched_mesh(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
     """Switched mesh with every node bonding its row and column NICs."""
-    return _grid(nodes, rate_mbit, "bonded-switched-mesh", switched=True, bonded=True, routed=False)
+    return grid(nodes, rate_mbit, "bonded-switched-mesh", switched=True, bonded=True, routed=False)
 
 
 def grid_text(spec: NetworkSpec) -> list[str]:
@@ -148,7 +148,7 @@ def grid_text(spec: NetworkSpec) -> list[str]:
             lines.append("      " + "".join("|".ljust(width + 3) for _ in range(k)))
     if spec.switches:
         lines.append("      " + "".join("^".ljust(width + 3) for _ in range(k)) + "column switch joins c*")
-    if spec.topology == "routed-mesh":
+    if any(n.forwarding for n in spec.nodes):
         lines += ["", "relay for each pair (row: from, column: to; '.' = same wire):",
                   "      " + "".join(n.ljust(width) for n in names)]
         for a in range(k * k):

@@ -1,17 +1,20 @@
-"""Named topologies from the papers, as functions from parameters to a NetworkSpec.
+"""Named topologies from the papers: topology files (topologies/library/*.json) built into a NetworkSpec.
 
 A preset only describes wiring; it never decides how a wire or a bond is
 implemented on this host (that is `netlab`'s job, after probing the kernel).
-This module owns the registry; `topologies.mesh` supplies the grid wirings.
+This module owns the registry: each preset is a topology file (`topologies.files`)
+whose kind names its builder here (shared wires), in `topologies.mesh` (the grids) or
+`topologies.cluster` (the switched cluster); a path given where a name is taken
+builds any other topology file the same way.
 """
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
-from topologies import cluster, mesh
+from topologies import cluster, files, mesh
 from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
@@ -26,14 +29,13 @@ class Preset:
     summary: str
     build: Callable[..., NetworkSpec]
     options: tuple[str, ...]  # which of nodes/rate_mbit/channels it takes
+    defaults: dict = dataclasses.field(default_factory=dict)   # the file's default for each
+    path: Path | None = None  # the topology file it was read from
 
     def default(self, option: str):
-        """The preset's own default for one of its options (its build function's), or None:
-        every verb (topo, cli, run, experiment) asks here, so a preset means one network."""
-        if option not in self.options:
-            return None
-        param = inspect.signature(self.build).parameters.get(option)
-        return None if param is None or param.default is inspect.Parameter.empty else param.default
+        """The preset's own default for one of its options (its file's), or None: every verb
+        (topo, cli, run, experiment) asks here, so a preset means one network."""
+        return self.defaults.get(option) if option in self.options else None
 
 
 def single_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT) -> NetworkSpec:
@@ -63,28 +65,67 @@ def bonded_dual_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_
     return spec
 
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("single-net", "N nodes on one shared Ethernet wire", single_net, ("nodes", "rate_mbit")),
-    Preset("bonded-dual-net", "N nodes on K shared wires, every node channel-bonded across all K",
-           bonded_dual_net, ("nodes", "rate_mbit", "channels")),
-    Preset("switched-mesh", "k x k grid of shared row/column wires joined by two switches",
-           mesh.switched_mesh, ("nodes", "rate_mbit")),
-    Preset("routed-mesh", "k x k grid of shared row/column wires, nodes relay in software",
-           mesh.routed_mesh, ("nodes", "rate_mbit")),
-    Preset("bonded-switched-mesh", "switched mesh, every node bonded across its row and column NICs",
-           mesh.bonded_switched_mesh, ("nodes", "rate_mbit")),
-    Preset("switched-cluster", "N nodes (default 32) each on its own full-duplex port of one switch "
-           "(default 1000 Mbit/s: MACHE01's Gigabit cluster)", cluster.switched_cluster,
-           ("nodes", "rate_mbit")),
-)}
+def _builder(topo: files.TopologyFile) -> Callable[..., NetworkSpec]:
+    """The function that builds a topology file's network from its options."""
+    d = topo.defaults
+    if topo.kind == "shared":
+        fixed = topo.data.get("channels", 1)
+        one = topo.data.get("one_channel_is", topo.name)
+
+        def shared(nodes: int = d["nodes"], rate_mbit: float = d["rate_mbit"],
+                   channels: int = d.get("channels", fixed)) -> NetworkSpec:
+            spec = bonded_dual_net(nodes, rate_mbit, channels)
+            return dataclasses.replace(spec, topology=one if channels == 1 else topo.name)
+        return shared
+    if topo.kind == "grid":
+        g = topo.data.get("grid", {})
+
+        def grid(nodes: int = d["nodes"], rate_mbit: float = d["rate_mbit"]) -> NetworkSpec:
+            return mesh.grid(nodes, rate_mbit, topo.name, switched=g.get("switched", False),
+                             bonded=g.get("bonded", False), routed=g.get("routed", False))
+        return grid
+    if topo.kind == "star":
+        def star(nodes: int = d["nodes"], rate_mbit: float = d["rate_mbit"]) -> NetworkSpec:
+            return dataclasses.replace(cluster.switched_cluster(nodes, rate_mbit), topology=topo.name)
+        return star
+
+    def listed(nodes: int = d["nodes"], rate_mbit: float = d["rate_mbit"]) -> NetworkSpec:
+        if nodes != d["nodes"]:
+            raise SpecError(f"topology {topo.name} lists {d['nodes']} nodes; --nodes cannot change that "
+                            "(edit its file)")
+        return files.explicit(topo, rate_mbit)
+    return listed
+
+
+def preset_of(topo: files.TopologyFile) -> Preset:
+    return Preset(topo.name, topo.summary, _builder(topo), tuple(o for o in files.OPTIONS if o in topo.defaults),
+                  dict(topo.defaults), topo.path)
+
+
+PRESETS: dict[str, Preset] = {t.name: preset_of(t) for t in files.library()}
+
+
+def is_file(name: str) -> bool:
+    """A topology given by its file's path rather than a preset's name."""
+    return name.endswith(".json") or "/" in name
+
+
+def preset(name: str) -> Preset:
+    """A preset by name, or the topology file a path names (read and checked each time)."""
+    if name in PRESETS:
+        return PRESETS[name]
+    if is_file(name):
+        return preset_of(files.load(Path(name)))
+    raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)} "
+                    "(emulate.py topo list), or give a topology file's path (topologies/schema.json)")
+
 
 IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
 
 
 def check_topology(name: str) -> str:
-    if name not in PRESETS:
-        raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)} "
-                        "(emulate.py topo list)")
+    """A preset's name or a topology file's path, checked (the file read, its wiring built)."""
+    preset(name)
     return name
 
 
@@ -92,7 +133,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
     """Build a preset by name. Options it does not take must be unset (None);
     delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention, tx_gap_us and time_scale
     apply to any preset."""
-    preset = PRESETS[check_topology(name)]
+    preset_ = preset(name)
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None)
@@ -103,10 +144,10 @@ def build_spec(name: str, **options) -> NetworkSpec:
     for key, value in options.items():
         if value is None:
             continue
-        if key not in preset.options:
-            raise SpecError(f"topology {name} does not take --{key.replace('_', '-')}")
+        if key not in preset_.options:
+            raise SpecError(f"topology {preset_.name} does not take --{key.replace('_', '-')}")
         kwargs[key] = value
-    spec = preset.build(**kwargs)
+    spec = preset_.build(**kwargs)
     if any(impair.values()):
         wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
                           impair.get("loss_pct", 0.0))

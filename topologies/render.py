@@ -50,7 +50,7 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
     import matplotlib.pyplot as plt
 
     grid = spec.params.get("grid")
-    routed = spec.topology == "routed-mesh"
+    routed = any(n.forwarding for n in spec.nodes)
     fig, axes = plt.subplots(1, 2 if routed else 1, figsize=(15 if routed else 8, 7))
     ax = axes[0] if routed else axes
     duplex = all(w.full_duplex for w in spec.wires)
