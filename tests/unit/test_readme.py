@@ -139,3 +139,60 @@ def test_glossary_defines_the_words():
     defined = {t.strip() for t in re.findall(r"(?:\*\*|\*)([^*\n]+?)(?:\*\*|\*)", gloss)}
     missing = [t for t in GLOSSARY_TERMS if t not in defined]
     assert not missing, f"the glossary does not define {missing}"
+
+
+MEASURED = ROOT / "docs" / "measured.json"
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10}
+
+
+def _seconds(text: str) -> int:
+    m = re.match(r"(?:(\d+) min)?\s*(?:(\d+) s)?", text)
+    return int(m.group(1) or 0) * 60 + int(m.group(2) or 0)
+
+
+def test_every_stated_number_is_the_recorded_measurement():
+    """The README's durations and counts are docs/measured.json's, each consistent with itself
+    (its text is its seconds, its "about" within 15 %) and measured at a commit of this history."""
+    import json
+    import shutil
+    import subprocess
+    readme = " ".join(README.read_text().split())
+    measured = json.loads(MEASURED.read_text())
+    for key, m in measured.items():
+        if not isinstance(m, dict):
+            continue
+        assert m["text"] in readme, f"{key}: the README does not say {m['text']!r} (docs/measured.json)"
+        assert m["about"] in readme, f"{key}: the README does not say {m['about']!r}"
+        assert _seconds(m["text"]) == m["seconds"], key
+        about = float(re.search(r"[\d.]+", m["about"]).group())
+        unit = 60 if "minute" in m["about"] else 1
+        assert abs(about * unit - m["seconds"]) <= 0.15 * m["seconds"], (key, m["about"], m["seconds"])
+        if shutil.which("git") and (ROOT / ".git").exists():
+            found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{m['commit']}^{{commit}}"],
+                                   capture_output=True)
+            assert found.returncode == 0, f"{key}: commit {m['commit']} is not in this history"
+    counts = measured["reproduce_full"]["counts"]
+    m = re.search(r"on today's hosts (\d+) reproduced, (\d+) not reproduced, (\d+) not checkable; on the "
+                  r"papers' hardware (\d+) reproduced, (\d+) not reproduced, (\d+) not checkable", readme)
+    assert m, "the first screen's sentence on what the report shows today is gone"
+    said = [int(x) for x in m.groups()]
+    assert said == [counts[v][k] for v in ("today", "paper")
+                    for k in ("reproduced", "not reproduced", "not checkable")]
+    first = "\n".join(README.read_text().splitlines()[:50])
+    assert "What it shows today" in first
+
+
+def test_counts_the_readme_quotes_are_those_of_their_files():
+    """'the median of six exercise check runs' is what every runs.json holds; the results
+    README's schema version is the one the code writes."""
+    import json
+    from pipeline.results import SCHEMA_VERSION
+    readme = " ".join(README.read_text().split())
+    m = re.search(r"median of (\w+) `exercise check` runs", readme)
+    assert m, "the README no longer says how many recorded runs the solutions' median takes"
+    runs = {len(json.loads(p.read_text())["runs"]) for p in (ROOT / "exercises").glob("*/solutions/runs.json")}
+    assert runs == {_WORDS[m.group(1)]}, (m.group(1), runs)
+    results_readme = (ROOT / "results" / "README.md").read_text()
+    assert f"(schema version {SCHEMA_VERSION})" in results_readme
+    assert f"| `schema_version` | {SCHEMA_VERSION} " in results_readme
