@@ -61,15 +61,20 @@ def add_impairment_args(p) -> None:
         add_axis(g, NETWORK[name])
 
 
-def add_machine_args(p, single: bool = False) -> None:
+def add_machine_args(p, single: bool = False, from_file: bool = False) -> None:
     """--hardware, --contention, --time-scale and --tx-gap-us: the machines beyond their wires,
-    their speed, and their network cards' gap between frames."""
+    their speed, and their network cards' gap between frames. from_file: a verb whose file
+    (an experiment) sets them, so an unset flag means the file's value, not the axis default."""
     g = p.add_argument_group("the papers' machines (hardware profiles: hardware/*.json) and time scale")
-    add_axis(g, NETWORK["hardware"], single)
-    add_axis(g, NETWORK["contention"], single, note=" (--contention alone: on)",
+
+    def axis(name: str) -> Axis:
+        return dataclasses.replace(NETWORK[name], default=None) if from_file else NETWORK[name]
+    own = " (unset: the experiment file's own)" if from_file else ""
+    add_axis(g, axis("hardware"), single, note=own)
+    add_axis(g, axis("contention"), single, note=" (--contention alone: on)" + own,
              nargs="?", const="on", metavar="on|off")
-    add_axis(g, NETWORK["time_scale"], single)
-    add_axis(g, NETWORK["tx_gap_us"])
+    add_axis(g, axis("time_scale"), single, note=own)
+    add_axis(g, axis("tx_gap_us"), note=own)
 
 
 MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us")

@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                                    "rest of each curve once.")
     e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
     e.add_argument("--quick", action="store_true", help="the file's quick sweep (its 'quick' values)")
-    add_machine_args(e)
+    add_machine_args(e, from_file=True)
     add_output_args(e, "<name>")
 
 

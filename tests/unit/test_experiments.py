@@ -37,3 +37,17 @@ def test_defaults_come_from_one_place():
         sweep = Sweep.make(workload, {})
         for axis in axes_for(workload):
             assert sweep[axis.name] == axis.default
+
+
+def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():
+    """`experiment --help` once said both "the file's own profile" and "default none"."""
+    import contextlib
+    import io
+    import commands
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        commands.main(["experiment", "--help"])
+    text = " ".join(out.getvalue().split())
+    start = text.index("the nodes' machine")
+    hardware = text[start:text.index("--contention", start)]
+    assert "default none" not in hardware and "the experiment file's own" in hardware
