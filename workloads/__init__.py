@@ -4,7 +4,9 @@ Division of labor: `placement` decides which nodes talk (pure); `agent` owns
 the lifecycle of every helper process in a node (start, ready, result, kill);
 `token`, `iperf`, `filecopy` and `pfs` are the workloads, each the same small
 surface (`base.Workload`), with `token_agent.py` and `copy_agent.py` running
-inside the nodes; `ping` measures round trips. `WORKLOADS` is the table the
+inside the nodes (`forker` keeps a warm agent that forks each server or client on
+command, `pfs_agent` runs MACHE01's tests); `charge` lets an agent pay CPU work
+that is not a packet; `ping` measures round trips. `WORKLOADS` is the table the
 pipeline looks them up in. Imports `core`, `topologies` and `netlab` only.
 """
 from __future__ import annotations

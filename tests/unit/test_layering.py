@@ -112,3 +112,28 @@ def test_every_package_says_who_does_what():
     for pkg in PROJECT - {"labvm"}:
         doc = ast.get_docstring(ast.parse((ROOT / pkg / "__init__.py").read_text())) or ""
         assert "Division of labor" in doc, pkg
+
+
+def _docstring_map(pkg: str) -> tuple[str, set[str], set[str]]:
+    """A package's opening docstring, its modules, and the names its __init__ defines."""
+    init = ast.parse((ROOT / pkg / "__init__.py").read_text())
+    defined = {n.name for n in init.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} | \
+        {t.id for n in init.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+         for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    mods = {p.stem for p in (ROOT / pkg).glob("*.py") if p.stem != "__init__"} | \
+        {p.name for p in (ROOT / pkg).iterdir() if (p / "__init__.py").exists()}
+    return ast.get_docstring(init) or "", mods, defined
+
+
+def test_every_module_is_on_its_packages_map_and_the_map_names_no_ghost():
+    """The opening docstring of each package names every module in it, and every `name` it
+    quotes is a module there, another package, or something its __init__ defines."""
+    import re
+    for pkg in sorted(PROJECT):
+        doc, mods, defined = _docstring_map(pkg)
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", doc))
+        missing = sorted(m for m in mods if m not in words)
+        assert not missing, f"{pkg}/__init__.py's docstring does not name {missing}"
+        ghosts = sorted(w for w in re.findall(r"`([a-z_][a-z0-9_]*)`", doc)
+                        if w not in mods | PROJECT | defined)
+        assert not ghosts, f"{pkg}/__init__.py's docstring names modules that do not exist: {ghosts}"
