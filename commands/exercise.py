@@ -1,4 +1,4 @@
-"""emulate.py exercise list | show | start | check | grade: classroom exercises (exercises/*/)."""
+"""emulate.py exercise list | show | handout | start | check | grade: classroom exercises (exercises/*/)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,9 @@ from commands.args import add_build_args, build_options, require_root
 from core.errors import BadInput
 from core.safefile import write_atomic_bytes
 from core.text import plain
+from pipeline import classpage
 from pipeline import exercise as ex_mod
+from pipeline import handout as handout_mod
 from pipeline.exercise import PASS
 from pipeline.results import RESULTS_DIR
 from pipeline.sheet import page as sheet_page
@@ -35,6 +37,15 @@ def add_parser(sub) -> None:
     show.add_argument("--html", default=None, metavar="FILE",
                       help="write the sheet as one page to hand out or project (with room for the "
                            "answers; never the solutions)")
+    hand = verbs.add_parser("handout", help="write the students' bundle: sheets and answers templates",
+                            description="Write a folder to give the class: per exercise its sheet as a page "
+                                        "and as Markdown, and an answers template; with --roster, one "
+                                        "template per student, the name filled in and the choices in that "
+                                        "student's own order. Never the solutions, nor check.json.")
+    hand.add_argument("names", nargs="*", metavar="NAME", help="exercises (default: all)")
+    hand.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
+    hand.add_argument("--roster", default=None, metavar="FILE",
+                      help="the class's names, one a line: one answers template each")
     start = verbs.add_parser("start", help="build the exercise's network and open the CLI with its tasks")
     start.add_argument("name")
     check = verbs.add_parser("check", help="measure, then judge an answers file (exit 0: all pass, 1: not)")
@@ -46,13 +57,28 @@ def add_parser(sub) -> None:
     check.add_argument("--reveal", action="store_true",
                        help="also print each question's reference value (teachers: a student who sees "
                             "it has the answer)")
-    grade = verbs.add_parser("grade", help="measure once, judge every *.json in a folder, write a CSV")
+    grade = verbs.add_parser("grade", help="judge every *.json in a folder, write a CSV (and a page)",
+                             description="Each student is judged against the measurement their own check "
+                                         "recorded beside their file (NAME.check.json) when it is usable, "
+                                         "else against one measurement taken here (root, about 2 minutes); "
+                                         "when every student's own check is usable, nothing is measured "
+                                         "and no root is needed.")
     grade.add_argument("name")
     grade.add_argument("folder", help="folder of answers files, one per student")
     grade.add_argument("--out", default=None, metavar="FILE", help="CSV (default: FOLDER/grades.csv)")
     grade.add_argument("--roster", default=None, metavar="FILE",
                        help="the class's names, one a line: a name no answers file gives gets a row "
                             "saying so")
+    grade.add_argument("--html", default=None, metavar="FILE",
+                       help="also write the class's results as a page: per question passed, wrong, missing "
+                            "and the common wrong answers; every student's row")
+    when = grade.add_mutually_exclusive_group()
+    when.add_argument("--measure", action="store_true",
+                      help="measure here even when every student has an own check (to compare them: an "
+                           "own check far from this machine's is said in the problem column)")
+    when.add_argument("--no-measure", action="store_true",
+                      help="never measure (no root): a student without a usable own check gets no verdict "
+                           "on the measured questions")
     for q in (start, check, grade):
         add_build_args(q)
 
@@ -104,6 +130,15 @@ def run(args) -> int:
             ex = ex_mod.load(name)
             print(f"{name:18s} {ex['minutes']:3d} min  {ex['title']}: {ex.get('teaches', '')}")
         return 0
+    if args.action == "handout":
+        names = list(dict.fromkeys(args.names)) or list(ex_mod.exercise_dirs())
+        for name in names:
+            ex_mod.load(name)            # an unknown name is one line before anything is written
+        roster = ex_mod.read_roster(Path(args.roster)) if args.roster else None
+        written = handout_mod.write(names, Path(args.out), roster)
+        print(f"hand-out: {len(written)} files for {len(names)} exercise(s)"
+              + (f", {len(roster)} students" if roster else "") + f" in {args.out} (no solutions)")
+        return 0
     ex = ex_mod.load(args.name)
     if args.action == "show":
         if args.answers_template:
@@ -147,9 +182,10 @@ def run(args) -> int:
         print(f"{passed}/{len(verdicts)} correct; verdicts in {out}"
               + (" (measured on a point that failed a fidelity gate: see the warning)" if doubts else ""))
         try:
+            # what grade judges this student against (their own machine's numbers); the measured
+            # questions' references follow from it, which check prints only with --reveal
             write_atomic_bytes(out, json.dumps({"exercise": ex["name"], "student": answers.get("student"),
-                                                # the references follow from these: teachers only
-                                                **({"measured": measured} if args.reveal else {}),
+                                                "measured": measured,
                                                 "measurement_doubts": doubts,
                                                 "verdicts": verdicts}, indent=1) + "\n")
         except OSError as e:
@@ -163,8 +199,21 @@ def run(args) -> int:
             raise BadInput(f"grade: {folder} holds no *.json answers files")
         out = Path(args.out) if args.out else folder / "grades.csv"
         roster = ex_mod.read_roster(Path(args.roster)) if args.roster else None   # before measuring
-        measured, doubts = measure(ex, f"exercise grade {args.name}", opts, out)
+        need = ex_mod.needs_measurement(ex, folder)
+        measured, doubts = None, []
+        if args.measure or (need and not args.no_measure):
+            measured, doubts = measure(ex, f"exercise grade {args.name}", opts, out)
+        elif not need and ex.get("quantities") and not args.no_measure:
+            print("every student's own check is usable: grading on those, measuring nothing "
+                  "(--measure compares them with this machine)", file=sys.stderr, flush=True)
         rows = ex_mod.grade(ex, folder, measured, out, roster=roster)
+        for s in ex_mod.summarize(ex, rows):
+            print(f"{s['id']}: {s['passed']}/{s['total']} passed, {s['wrong']} wrong, {s['missing']} missing"
+                  + (f"; common wrong: {'; '.join(f'{plain(a)} ({n})' for a, n in s['common_wrong'])}"
+                     if s["common_wrong"] else ""))
+        if args.html:
+            classpage.write(Path(args.html), classpage.render(ex, rows, measured, roster))
+            print(f"class page: {args.html}")
         scores = sorted(r["score"] for r in rows)
         print(f"{len(rows)} submissions graded (median {scores[len(scores) // 2]}/{len(ex['questions'])}"
               f"{', ' + str(sum(bool(r['problem']) for r in rows)) + ' with a problem' if any(r['problem'] for r in rows) else ''}"

@@ -13,6 +13,8 @@ and a use. Division of labor:
 - `archive_members`: the regular files of a tar archive whose names match, read in memory
   and capped (a lab host's archive may hold links, devices or a decompression bomb; nothing
   is unpacked, so none of it can land anywhere).
+- `fresh_dir`: a folder to fill from nothing (a hand-out bundle): missing or empty, never a
+  link, so nothing already there is mixed in or overwritten.
 - `private_dir`: the tool's own folders (run state, node disks): made 0700 when missing, and
   refused unless the folder and every folder above it is safe from other users (owned by root
   or this user, and not writable by others unless sticky, as /tmp and /var/tmp are). An
@@ -114,6 +116,34 @@ def write_atomic_bytes(path: Path, data: bytes | str, mode: int = 0o644) -> None
     """Replace path with data in one step (str as UTF-8), never through a link at path."""
     with atomic_binary(path, mode) as f:
         f.write(data.encode() if isinstance(data, str) else data)
+
+
+def fresh_dir(path: Path, what: str) -> Path:
+    """path as an empty folder: made when missing; BadInput when it is a link (to wherever), or
+    anything but a folder, or a folder that holds something (a bundle is written whole or not)."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        try:
+            path.mkdir(parents=True)
+        except OSError as e:
+            raise BadInput(f"cannot make the {what} {path}: {e.strerror}")
+        return path
+    except OSError as e:
+        raise BadInput(f"cannot use the {what} {path}: {e.strerror}")
+    if stat.S_ISLNK(st.st_mode):
+        raise BadInput(f"the {what} {path} is a symbolic link; give a new folder")
+    if not stat.S_ISDIR(st.st_mode):
+        raise BadInput(f"the {what} {path} exists and is not a folder; give a new folder")
+    try:
+        with os.scandir(path) as entries:
+            full = next(entries, None) is not None
+    except OSError as e:
+        raise BadInput(f"cannot use the {what} {path}: {e.strerror}")
+    if full:
+        raise BadInput(f"the {what} {path} is not empty; give a new or empty folder")
+    return path
 
 
 def _unsafe(st: os.stat_result, euid: int) -> str | None:

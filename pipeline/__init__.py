@@ -11,7 +11,8 @@ command; `merge` joins campaign shards; `table` writes a document as text and
 `plot` draws it, both as its workload's `Figure` declares; `claims` judges the
 papers' claims against documents, `tested` runs the tests a tested claim names,
 `validation` reads the era checks, `sensitivity` the variants of open choices,
-`exercise` the classroom exercises and `sheet` their handout pages; and `report` writes the claims report with
+`exercise` the classroom exercises and `sheet` their handout pages, `handout` a class's
+bundle and `classpage` its results page; and `report` writes the claims report with
 the verdicts (HTML and Markdown).
 Imports `core`, `topologies`, `netlab` and `workloads`; the command line
 (`commands`) sits above it and nothing here imports that.

@@ -14,12 +14,24 @@ An expected answer is one of:
 - choice: one of the listed options (compared case-insensitively).
 Answers files: {"exercise": NAME, "student": WHO, "answers": {QUESTION_ID: value}}, where a
 value may also be the template's {"question": TEXT, "unit" or "choices": ..., "answer": value}.
+
+Each student's template lists a question's choices in an order of their own (choice_order: a
+sha256 of exercise, name and question), so a neighbour's letter names another choice; a letter
+is read in the order listed beside it, or, for a bare letter, in the order the name gives.
+`check` writes NAME.check.json beside an answers file, with what it measured; `grade` judges a
+student against that measurement when it is usable (own_check: the file is the student's to
+edit, so it is read capped and typed, and compared with the teacher's measurement when there
+is one), and `summarize` counts each question's verdicts and common wrong answers for the class.
 """
 from __future__ import annotations
 
 import ast
+import collections
 import csv
+import hashlib
+import math
 import operator
+import os
 import re
 import statistics
 from pathlib import Path
@@ -216,20 +228,45 @@ TEMPLATE_HOW = ("replace each \"answer\": null with your answer: a number in the
                 "sudo python3 emulate.py exercise check {name} THIS_FILE")
 
 
-def template(ex: dict) -> dict:
+PERSONAL_HOW = (" A letter (a, b, c) names a choice in the order listed in this file, which is yours: "
+                "a neighbour's letters name other choices.")
+
+
+def student_key(student) -> str:
+    """A name as the choice order reads it: case and spacing do not matter; no name, or the
+    template's placeholder, is no student (the listed order)."""
+    key = " ".join(plain(student).split()).casefold() if isinstance(student, str) else ""
+    return "" if key == TEMPLATE_STUDENT else key
+
+
+def choice_order(ex_name: str, student, q: dict) -> list[str]:
+    """A question's choices in this student's order: each choice's place is a sha256 of
+    (exercise, student, question, its index), so the order is the same wherever it is computed
+    (template, check, grade) and differs between neighbours; without a student, as listed."""
+    key = student_key(student)
+    if not key:
+        return list(q["choices"])
+    seed = f"{ex_name}\n{key}\n{q['id']}\n"
+    ranked = sorted(range(len(q["choices"])), key=lambda i: hashlib.sha256(f"{seed}{i}".encode()).digest())
+    return [q["choices"][i] for i in ranked]
+
+
+def template(ex: dict, student: str | None = None) -> dict:
     """An answers file to fill in: each question's text, with its unit or its choices,
-    beside a null answer (read_answers takes this form as well as a bare value)."""
+    beside a null answer (read_answers takes this form as well as a bare value). For a named
+    student, the name is filled in and the choices are in that student's order."""
     answers = {}
     for q in ex["questions"]:
         entry = {"question": q["text"]}
         if "choices" in q:
-            entry["choices"] = list(q["choices"])
+            entry["choices"] = choice_order(ex["name"], student, q)
         else:
             entry["unit"] = q.get("unit") or NO_UNIT
         entry["answer"] = None
         answers[q["id"]] = entry
-    return {"exercise": ex["name"], "student": "your name", "how": TEMPLATE_HOW.format(name=ex["name"]),
-            "answers": answers}
+    how = TEMPLATE_HOW.format(name=ex["name"]) + (PERSONAL_HOW if student_key(student) else "")
+    return {"exercise": ex["name"], "student": student if student_key(student) else TEMPLATE_STUDENT,
+            "how": how, "answers": answers}
 
 
 def _bare(path: Path, qid: str, value):
@@ -252,29 +289,44 @@ def _plain_choice(text: str) -> str:
     return " ".join(text.translate(_QUOTES).lower().split())
 
 
-def choice_of(q: dict, a) -> str | None:
+def choice_of(q: dict, a, order: list[str] | None = None) -> str | None:
     """The choice an answer names (its text in any case or quote style, or its letter a, b, c
-    in the listed order), or None."""
+    in `order`, the student's, by default as listed), or None."""
     if not isinstance(a, str):
         return None
     want = _plain_choice(a)
     for c in q["choices"]:
         if _plain_choice(c) == want:
             return c
+    order = order or q["choices"]
     m = _LETTER.match(want)
-    if m and ord(m.group(1)) - ord("a") < len(q["choices"]):
-        return q["choices"][ord(m.group(1)) - ord("a")]
+    if m and ord(m.group(1)) - ord("a") < len(order):
+        return order[ord(m.group(1)) - ord("a")]
     return None
 
 
-def _problem(q: dict, a) -> str | None:
+def listed_order(q: dict, entry) -> list[str] | None:
+    """The choices as an answers file lists them beside the answer (the template's form), when
+    they are exactly the question's choices in some order; else None. Reading a letter in this
+    order gains an editor nothing: each letter still names one of the question's choices."""
+    listed = entry.get("choices") if isinstance(entry, dict) else None
+    if not isinstance(listed, list) or len(listed) != len(q["choices"]) \
+            or not all(isinstance(c, str) for c in listed):
+        return None
+    by_text = {_plain_choice(c): c for c in q["choices"]}
+    out = [by_text.get(_plain_choice(c)) for c in listed]
+    return out if None not in out and len(set(out)) == len(out) else None
+
+
+def _problem(q: dict, a, order: list[str] | None = None) -> str | None:
     """Why answer a to question q cannot be judged, or None."""
     if a is None:
         return "no answer"
     if "choices" in q:
-        letters = ", ".join(f"{chr(ord('a') + i)}" for i in range(len(q["choices"])))
-        return None if choice_of(q, a) else (f"takes one of: {' | '.join(q['choices'])} (its text or its "
-                                             f"letter {letters}), got {plain(a)!r}")
+        order = order or q["choices"]
+        letters = ", ".join(f"{chr(ord('a') + i)}" for i in range(len(order)))
+        return None if choice_of(q, a, order) else (f"takes one of: {' | '.join(order)} (its text or its "
+                                                    f"letter {letters}), got {plain(a)!r}")
     if isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or abs(a) > MAX_ANSWER:
         return f"takes a number{' in ' + q['unit'] if q.get('unit') else ''}, got {plain(a)!r}"
     return None
@@ -303,9 +355,18 @@ def read_answers(path: Path, ex: dict, partial: bool = False) -> dict:
             if not partial:
                 raise
             bare[qid], malformed[qid] = None, str(e).split(f"{qid} ", 1)[-1]
-    data = {**data, "answers": bare}
-    problems = {q["id"]: why for q in ex["questions"] if (why := malformed.get(q["id"]) or
-                                                            _problem(q, data["answers"].get(q["id"])))}
+    # a letter names a choice in the order the student saw: listed beside it, else their own
+    orders, foreign = {}, []
+    for q in ex["questions"]:
+        if "choices" in q:
+            own = choice_order(ex["name"], data.get("student"), q)
+            listed = listed_order(q, data["answers"].get(q["id"]))
+            orders[q["id"]] = listed or own
+            if listed and student_key(data.get("student")) and listed not in (own, q["choices"]):
+                foreign.append(q["id"])
+    data = {**data, "answers": bare, "foreign_order": foreign}
+    problems = {q["id"]: why for q in ex["questions"]
+                if (why := malformed.get(q["id"]) or _problem(q, data["answers"].get(q["id"]), orders.get(q["id"])))}
     if problems and not partial:
         missing = [i for i, why in problems.items() if why == "no answer"]
         if missing:
@@ -315,7 +376,7 @@ def read_answers(path: Path, ex: dict, partial: bool = False) -> dict:
         raise BadInput(f"answers file {path}: {qid} {why}")
     for q in ex["questions"]:
         if "choices" in q and q["id"] not in problems:
-            data["answers"][q["id"]] = choice_of(q, data["answers"][q["id"]])
+            data["answers"][q["id"]] = choice_of(q, data["answers"][q["id"]], orders[q["id"]])
     return {**data, "problems": problems}
 
 
@@ -328,12 +389,21 @@ def expected(q: dict, measured: dict[str, float]) -> float | str:
     return evaluate(exp["measured"], measured)
 
 
-def judge(ex: dict, answers: dict, measured: dict[str, float]) -> list[dict]:
-    """One verdict per question: pass or wrong, with the reference and a hint when wrong."""
+NO_MEASUREMENT = "no measurement to judge it against (no check file of the student's, and grade measured nothing)"
+
+
+def judge(ex: dict, answers: dict, measured: dict[str, float] | None) -> list[dict]:
+    """One verdict per question: pass or wrong, with the reference and a hint when wrong. With
+    no measurement (None), a measured question cannot be judged: missing, saying why."""
     out = []
-    problems = answers.get("problems") or {}
+    problems = dict(answers.get("problems") or {})
     for q in ex["questions"]:
-        want = expected(q, measured)
+        if measured is None and "measured" in q["expected"]:
+            got = answers["answers"].get(q["id"])
+            out.append({"id": q["id"], "answer": got, "reference": None, "verdict": MISSING,
+                        "problem": problems.get(q["id"], NO_MEASUREMENT), "source": "measured"})
+            continue
+        want = expected(q, measured or {})
         got = answers["answers"].get(q["id"])
         ref = round(want, 4) if isinstance(want, float) else want
         if q["id"] in problems:
@@ -368,28 +438,138 @@ def read_roster(path: Path) -> list[str]:
     return [n for line in text.splitlines() if (n := plain(line.split("#", 1)[0]).strip())]
 
 
-def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path,
+OWN_CHECK, TEACHERS, NO_MEASURE = "own check", "teacher's", "none"
+DISAGREE_FACTOR = 3       # an own check this many tolerances from the teacher's is said
+
+
+def check_file_of(answers: Path) -> Path:
+    """Where `check` writes its record beside an answers file (and grade looks for it)."""
+    return answers.with_name(answers.stem + VERDICTS_SUFFIX)
+
+
+def _record_problem(ex: dict, data, student) -> str | None:
+    """Why a check record cannot be graded against (it is the student's file: anything may be
+    in it), or None."""
+    if not isinstance(data, dict):
+        return "is not a JSON object"
+    if data.get("exercise") != ex["name"]:
+        return f"is for exercise {plain(data.get('exercise'))[:40]!r}"
+    if student_key(data.get("student")) != student_key(student):
+        return "names another student than the answers file"
+    m = data.get("measured")
+    if not isinstance(m, dict):
+        return "holds no measurement (made by an older check: run check again)"
+    if set(m) != set(ex.get("quantities", {})):
+        return "does not hold this exercise's measured quantities"
+    for k, v in m.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) > MAX_ANSWER:
+            return f"holds a {plain(k)} that is not a finite number"
+    doubts = data.get("measurement_doubts", [])
+    if not isinstance(doubts, list) or not all(isinstance(d, str) for d in doubts):
+        return "holds measurement_doubts that are not a list of lines"
+    for q in ex["questions"]:
+        if "measured" in q["expected"]:
+            try:
+                ref = evaluate(q["expected"]["measured"], m)
+            except BadInput as e:
+                return f"gives {q['id']} no reference ({e})"
+            if not isinstance(ref, float) or not math.isfinite(ref):
+                return f"gives {q['id']} no finite reference"
+    return None
+
+
+def own_check(ex: dict, answers: Path, student) -> tuple[dict[str, float] | None, list[str]]:
+    """The measurement the student's own `check` recorded beside their answers file, read as
+    hostile (size-capped, never through a link, every value typed and finite), or None; and
+    notes for the teacher (why it was not used, or that it failed a fidelity gate)."""
+    path = check_file_of(answers)
+    if not os.path.lexists(path):
+        return None, []
+    try:
+        data = read_json(path, "check file", limit=MAX_ANSWERS_BYTES)
+    except BadInput as e:
+        return None, [f"own check not used: {e}"]
+    why = _record_problem(ex, data, student)
+    if why:
+        return None, [f"own check not used: {plain(path.name)} {why}"]
+    notes = ["own check's measurement failed a fidelity gate"] if data.get("measurement_doubts") else []
+    return {k: float(v) for k, v in data["measured"].items()}, notes
+
+
+def needs_measurement(ex: dict, folder: Path) -> list[str]:
+    """The answers files that would need the teacher's measurement: readable ones without a
+    usable check record of their own (none when the exercise measures nothing)."""
+    if not ex.get("quantities"):
+        return []
+    out = []
+    for path in submissions(folder):
+        try:
+            answers = read_answers(path, ex, partial=True)
+        except BadInput:
+            continue            # judged as unreadable, measured or not
+        if own_check(ex, path, answers.get("student"))[0] is None:
+            out.append(path.name)
+    return out
+
+
+def disagreements(ex: dict, own: dict[str, float], teachers: dict[str, float]) -> list[str]:
+    """Measured questions whose reference from the student's own check is more than
+    DISAGREE_FACTOR tolerances from the teacher's: a slow machine, or an edited file."""
+    out = []
+    for q in ex["questions"]:
+        if "measured" in q["expected"]:
+            mine, theirs = expected(q, own), expected(q, teachers)
+            tol = q.get("tolerance", 0.05)
+            if abs(mine - theirs) > DISAGREE_FACTOR * tol * abs(theirs) + 1e-12:
+                out.append(f"{q['id']}: own check gives {mine:.4g}, the teacher's {theirs:.4g} (more than "
+                           f"{DISAGREE_FACTOR}x its tolerance apart; judged on the own check)")
+    return out
+
+
+def _student(answers: dict) -> str:
+    s = answers.get("student")
+    return plain(s).strip() if isinstance(s, str) else ""
+
+
+def grade(ex: dict, folder: Path, measured: dict[str, float] | None, out: Path,
           roster: list[str] | None = None) -> list[dict]:
-    """Every *.json in folder, judged against one measurement, into a CSV for the teacher: per
-    question the student's answer and its verdict, the score out of the maximum, and why a file
-    or an answer could not be judged (an unanswered question costs that question, not the file).
-    Then a row of the references, one of the class (how many passed each question), and a row
-    for every roster name no file names. Returns the students' rows."""
+    """Every *.json in folder, judged, into a CSV for the teacher: per question the student's
+    answer and its verdict, the score out of the maximum, which measurement judged it (the
+    student's own check beside the file when usable, else the teacher's `measured`, else none),
+    and why a file or an answer could not be judged (an unanswered question costs that question,
+    not the file). Then a row of the references, one of the class (per question: passed, wrong,
+    missing, the common wrong answers), and a row for every roster name no file names. Returns
+    the students' rows (with their raw answers under "_answers", not written)."""
     qs = ex["questions"]
     ids = [q["id"] for q in qs]
     rows = []
     for path in submissions(folder):
-        row = {"file": path.name, "student": "", "max": len(qs)}
+        row = {"file": path.name, "student": "", "max": len(qs), "_answers": {}}
         try:
             answers = read_answers(path, ex, partial=True)
-            student = plain(answers.get("student") or "").strip()
-            verdicts = judge(ex, answers, measured)
+            student = _student(answers)
+            own, notes = own_check(ex, path, answers.get("student"))
+            use = own if own is not None else measured
+            row["measurement"] = OWN_CHECK if own is not None else TEACHERS if measured is not None else NO_MEASURE
+            verdicts = judge(ex, answers, use)
             for v in verdicts:
                 row[v["id"]] = v["verdict"]
                 row[f"{v['id']}_answer"] = "" if v["answer"] is None else plain(v["answer"])
+                row["_answers"][v["id"]] = v["answer"]
             row["score"] = sum(v["verdict"] == PASS for v in verdicts)
-            notes = [f"{v['id']}: {v['problem']}" for v in verdicts if v["verdict"] == MISSING]
-            if student in ("", TEMPLATE_STUDENT):
+            unmeasured = [v["id"] for v in verdicts if v.get("problem") == NO_MEASUREMENT]
+            blank = [v["id"] for v in verdicts if v.get("problem") == "no answer"]
+            notes = ([f"no answer to {', '.join(blank)}"] if blank else []) + \
+                [f"{v['id']}: {v['problem']}" for v in verdicts
+                 if v["verdict"] == MISSING and v["id"] not in unmeasured + blank] + notes
+            if unmeasured:
+                notes.append(f"{', '.join(unmeasured)} not judged: {NO_MEASUREMENT}")
+            if own is not None and measured is not None:
+                notes += disagreements(ex, own, measured)
+            if answers["foreign_order"]:
+                notes.append(f"choices listed in another student's order ({', '.join(answers['foreign_order'])}): "
+                             "a template made for someone else?")
+            if student_key(student) == "":
                 notes.insert(0, f"no student name (\"student\" is {student!r})")
             row["student"] = student
             row["problem"] = "; ".join(notes)
@@ -398,27 +578,79 @@ def grade(ex: dict, folder: Path, measured: dict[str, float], out: Path,
             row["score"] = 0
             row["problem"] = str(e)
         rows.append(row)
-    names = [r["student"] for r in rows if r["student"]]
+    names = [student_key(r["student"]) for r in rows if student_key(r["student"])]
     for r in rows:
-        if r["student"] and names.count(r["student"]) > 1:
+        if student_key(r["student"]) and names.count(student_key(r["student"])) > 1:
             r["problem"] = "; ".join(filter(None, [r["problem"], "the same student name as another file"]))
-    extra = [{"file": REFERENCE_ROW, **{f"{q['id']}_answer": _shown(expected(q, measured)) for q in qs}},
+    summary = summarize(ex, rows)
+    used = {m: sum(r.get("measurement") == m for r in rows) for m in (OWN_CHECK, TEACHERS, NO_MEASURE)}
+    extra = [{"file": REFERENCE_ROW, "measurement": TEACHERS if measured is not None else NO_MEASURE,
+              **{f"{q['id']}_answer": _shown(expected(q, measured)) if measured is not None
+                 or "measured" not in q["expected"] else "(each student's own check)" for q in qs}},
              {"file": CLASS_ROW, "student": f"{len(rows)} files", "max": len(qs),
-              **{i: f"{sum(r.get(i) == PASS for r in rows)}/{len(rows)} passed" for i in ids},
+              **{s["id"]: f"{s['passed']}/{s['total']} passed, {s['wrong']} wrong, {s['missing']} missing"
+                 for s in summary},
+              **{f"{s['id']}_answer": "common wrong: " + "; ".join(f"{a} ({n})" for a, n in s["common_wrong"])
+                 for s in summary if s["common_wrong"]},
+              "measurement": ", ".join(f"{m} {n}" for m, n in used.items()),
               "score": f"median {statistics.median([r['score'] for r in rows]):g}" if rows else ""}]
-    graded = {r["student"].lower() for r in rows}
     extra += [{"file": "(none)", "student": name, "max": len(qs), "score": 0, "problem": "on the roster, no file"}
-              for name in roster or [] if name.lower() not in graded]
-    fields = ["file", "student", *(k for i in ids for k in (i, f"{i}_answer")), "score", "max", "problem"]
+              for name in absent(rows, roster)]
+    fields = ["file", "student", *(k for i in ids for k in (i, f"{i}_answer")), "score", "max", "measurement",
+              "problem"]
     try:
         with atomic_text(out, mode=0o600, newline="") as f:   # the references and every answer
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
             for row in rows + extra:
-                w.writerow({k: csv_cell(v) for k, v in row.items()})
+                w.writerow({k: csv_cell(v) for k, v in row.items() if not k.startswith("_")})
     except OSError as e:
         raise BadInput(f"cannot write {out}: {e.strerror}; choose another --out")
     return rows
+
+
+def slug(name: str) -> str:
+    """A student's name as a file name (the hand-out's): letters, digits, - and _ only."""
+    return re.sub(r"[^\w-]+", "-", plain(name)).strip("-_")[:MAX_SLUG] or "student"
+
+
+MAX_SLUG = 60
+
+
+def absent(rows: list[dict], roster: list[str] | None) -> list[str]:
+    """Roster names no graded file gives (case and spacing aside), nor is named after as the
+    hand-out named it (a file handed in unreadable, or with "your name" left in, is not absent)."""
+    graded = {student_key(r["student"]) for r in rows}
+    files = {r["file"].casefold() for r in rows}
+    return [name for name in roster or [] if student_key(name) not in graded
+            and f"{slug(name)}.json".casefold() not in files]
+
+
+COMMON_WRONG = 3     # the most frequent wrong answers shown per question
+
+
+def _answer_key(a) -> str:
+    """A wrong answer as counted: numbers to 3 significant figures (9.41 and 9.412 are one
+    mistake), choices as their text."""
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return f"{float(f'{a:.3g}'):g}"
+    return plain(a)
+
+
+def summarize(ex: dict, rows: list[dict]) -> list[dict]:
+    """Per question, over the graded rows: how many passed, were wrong, were missing (no answer,
+    or one that cannot be judged), and the most common wrong answers with their counts."""
+    out = []
+    for q in ex["questions"]:
+        verdicts = [r.get(q["id"]) for r in rows]
+        wrong = collections.Counter(_answer_key(r["_answers"].get(q["id"])) for r in rows
+                                    if r.get(q["id"]) == FAIL)
+        out.append({"id": q["id"], "text": q["text"], "unit": q.get("unit", ""),
+                    "source": next(iter(q["expected"])), "total": len(rows),
+                    "passed": verdicts.count(PASS), "wrong": verdicts.count(FAIL),
+                    "missing": len(rows) - verdicts.count(PASS) - verdicts.count(FAIL),
+                    "common_wrong": [(a, n) for a, n in wrong.most_common(COMMON_WRONG)]})
+    return out
 
 
 def _shown(v) -> str | float:

@@ -121,10 +121,10 @@ def test_grade_writes_one_row_per_submission(tmp_path):
     assert 0 < int(rows["bob.json"]["score"]) < n
     # one unanswered question costs that question, not the file
     assert rows["carol.json"]["q1_answer"] == "9.41" and rows["carol.json"]["q1"] != exercise.MISSING
-    assert rows["carol.json"]["q2"] == exercise.MISSING and "q2: no answer" in rows["carol.json"]["problem"]
+    assert rows["carol.json"]["q2"] == exercise.MISSING and "no answer to q2" in rows["carol.json"]["problem"]
     assert "not valid JSON" in rows["dave.json"]["problem"]
     assert list(rows["alice.json"])[:4] == ["file", "student", "q1", "q1_answer"]
-    assert rows["(reference)"]["q1_answer"] != "" and rows["(class)"]["q1"].endswith(f"/4 passed")
+    assert rows["(reference)"]["q1_answer"] != "" and "/4 passed, " in rows["(class)"]["q1"]
     assert rows["Zoe"]["problem"] == "on the roster, no file"
 
 
@@ -717,3 +717,19 @@ def test_multiple_choice_questions_do_not_give_themselves_away():
     longest = sum(all(len(r) > len(c) for c in q["choices"] if c != r) for q, r in zip(qs, right))
     assert first <= len(qs) / 3, f"the right choice is first in {first} of {len(qs)}"
     assert longest <= len(qs) / 2, f"the right choice is the longest in {longest} of {len(qs)}"
+
+
+MAX_LENGTH_RATIO = 1.5
+
+
+def test_choices_are_balanced_in_length():
+    """Within each question the longest choice is at most 1.5 times the shortest: message-size's
+    right q7 had 171 characters beside 99 and 111, and topology-design's q5 was 'about 2' beside
+    choices of 29 and 33 (issue 32); a length that stands out tells without measuring."""
+    unbalanced = []
+    for name in NAMES:
+        for q in exercise.load(name)["questions"]:
+            lengths = [len(c) for c in q.get("choices", [])]
+            if lengths and max(lengths) > MAX_LENGTH_RATIO * min(lengths):
+                unbalanced.append(f"{name} {q['id']}: {lengths}")
+    assert unbalanced == []
