@@ -2,8 +2,8 @@
 
 Division of labor: `args` holds the argument types and shared flags (made
 from the axes, so flags and experiment files share names, defaults and
-bounds); each verb module (doctor, topo, cli, run, experiment, reproduce, report,
-plot, merge, clean; quick is the no-argument main job) adds its parser and runs it.
+bounds); each verb module (doctor, topo, cli, run, experiment, exercise, reproduce, report,
+plot, merge, clean, completion; quick is the no-argument main job) adds its parser and runs it.
 `main` maps the error family once: one line on stderr, the error's exit code.
 Validation happens before the root check and before anything is created.
 """
@@ -13,34 +13,39 @@ import os
 import sys
 import traceback
 
-from commands import clean, cli, doctor, exercise, experiment, merge, plot, quick, report, reproduce, run, topo
+from commands import (clean, cli, completion, doctor, exercise, experiment, merge, plot, quick, report,
+                      reproduce, run, topo)
 from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
+from core.version import VersionAction
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
-         "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "clean": clean}
+         "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "clean": clean,
+         "completion": completion}
 
 
-def make_parser() -> Parser:
-    parser = Parser(prog="emulate.py", description=(
+def make_parser(prog: str = "emulate.py") -> Parser:
+    parser = Parser(prog=prog, description=(
         "Beowulf Netlab: rebuild the 1996 Beowulf interconnect studies on real namespaces. "
         "With no command, runs the quick comparison of all topologies (needs root)."))
+    parser.add_argument("--version", action=VersionAction, help="print the version (and git commit) and exit")
     sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
     for verb in VERBS.values():
         verb.add_parser(sub)
+    sub.choices["completion"].set_defaults(root=parser)   # what it walks (no verb imports this package)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "emulate.py") -> int:
     try:
-        args = make_parser().parse_args(argv)
+        args = make_parser(prog).parse_args(argv)
         verb = VERBS[args.command] if args.command else quick
         return verb.run(args)
     except NetlabError as e:
-        sys.stderr.write(f"emulate.py: {e.label}: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
+        sys.stderr.write(f"{prog}: {e.label}: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
         return e.exit_code
     except KeyboardInterrupt:
-        sys.stderr.write("emulate.py: interrupted; the network was taken down\n")
+        sys.stderr.write(f"{prog}: interrupted; the network was taken down\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:   # the reader went away (`... | head`): stop quietly, as cat does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -48,6 +53,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 -- a user sees one line, never a traceback
         if os.environ.get("NETLAB_DEBUG"):
             traceback.print_exc()
-        sys.stderr.write(f"emulate.py: internal error: {type(e).__name__}: {str(e)[:200]} (a bug: "
+        sys.stderr.write(f"{prog}: internal error: {type(e).__name__}: {str(e)[:200]} (a bug: "
                          "please report it; NETLAB_DEBUG=1 shows the traceback)\n")
         return EXIT_FAILURE

@@ -9,6 +9,7 @@ reader and writer of user paths and the check of root's private folders (the
 tool runs as root where students log in); `text` makes hostile text safe for a
 terminal, a CSV cell and a Markdown cell; `parser`, `interpreter` and `signals`
 serve the command line (argument parsing, the interpreter check, SIGTERM as
-an exit).
+an exit); `version` is the project's one version (pyproject.toml reads it,
+--version prints it, results documents record it).
 Nothing here imports from another package of the project.
 """

@@ -26,13 +26,17 @@ from core.errors import BadInput
 from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
 from core.safefile import atomic_text, read_bytes, write_atomic_bytes
 from core.text import csv_cell
+from core.version import __version__
 from pipeline.gates import recompute
 from workloads import WORKLOADS
 
 SCHEMA_VERSION = 5
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS_DIR = ROOT / "results"
-SCHEMA_FILE = RESULTS_DIR / "schema.json"
+# run documents go to the checkout's results/ (also under an editable install); a copy installed
+# by `pip install .` has no checkout, and its packages' folder is no place for them: the working
+# folder's results/ then
+RESULTS_DIR = ROOT / "results" if (ROOT / "pyproject.toml").exists() else Path("results")
+SCHEMA_FILE = ROOT / "results" / "schema.json"
 
 
 PAPER_SCHEMA = {
@@ -316,6 +320,8 @@ SCHEMA = {
             cpus=_t(["integer", "null"], "CPUs of the host"), python=_t("string", "Python version"),
             tools=_t("object", "versions of mininet, iperf3, ovs, tc, nft"),
             project_commit=_t("string", "git commit of this tool (-dirty if modified)"),
+            netlab_version=_t("string", "this tool's version (core/version.py); absent in documents "
+                              "before it"),
             bridge_nf_call_iptables=_t(["string", "null"], "br_netfilter state of the host"),
             tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
             capabilities=_t("object", "what `emulate.py doctor` found"),
@@ -476,6 +482,7 @@ def environment() -> dict:
                   "ovs": _version(["ovs-vsctl", "--version"]), "tc": _version(["tc", "-V"]),
                   "nft": _version(["nft", "--version"])},
         "project_commit": (commit or "unknown") + ("-dirty" if dirty else ""),
+        "netlab_version": __version__,
         # When br_netfilter is loaded, bridged frames also traverse iptables.
         "bridge_nf_call_iptables": _read("/proc/sys/net/bridge/bridge-nf-call-iptables"),
         "tcp_reordering": _read("/proc/sys/net/ipv4/tcp_reordering"),

@@ -1,0 +1,182 @@
+"""The project installs like a package (issue 32): one version, pyproject.toml that names the
+`beowulf-netlab` command and reads that version, a build that installs into a fresh venv and
+runs there away from the checkout, and CITATION.cff / LICENSE that say who and what (no root)."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import commands
+from core.version import NAME, RELEASED, __version__, version_line
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSION_LINE = re.compile(r"^beowulf-netlab \d+\.\d+\.\d+( \(commit [0-9a-f]{4,40}(-dirty)?\))?$")
+
+
+def pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")   # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_version_is_printed(capsys):
+    with pytest.raises(SystemExit) as e:
+        commands.main(["--version"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert VERSION_LINE.match(out), out
+    assert out.startswith(f"beowulf-netlab {__version__}")
+
+
+def test_emulate_py_prints_the_version():
+    r = subprocess.run([sys.executable, str(ROOT / "emulate.py"), "--version"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert VERSION_LINE.match(r.stdout.strip()), r.stdout
+    assert r.stdout.strip() == version_line()
+
+
+def test_version_names_the_commit_in_a_checkout_only(monkeypatch, tmp_path):
+    import core.version as v
+    monkeypatch.setattr(v, "ROOT", tmp_path)     # no .git: an installed copy
+    assert v.version_line() == f"beowulf-netlab {__version__}"
+
+
+def test_version_is_a_literal_setuptools_reads_without_importing():
+    tree = ast.parse((ROOT / "core" / "version.py").read_text())
+    found = [ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+             and any(getattr(t, "id", None) == "__version__" for t in n.targets)]
+    assert found == [__version__]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+
+
+def test_pyproject_names_the_command_and_the_version_source():
+    meta = pyproject()
+    project = meta["project"]
+    assert project["name"] == NAME
+    assert project["scripts"] == {"beowulf-netlab": "emulate:console"}
+    assert "version" in project["dynamic"] and "version" not in project
+    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "core.version.__version__"}
+    assert project["requires-python"] == ">=3.9"
+    assert meta["build-system"]["build-backend"] == "setuptools.build_meta"
+
+
+def test_dependencies_are_requirements_txt_less_test_and_debian_only():
+    reqs = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    wanted = sorted(r for r in reqs if not r.startswith(("pytest", "mininet")))
+    assert sorted(pyproject()["project"]["dependencies"]) == wanted
+
+
+def test_every_package_of_the_checkout_is_installed():
+    """A new top-level package (a folder with __init__.py) or a data folder the code reads
+    beside its packages must be listed, or an installed copy lacks it."""
+    listed = set(pyproject()["tool"]["setuptools"]["packages"])
+    on_disk = {p.parent.name for p in ROOT.glob("*/__init__.py")} - {"tests", "bench", "examples"}
+    assert on_disk <= listed, on_disk - listed
+    assert {"claims", "experiments", "hardware", "exercises", "results"} <= listed
+
+
+def test_console_entry_is_emulate_py():
+    """The console script is emulate.console: the same re-run under /usr/bin/python3, then
+    commands.main, under the name beowulf-netlab."""
+    tree = ast.parse((ROOT / "emulate.py").read_text())
+    assert "console" in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def test_citation_cff_says_who_and_what():
+    yaml = pytest.importorskip("yaml")
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    for key in ("cff-version", "message", "title", "authors", "version", "date-released", "license"):
+        assert key in cff, key
+    assert cff["cff-version"] == "1.2.0"
+    assert str(cff["version"]) == __version__
+    assert str(cff["date-released"]) == RELEASED
+    assert cff["authors"] == [{"name": "Beowulf Netlab contributors"}]
+    assert cff["license"] == "MIT"
+    dois = {r["doi"] for r in cff["references"]}
+    assert dois == {"10.1109/IPPS.1996.508045", "10.1109/HPDC.1996.546233"}   # docs/papers.md §1
+    for ref in cff["references"]:
+        assert ref["type"] == "conference-paper" and ref["title"] and ref["authors"] and ref["year"] == 1996
+        assert all("family-names" in a and "given-names" in a for a in ref["authors"])
+
+
+def test_license_is_mit():
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Copyright (c) 2026 Beowulf Netlab contributors" in text
+
+
+def test_results_documents_record_the_version():
+    pytest.importorskip("jsonschema")
+    from pipeline.results import new_document, validate
+    doc = new_document("token", {})
+    assert doc["environment"]["netlab_version"] == __version__
+    validate(doc)
+    del doc["environment"]["netlab_version"]   # documents written before it still read
+    validate(doc)
+
+
+# ---- a fresh venv: build, install, run away from the checkout --------------------------------
+
+def _venv_missing() -> str | None:
+    """Why a venv install cannot be tried here, or None."""
+    for mod in ("venv", "ensurepip", "setuptools", "wheel", "pip"):
+        if importlib.util.find_spec(mod) is None:
+            return f"{sys.executable} has no {mod} (Debian: python3-venv, python3-setuptools, python3-wheel)"
+    return None
+
+
+def _source_copy(dest: Path) -> Path:
+    """What pyproject.toml packages, copied beside it: the build runs there, not in the checkout
+    (an in-tree build leaves build/ with copies of the code)."""
+    meta = pyproject()
+    names = [*meta["tool"]["setuptools"]["packages"], "emulate.py", "pyproject.toml", "README.md", "LICENSE"]
+    for name in names:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+@pytest.mark.skipif(_venv_missing() is not None, reason=_venv_missing() or "")
+@pytest.mark.parametrize("editable", [False, True], ids=["wheel", "editable"])
+def test_installs_into_a_fresh_venv_and_runs(editable, tmp_path):
+    src = _source_copy(tmp_path / "src")
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NETLAB_NO_REEXEC", "NETLAB_PROG")}
+    env["PIP_NO_INDEX"] = "1"   # no network: nothing is fetched
+    r = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-deps",
+                        "--no-cache-dir", "--disable-pip-version-check",
+                        *(["--editable"] if editable else []), str(src)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    exe = venv / "bin" / "beowulf-netlab"
+
+    def run(*argv: str) -> str:
+        # from an empty folder: the checkout must play no part
+        r = subprocess.run([str(exe), *argv], capture_output=True, text=True, timeout=120, env=env,
+                           cwd=tmp_path)
+        assert r.returncode == 0, (argv, r.stdout[-1000:], r.stderr[-1000:])
+        return r.stdout
+
+    assert run("--version").strip() == f"beowulf-netlab {__version__}"   # no .git in the copy
+    assert "bonded-dual-net" in run("topo")
+    assert "message-size" in run("exercise", "list")                       # exercises/ found
+    assert run("report", "--help").startswith("usage: beowulf-netlab report")
+    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import core, hardware; "
+                            "print(core.__file__); print(list(hardware.__path__)[0])"],
+                           capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path).stdout.split()
+    base = src if editable else venv
+    assert all(Path(p).resolve().is_relative_to(base.resolve()) for p in where), where
