@@ -13,7 +13,7 @@ from pipeline.report import build
 from pipeline.results import RESULTS_DIR
 from pipeline.session import Session
 from pipeline.sweep import Sweep
-from pipeline import tested
+from pipeline import estimate, tested
 from pipeline.sensitivity import load_variants, variant_sweep
 from pipeline.validation import experiments as era_experiments
 from topologies.hardware import NONE
@@ -142,6 +142,9 @@ def run(args) -> int:
     total = sum(len(pts) for s, _ in (*sweeps.values(), *variants.values()) for _, pts in s.schedule())
     print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
           f"report in {out}/", flush=True)
+    ahead = estimate.of_sweeps([(n, s, shares.get(n, [])) for n, (s, _) in sweeps.items()]
+                               + [(f"sensitivity-{v}", s, []) for v, (s, _) in variants.items()])
+    print(f"measuring {ahead.line()}", flush=True)
     t0 = time.monotonic()
     try:
         for k, (name, (sweep, paper)) in enumerate(sweeps.items(), 1):

@@ -9,7 +9,8 @@ shared wires where it is built (`wire` is then a set of its ports, not a bridge)
 `hostcost` is a node's CPU budget, `nic` a card's gap, `contention` CSMA/CD's
 average cost on the tc wire;
 `testbed` builds and always tears down one network, with `manifest` recording
-what a run made so the clean verb removes exactly that; `disk` gives nodes throttled
+what a run made so the clean verb removes exactly that, and `running` reading those
+records for the inspect and shell verbs (the networks running now, a node entered); `disk` gives nodes throttled
 disks (`disk_profiles` says how fast) and `pfs` runs a GlusterFS brick and
 client on each node's disk; `console` is Mininet's CLI on a testbed.
 Imports only `core` and `topologies`; nothing here knows about workloads.

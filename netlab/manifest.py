@@ -4,7 +4,9 @@ Every object a run makes in the host's root namespace is named with the run's
 prefix `bnl<id>` (id: two hex digits claimed atomically), and the manifest in
 /run/beowulf-netlab/ lists the processes and namespaces it started. Cleanup
 (at the end of a run, or `emulate.py clean` after a killed one) touches only
-those: never every OVS bridge or every `*-eth*`, unlike `mn -c`. Every kill
+those: never every OVS bridge or every `*-eth*`, unlike `mn -c`. The manifest also
+says what the run is (its command, its network, its nodes' addresses), which
+`inspect` and `shell` read (netlab.running). Every kill
 returns only once the killed processes are gone (`kill_and_wait`), so the next
 run or check never meets one still dying.
 """
@@ -15,6 +17,7 @@ import os
 import random
 import re
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,6 +204,12 @@ class Manifest:
     disk_dir: str | None = None
     cgroup_dirs: list[str] = field(default_factory=list)
     sysctls: dict[str, str] = field(default_factory=dict)    # host sysctl -> its value before the run
+    # what `inspect` and `shell` show and enter (netlab.running): the owner's command line, the
+    # network, and each node's address; its namespace's pid is in `shells`
+    command: str = field(default_factory=lambda: " ".join([os.path.basename(sys.argv[0] if sys.argv else ""),
+                                                           *sys.argv[1:]])[:300])
+    topology: str = ""
+    addresses: dict[str, str] = field(default_factory=dict)  # node in a namespace -> its address
 
     def remember_sysctl(self, key: str, before: str) -> None:
         """A host-wide sysctl the run is about to change, with the value release() restores."""
@@ -217,7 +226,8 @@ class Manifest:
                 "prefix": self.prefix, "shells": self.shells, "shell_starts": self.shell_starts,
                 "netns": self.netns,
                 "ovs_bridges": self.ovs_bridges, "disks": self.disks, "disk_dir": self.disk_dir,
-                "cgroup_dirs": self.cgroup_dirs, "sysctls": self.sysctls}
+                "cgroup_dirs": self.cgroup_dirs, "sysctls": self.sysctls,
+                "command": self.command, "topology": self.topology, "addresses": self.addresses}
         write_atomic_bytes(self.path, json.dumps(data, indent=1), mode=0o600)
 
     @classmethod
@@ -228,7 +238,9 @@ class Manifest:
                    shell_starts=data.get("shell_starts", {}),
                    netns=data.get("netns", []), ovs_bridges=data.get("ovs_bridges", []),
                    disks=data.get("disks", []), disk_dir=data.get("disk_dir"),
-                   cgroup_dirs=data.get("cgroup_dirs", []), sysctls=data.get("sysctls", {}))
+                   cgroup_dirs=data.get("cgroup_dirs", []), sysctls=data.get("sysctls", {}),
+                   command=data.get("command", ""), topology=data.get("topology", ""),
+                   addresses=data.get("addresses", {}))
 
     def record_nodes(self, nodes) -> None:
         """Remember every Mininet node's shell and each host's namespace."""
@@ -238,6 +250,7 @@ class Manifest:
                 if (st := _stat(node.pid)) is not None:
                     self.shell_starts[node.name] = st[2]
                 if node.inNamespace:
+                    self.addresses[node.name] = getattr(node, "address", "") or node.IP() or ""
                     ino = netns_inode(node.pid)
                     if ino and ino not in self.netns:
                         self.netns.append(ino)

@@ -57,6 +57,13 @@ def close_shells(net: Mininet) -> None:
             pass
 
 
+def network_name(spec: NetworkSpec) -> str:
+    """What `inspect` calls the network: topology@rate, its nodes, its machine."""
+    name = f"{spec.topology}@{spec.params.get('rate_mbit', 0):g} ({len(spec.nodes)} nodes"
+    name += f", {spec.machine.hardware}" if spec.machine.hardware != "none" else ""
+    return name + (f", D={spec.machine.time_scale:g})" if spec.machine.time_scale != 1 else ")")
+
+
 class Testbed:
     def __init__(self, spec: NetworkSpec, opts: BuildOptions | None = None,
                  caps: Capabilities | None = None):
@@ -93,6 +100,7 @@ class Testbed:
         setLogLevel("info" if self.opts.verbose else "output")
         t0 = time.monotonic()
         self.manifest = claim()
+        self.manifest.topology = network_name(self.spec)
         self._old_label = os.environ.get(LABEL_ENV)
         os.environ[LABEL_ENV] = self.manifest.prefix  # inherited by every shell and agent
         self._allow_tcp()

@@ -2,8 +2,9 @@
 
 Division of labor: `sweep` holds every sweep axis and its one default, and
 expands a sweep into networks and points; `experiment` reads and checks
-experiment files; `runner` builds each network, runs its points under the
-`monitor` (fidelity) and writes the `results` document after every point;
+experiment files; `estimate` says up front how many points and minutes a run
+takes (each workload's point cost); `runner` builds each network, runs its points under the
+`monitor` (fidelity), shows its `progress` and writes the `results` document after every point;
 `gates` judges each point's fidelity (again whenever a document is read);
 `calibration` adds and judges the calibration points, per experiment; `derive`
 takes points one experiment shares with another; `session` runs sweeps for a

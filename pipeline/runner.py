@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
@@ -19,33 +18,12 @@ from netlab.testbed import BuildOptions, Testbed
 from pipeline import calibration
 from pipeline.derive import shared_calibrations, take_networks
 from pipeline.gates import evaluate
+from pipeline.estimate import point_seconds
 from pipeline.monitor import Monitor
+from pipeline.progress import Progress
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep, network_fields, network_key
 from topologies.timescale import time_scale_of
-
-
-class Progress:
-    """A one-line progress bar on stderr (plain lines when not a terminal)."""
-
-    def __init__(self, total: int, enabled: bool = True):
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.tty = sys.stderr.isatty()
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label}"
-        if self.tty:
-            sys.stderr.write("\r" + line[:110].ljust(110))
-            if self.done == self.total:
-                sys.stderr.write("\n")
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
@@ -84,9 +62,23 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
     if have:
         schedule = [(spec, kept) for spec, pts in schedule
                     if (kept := [pt for pt in pts if pt.get("point_index") not in have])]
-    bar = Progress(sum(len(pts) for _, pts in schedule), progress)
     csv_path = out.with_suffix(".csv")
     host = os.environ.get("NETLAB_HOST_LABEL") or platform.node()
+    workload = sweep.spec_workload
+    settings = sweep.settings()
+    # the bar advances by each point's estimated cost, so its time left weighs points fairly
+    weights = {id(pt): point_seconds(workload, spec, pt, settings) for spec, pts in schedule for pt in pts}
+    with Progress(sum(len(pts) for _, pts in schedule), progress, total_weight=sum(weights.values())) as bar:
+        _measure(sweep, doc, out, opts, caps, schedule, bar, weights, csv_path, host)
+    doc["calibrations"] = calibration.verdicts(doc["points"])
+    doc["complete"] = True
+    write_atomic(doc, out)
+    return doc
+
+
+def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, schedule: list, bar: Progress,
+             weights: dict[int, float], csv_path: Path, host: str) -> None:
+    """Each network of the schedule built once, its points run into doc, then taken down."""
     workload = sweep.spec_workload
     settings = sweep.settings()
     for spec, points in schedule:
@@ -105,6 +97,7 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
             costed = [tb.host(n.name) for n in spec.nodes if n.host_cost is not None]
             hosts = [tb.host(n.name) for n in spec.nodes]
             for pt in points:
+                bar.running(f"{network_key(spec)} {pt['placement']} {workload.label(pt)}")
                 cpu_before = cpu_counters(costed)
                 tcp_before = tcp_counters(hosts)
                 t_point = time.monotonic()
@@ -143,16 +136,16 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
                 point["gates"] = evaluate(point, point["fidelity"], {**rates, **held}, workload.bounds,
                                           workload.concurrent_pairs)
                 plan = point.get("pairs_placed") or point.get("copies_placed")
-                if progress and plan and plan != shown:
+                if plan and plan != shown:
                     load = " ".join(f"{w}:{n}" for w, n in sorted(point.get("wire_load", {}).items()))
-                    sys.stderr.write(f"  plan ({spec.topology} {pt['placement']}): {', '.join(plan)}"
-                                     f"; wire load {load or '-'}\n")
+                    bar.note(f"  plan ({spec.topology} {pt['placement']}): {', '.join(plan)}"
+                             f"; wire load {load or '-'}")
                     shown = plan
                 doc["points"].append(point)
                 write_atomic(doc, out, new_point=point)
                 write_csv(doc, csv_path)
                 bar.step(f"{network_key(spec)} {pt['placement']} {workload.label(pt)}: "
-                         f"{point['throughput_mbyte_s']:.2f} MB/s")
+                         f"{point['throughput_mbyte_s']:.2f} MB/s", weights.get(id(pt), 1.0))
             if tb.contention is not None:
                 doc["environment"]["topologies"][network_key(spec)]["contention"] = tb.contention.record()
             doc["calibrations"] = calibration.verdicts(doc["points"])
@@ -166,7 +159,3 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
         if tb.medium_final:   # the medium engine's own CPU over the network's life
             doc["environment"]["topologies"][network_key(spec)]["timing"]["engine_cpu_s"] = \
                 round(tb.medium_final["cpu_s"], 2)
-    doc["calibrations"] = calibration.verdicts(doc["points"])
-    doc["complete"] = True
-    write_atomic(doc, out)
-    return doc

@@ -18,6 +18,7 @@ from typing import TextIO
 from core.errors import BadInput, RuntimeFailure
 from netlab.capabilities import Capabilities, probe
 from netlab.impls import BuildOptions
+from pipeline import estimate
 from pipeline.calibration import MET, table_lines
 from pipeline.plot import plot
 from pipeline.table import table
@@ -101,6 +102,8 @@ def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
     out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
     png = png or str(out.with_suffix(".png"))
     session = Session(verb, opts, [sweep], [out, Path(png)])
+    log.write(f"measuring {estimate.of_sweep(sweep).line()}\n")
+    log.flush()
     key = name or sweep.workload
     try:
         doc = session.run(sweep, out, paper, name, progress)

@@ -5,6 +5,8 @@ against a network before anything is built, runs one point on a built
 testbed, lists the CSV columns that tell its points apart, and declares how
 its points are tabulated and drawn (`Figure`). The runner
 looks workloads up in `workloads.WORKLOADS`; it never branches on their names.
+Each also says what a point costs in time (`cost`), so a sweep's length can be
+announced before it starts (pipeline.estimate).
 """
 from __future__ import annotations
 
@@ -12,6 +14,26 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.values import Axis
+from netlab.shaping import payload_capacity_bytes_s
+
+HALF_DUPLEX_SHARE = 0.95   # a shared (hub) wire also carries the ACKs of its data
+CONTENTION_SHARE = 0.85     # and, under CSMA/CD, loses about this much more to collisions and backoff
+
+
+def path_rate_bytes_s(spec, path: tuple[tuple[str, ...], ...], load: dict[str, int]) -> float:
+    """About the TCP payload per second a flow moves along `path` while load[w] flows share
+    each wire w: its slowest segment, a segment's parallel wires adding up (a bonded node
+    stripes over them). For estimates of a point's time (Workload.cost), never for gates."""
+    slowest = float("inf")
+    for seg in path:
+        rate = 0.0
+        for name in seg:
+            wire = spec.wire(name)
+            share = (1.0 if wire.full_duplex else HALF_DUPLEX_SHARE) * (CONTENTION_SHARE if wire.contention else 1.0)
+            rate += payload_capacity_bytes_s(wire.rate_mbit) * share / max(load.get(name, 1), 1)
+        slowest = min(slowest, rate)
+    return slowest
+
 
 PAIRS = Axis("pairs", "int", [4], "process pairs communicating at once (no node in two pairs)",
              minimum=1, maximum=512)
@@ -67,6 +89,10 @@ class Workload:
     # its figure is bytes / the longest pair's time, which holds only if the pairs ran together
     # (the gates check their span); False where each flow reports its own rate
     concurrent_pairs: bool = False
+    # (spec, point, settings) -> seconds the point takes on this host: its own window (a duration,
+    # or its bytes over its wires' and disks' rates) and its own setup. pipeline.estimate sums them
+    # into the time a sweep is announced with; None: pipeline.estimate's default per point
+    cost: Callable[[Any, dict, dict], float] | None = None
 
     def axis(self, name: str) -> Axis:
         return next(a for a in self.axes if a.name == name)

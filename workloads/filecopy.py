@@ -20,7 +20,7 @@ from netlab.disk import DiskSet
 from netlab.disk_profiles import HARDWARE, TRANSFERS, DiskProfile, for_spec, parse_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
-from workloads.base import Figure, Workload
+from workloads.base import Figure, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
@@ -250,10 +250,36 @@ def bounds(point: dict) -> list[tuple[str, float, float]]:
     return [("aggregate copy rate", point["throughput_mbyte_s"], point["copies"] * min(rates))]
 
 
+# a point's own work beyond its copies: agents started, the start line, and per byte of the
+# point's files: random sources written and flushed, every destination's SHA-256. Measured on this
+# host (Debian 12, 2 cores, 2026-11-27, three full reproductions' timing records): 0.3-0.65 s a
+# point of 7 x 1-16 MB
+SETUP_S = 0.3
+SETUP_S_PER_BYTE = 1 / 250e6
+
+
+def cost(spec, point: dict, settings: dict) -> float:
+    """Seconds a point takes: its slowest copy (a local one at its disk's rate, both transfers on
+    the CPU under PIO; a remote one at the slowest of its disks, its CPU and its share of the
+    wires it crosses), plus its setup."""
+    disk = disk_of(settings, spec)
+    rates = [r * 1e6 for r in (disk.read_mbyte_s, disk.write_mbyte_s) if r]
+    disk_rate = min(rates) if rates else float("inf")
+    cpu_rate = 1e9 / disk.cpu_ns_per_byte if disk.cpu_ns_per_byte else float("inf")  # one transfer
+    size, copies = point["file_size"], settings["copies"]
+    slowest = size / min(disk_rate, cpu_rate / 2) if copies > point["remote"] else 0.0
+    if point["remote"]:
+        pairs = place(spec, point["remote"], point["placement"])
+        load = wire_load(pairs)
+        net = min(path_rate_bytes_s(spec, p.path, load) for p in pairs)
+        slowest = max(slowest, size / min(disk_rate, cpu_rate, net))
+    return slowest + SETUP_S + SETUP_S_PER_BYTE * size * copies
+
+
 WORKLOAD = Workload(
     name="filecopy", summary="the Disk/Net balance test (simultaneous file copies over emulated disks)",
     axes=AXES, csv_columns=("copies", "remote", "file_size", "disk"),
-    check=check, run_point=run_point, prepare=prepare, bounds=bounds,
+    check=check, run_point=run_point, prepare=prepare, bounds=bounds, cost=cost,
     label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}",
     figure=Figure("Disk/Net balance: simultaneous file copies, aggregate throughput", x="remote",
                   x_label="remote (internode) copies", x_step="one", series=("file_size",),

@@ -407,6 +407,31 @@ def bounds(point: dict) -> list[tuple[str, float, float]]:
     return out
 
 
+# Measured on this host (Debian 12, 2 cores, 2026-11-27, full and quick reproductions' timing
+# records): a point's own setup beyond its transfers (the MPI command through every node, the
+# throttles renewed) took 0.05-0.15 s a node (4 nodes: 0.2-0.27 s a point; 32 nodes: 4.1-4.9 s);
+# the all-remote file view took 1.4-1.6 x the all-local time on today's hosts and 3.4-4.1 x with
+# pc-2001's CPU budgets (each remote block paid on two nodes' CPUs), half-remote about half as much more
+SETUP_S_PER_NODE = 0.14
+REMOTE_SLOWDOWN = 0.5
+REMOTE_SLOWDOWN_COSTED = 2.8
+
+
+def cost(spec, point: dict, settings: dict) -> float:
+    """Seconds a point takes: ttcp its duration after slow start; bonnie and the MPI test
+    `volume` written then read at the disk's rates, the MPI test slower by its remote share;
+    plus its setup through every node."""
+    setup = SETUP_S_PER_NODE * len(spec.nodes)
+    if point["test"] == "ttcp":
+        return OMIT_S + settings["duration"] + setup
+    disk = for_spec(settings["disk"], spec, transfer=None)
+    seconds = sum(settings["volume"] / (rate * 1e6) for rate in (disk.write_mbyte_s, disk.read_mbyte_s) if rate)
+    if point["test"] == "pfs":
+        slowdown = REMOTE_SLOWDOWN_COSTED if any(n.host_cost for n in spec.nodes) else REMOTE_SLOWDOWN
+        seconds *= 1 + (1 - point["local_fraction"]) * slowdown
+    return seconds + setup
+
+
 def label(pt: dict) -> str:
     if pt["test"] != "pfs":
         return pt["test"]
@@ -419,6 +444,7 @@ WORKLOAD = Workload(
     csv_columns=("test", "local_fraction", "stripe_size", "volume", "write_mbyte_s", "read_mbyte_s",
                  "local_fraction_measured"),
     check=check, run_point=run_point, prepare=prepare, label=label, normalize=normalize, bounds=bounds,
+    cost=cost,
     rate_keys=("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s"),
     figure=Figure("parallel file system: aggregate read and write", x="local_fraction",
                   x_label="local fraction (share of each rank's blocks in its own node's stripe)",

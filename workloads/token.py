@@ -19,7 +19,7 @@ from core.values import Axis, human_size
 from netlab.capabilities import mem_available_bytes
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
-from workloads.base import Figure, PAIRS, Workload
+from workloads.base import Figure, PAIRS, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
@@ -138,12 +138,31 @@ def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
             "wire_load": wire_load(pairs)}
 
 
+# a point's own setup beyond its exchanges: servers and clients started from the warm agents, the
+# start line, the servers' charges read back. Measured on this host (Debian 12, 2 cores, 2026-11-27,
+# three full reproductions' timing records): 0.10-0.15 s on today's hosts, 0.2-0.33 s on a 1996 profile
+SETUP_S = 0.2
+ROUND_TRIP_STACK_S = 5e-4    # a round trip's time in the two stacks and agents (--exchanges)
+
+
+def cost(spec, point: dict, settings: dict) -> float:
+    """Seconds a point takes: its --duration, or its round trips each carrying the token both
+    ways over the pair's share of its path; plus its setup."""
+    if not settings.get("exchanges"):
+        return settings["duration"] + SETUP_S
+    pairs = place(spec, point["pairs"], point["placement"])
+    load = wire_load(pairs)
+    rate = min(path_rate_bytes_s(spec, p.path, load) for p in pairs)
+    per_round_trip = 2 * point["token_size"] / rate / point["tokens_in_flight"] + ROUND_TRIP_STACK_S
+    return settings["exchanges"] * per_round_trip + SETUP_S
+
+
 WORKLOAD = Workload(
     name="token", summary="the papers' token exchange (network throughput test)",
     axes=AXES, concurrent_pairs=True,
     figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
                   x_step="double", split_if_varying=("pairs", "tokens_in_flight", "transport")),
     csv_columns=("pairs", "token_size", "tokens_in_flight", "transport", "rtt_ms_median"),
-    check=check, run_point=run_point, prepare=prepare,
+    check=check, run_point=run_point, prepare=prepare, cost=cost,
     label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}"
                      + (" UDP" if pt.get("transport") == "udp" else ""))
