@@ -1,11 +1,13 @@
 """emulate.py plot RESULTS...: redraw the table and figures of a saved document, or overlay
-several runs of one workload (two hosts, two commits, before and after a change)."""
+several runs of one workload (two hosts, two commits, before and after a change); --series
+draws what happened within points instead: each flow's throughput over time."""
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.plot import plot
+from pipeline.plot import plot, plot_series
 from pipeline.table import table
 from pipeline.results import check_writable, load
 
@@ -18,7 +20,22 @@ def add_parser(sub) -> None:
                                    "(e.g. 'plot before.json after.json --png both.png').")
     p.add_argument("results", nargs="+", help="results/*.json documents (several: overlaid)")
     p.add_argument("--png", default=None, metavar="FILE",
-                   help="output file (default: beside the first document; -overlay.png for several)")
+                   help="output file (default: beside the first document; -overlay.png for several; "
+                        "-series.png with --series)")
+    p.add_argument("--series", action="store_true",
+                   help="draw each flow's throughput over time instead (iperf points: one axes per point, "
+                        "one line per flow, their sum and the wire's rate; several documents share a "
+                        "point's axes, a line style per run); at most 12 points unless --point chooses")
+    p.add_argument("--point", type=point_index, action="append", default=None, metavar="N",
+                   help="with --series: draw point N (its point_index; the CSV's first column); "
+                        "repeat the flag for several")
+
+
+def point_index(text: str) -> int:
+    """--point's value: a point index, a whole number from 0."""
+    if not (text.strip().isascii() and text.strip().isdigit()) or len(text.strip()) > 9:
+        raise argparse.ArgumentTypeError(f"--point takes a point index (a whole number from 0), got {text!r}")
+    return int(text)
 
 
 def overlay(docs: list[tuple[str, dict]]) -> dict:
@@ -46,13 +63,22 @@ def run_labels(paths: list[str]) -> list[str]:
 
 
 def run(args) -> int:
+    if args.point and not args.series:
+        raise BadInput("plot --point chooses the points --series draws: add --series")
     first = Path(args.results[0])
     several = len(args.results) > 1
-    png = args.png or str(first.with_name(first.stem + "-overlay.png") if several else first.with_suffix(".png"))
+    stem = first.stem + ("-overlay" if several else "") + ("-series" if args.series else "")
+    png = args.png or str(first.with_name(stem + ".png"))
     docs = list(zip(run_labels(args.results), (load(r) for r in args.results)))
     doc = overlay(docs) if several else docs[0][1]
     check_writable(Path(png))
-    pngs = plot(doc, png)
+    note = ""
+    if args.series:
+        pngs, note = plot_series(doc, png, args.point)
+    else:
+        pngs = plot(doc, png)
     print(table(doc))
     print("plot: " + "\n      ".join(pngs))
+    if note:
+        print(note)
     return 0

@@ -4,7 +4,9 @@ Division of labor: `pipeline.table` groups the points into the series the
 workload's `Figure` declares; this module draws them: one axes per hardware view
 with every configuration on it (a colour each, the same on every view), one line
 style per view, the paper's values, error bars from the repeats, gate-failed points
-marked, and lines only between neighbours that were both measured.
+marked, and lines only between neighbours that were both measured. `plot_series` draws
+what happened within points instead: each flow's throughput over time (an iperf
+point's per-interval series), the wire's rate beside it.
 """
 from __future__ import annotations
 
@@ -14,8 +16,13 @@ from pathlib import Path
 from core.errors import BadInput
 from core.safefile import atomic_binary
 from core.values import human_size
-from pipeline.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, figure_of, levels, median,
+from netlab.shaping import tcp_goodput_limit_mbit
+from pipeline.results import real_intervals
+from pipeline.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, config_key, figure_of, levels, median,
                             scale_note, series, sweep_points)
+from topologies.hardware import hardware_of
+from topologies.timescale import time_scale_of
+from workloads import WORKLOADS
 
 METRIC_MARKERS = ("o", "s", "^", "D")
 
@@ -196,3 +203,146 @@ def plot(doc: dict, path: str) -> list[str]:
                fontsize=7.5, frameon=False)
     save(fig, path, 110)
     return [path]
+
+
+SERIES_PANELS = 12                  # points drawn by default in one series figure
+RUN_STYLES = ("-", "--", ":", "-.")
+
+
+def _series_key(p: dict):
+    """A point's identity across overlaid runs: its index in the sweep (a calibration point,
+    which has none, its calibration and repeat)."""
+    return p["point_index"] if "point_index" in p else f"{p.get('calibration_of')} #{p.get('repeat', 0)}"
+
+
+def series_panels(doc: dict, chosen: list[int] | None = None,
+                  most: int = SERIES_PANELS) -> tuple[list[list[dict]], str]:
+    """The points to draw over time, grouped by point (one group per axes, one point per run in
+    it), and a note of what was left out; BadInput when none has a series or a chosen one is
+    not there."""
+    with_series = [p for p in doc["points"] if real_intervals(p)]
+    if not with_series:
+        raise BadInput("plot --series: no point of the document has a flow's throughput over time "
+                       "(iperf points record one; documents from before it do not): drop --series")
+    groups: dict = {}
+    for p in with_series:
+        groups.setdefault(_series_key(p), []).append(p)
+    if chosen:
+        missing = [c for c in chosen if c not in groups]
+        if missing:
+            have = ", ".join(str(k) for k in list(groups)[:20]) + (", ..." if len(groups) > 20 else "")
+            raise BadInput(f"plot --point {missing[0]}: no point of that index has a series "
+                           f"(points with one: {have})")
+        return [groups[c] for c in dict.fromkeys(chosen)], ""
+    keys = list(groups)
+    note = "" if len(keys) <= most else (f"series: drew the first {most} of {len(keys)} points; "
+                                          "choose others with --point N")
+    return [groups[k] for k in keys[:most]], note
+
+
+def _panel_title(p: dict) -> str:
+    head = f"point {p['point_index']}" if "point_index" in p else f"calibration {p.get('calibration_of')}"
+    label = WORKLOADS[p["workload"]].label(p) if p.get("workload") in WORKLOADS else ""
+    hw = hardware_of(p)
+    return (f"{head}: {config_key({**p, 'run': None})}, {label}, repeat {p.get('repeat', 0)}"
+            + ("" if hw == "none" else f"\n{view_title(hw)}"))
+
+
+def _gate_note(group: list[dict]) -> str:
+    """Which of a panel's runs failed a fidelity gate (their flows are not trusted)."""
+    failed = [p.get("run", "") for p in group if (p.get("gates") or {}).get("ok") is False]
+    if not failed:
+        return ""
+    runs = ", ".join(r for r in failed if r)
+    return f"\nfailed a fidelity gate{f' (run {runs})' if runs else ''}: not trusted"
+
+
+def _references(ax, p: dict) -> float:
+    """The wire's rate (dashed; a bonded node's channels together too) and the most TCP payload
+    one wire carries (dotted), labelled above the wire's line, where flows seldom reach; returns
+    the highest."""
+    rate = float(p["rate_mbit"])
+    limit = tcp_goodput_limit_mbit(rate)
+    ax.axhline(limit, color="dimgrey", linestyle=":", linewidth=1)
+    lines = [(rate, f"{rate:g} Mbit/s wire; at most {limit:.3g} of TCP payload")]
+    channels = p.get("channels") or 1
+    if channels > 1:
+        lines.append((rate * channels, f"{channels} channels together: {rate * channels:g} Mbit/s"))
+    for y, label in lines:
+        ax.axhline(y, color="dimgrey", linestyle=(0, (6, 3)), linewidth=1)
+        ax.annotate(label, (0.005, y), xycoords=("axes fraction", "data"), xytext=(2, 2),
+                    textcoords="offset points", fontsize=6.5, color="dimgrey")
+    return max(rate * channels, limit)
+
+
+def plot_series(doc: dict, path: str, chosen: list[int] | None = None) -> tuple[list[str], str]:
+    """Each chosen point's flows over time: one axes per point, one line per flow (a colour per
+    flow), their sum, the wire's rate; overlaid runs (plot A B --series) share a point's axes, a
+    line style per run. Rates and times are the real network's (x D, / D on a time-scaled
+    point). Returns (the files written, a note of points left out or '')."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    panels, note = series_panels(doc, chosen)
+    run_names = list(dict.fromkeys(p.get("run", "") for group in panels for p in group))
+    style = {r: RUN_STYLES[i % len(RUN_STYLES)] for i, r in enumerate(run_names)}
+    cols = 1 if len(panels) == 1 else 2
+    rows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(7.2 * cols, 3.9 * rows), squeeze=False, sharey=True)
+    palette = plt.get_cmap("tab10")
+    top, retransmitted, summed = 0.0, False, False
+    for ax, group in zip(axes.flat, panels):
+        flows = list(dict.fromkeys(name for p in group for name, _ in real_intervals(p)))
+        colour = {f: palette(i % palette.N) for i, f in enumerate(flows)}
+        for p in group:
+            top = max(top, _references(ax, p))
+            ls = style[p.get("run", "")]
+            drawn = real_intervals(p)
+            for name, samples in drawn:
+                ts, ys = [s[0] for s in samples], [s[1] for s in samples]
+                ax.plot(ts, ys, linestyle=ls, color=colour[name], linewidth=1.4, marker="o", markersize=2.5,
+                        label=name if p is group[0] else None)
+                hit = [(t, y) for t, y, r in samples if r]
+                if hit:
+                    retransmitted = True
+                    ax.plot(*zip(*hit), linestyle="none", marker="x", color=colour[name], markersize=6,
+                            markeredgewidth=1.5)
+                top = max(top, max(ys))
+            if len(drawn) > 1:   # the flows report on one grid (one -i, started together)
+                n = min(len(samples) for _, samples in drawn)
+                total = [sum(samples[i][1] for _, samples in drawn) for i in range(n)]
+                ax.plot([drawn[0][1][i][0] for i in range(n)], total, linestyle=ls, color="black",
+                        linewidth=1.1)
+                summed = True
+                top = max(top, max(total, default=0))
+        ax.set_title(_panel_title(group[0]) + _gate_note(group), fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper right", fontsize=6.5, ncol=min(4, len(flows)), frameon=True, framealpha=0.8,
+                  title="flows", title_fontsize=6.5)
+    scaled = any(time_scale_of(p) != 1 for group in panels for p in group)
+    for ax in list(axes.flat)[:len(panels)]:
+        ax.set_xlabel("s since slow start ended" + (" (measured / D)" if scaled else ""), fontsize=8)
+        ax.set_xlim(left=0)
+    for ax in axes[:, 0]:
+        ax.set_ylim(0, top * 1.4)   # room above the wire's rate for the flows' legend
+        ax.set_ylabel("Mbit/s received per interval" + (" (measured x D)" if scaled else ""), fontsize=8)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    handles = []
+    if summed:
+        handles.append(Line2D([], [], color="black", linewidth=1.1, label="all flows together (sum)"))
+    if len(run_names) > 1:
+        handles += [Line2D([], [], color="black", linestyle=style[r], label=f"run {r}") for r in run_names]
+    if retransmitted:
+        handles.append(Line2D([], [], color="black", marker="x", linestyle="none", markersize=6,
+                              label="an interval in which the sender retransmitted"))
+    handles.append(Line2D([], [], color="dimgrey", linestyle=(0, (6, 3)), label="the wire's rate (dashed), "
+                          "the most TCP payload it carries (dotted)"))
+    fig.suptitle(title(doc, "throughput over time, one line per flow" + scale_note(doc)), fontsize=9)
+    fig.tight_layout()
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7.5,
+               frameon=False)
+    save(fig, path, 110)
+    return [path], note

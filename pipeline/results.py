@@ -28,7 +28,9 @@ from core.safefile import atomic_text, read_bytes, write_atomic_bytes
 from core.text import csv_cell
 from core.version import __version__
 from pipeline.gates import recompute
+from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
+from workloads.iperf import MAX_SAMPLES as IPERF_MAX_SAMPLES
 
 SCHEMA_VERSION = 5
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +120,22 @@ PART = {"type": "object", "properties": {
     "charges_lost": _t(["integer", "null"], "charge-channel datagrams a full CPU budget queue dropped",
                        minimum=0),
     "round_trips": _t("integer", "round trips it completed", minimum=0)}}
+# an iperf flow's throughput over time (workloads/iperf.py series): typed and bounded, since a
+# plot and a CSV read every sample
+IPERF_PAIR = {**PART, "properties": {
+    **PART["properties"],
+    "interval_s": _t("number", "iperf3's reporting interval (-i), s, in the time the network ran "
+                     "(scaled time on a time-scaled point)", exclusiveMinimum=0),
+    "intervals": _t("array", "the flow's throughput over time, as measured, at most "
+                    f"{IPERF_MAX_SAMPLES} samples: per interval [t_end_s, mbit_s] or [t_end_s, mbit_s, "
+                    "retransmits]: the receiver's goodput in the interval ending t_end_s seconds after "
+                    "the omitted slow start, and the sender's retransmitted segments in it. On a "
+                    "time-scaled point these are in scaled time: t / D and Mbit/s x D are the real "
+                    "network's (plot --series and the -intervals.csv show those). Absent in documents "
+                    "before it and where the server's report could not be read",
+                    maxItems=IPERF_MAX_SAMPLES,
+                    items={"type": "array", "minItems": 2, "maxItems": 3,
+                           "items": {"type": "number", "minimum": 0}})}}
 
 
 COMMON_POINT = {
@@ -233,7 +251,8 @@ WORKLOAD_POINT = {
         "pairs": _t("integer", "concurrent TCP flows", minimum=1),
         "duration": _t("number", "seconds measured per flow (setting)"),
         "goodput_mbit": _t("number", "sum of the flows' receiver-side goodput, Mbit/s"),
-        "per_pair": _t("array", "each flow's figures", items=PART),
+        "per_pair": _t("array", "each flow's figures (src, dst, port, goodput_mbit, bytes_received, "
+                       "seconds, retransmits) and its throughput over time", items=IPERF_PAIR),
         "pairs_placed": _t("array", "src->dst of each flow"),
     },
     "filecopy": {
@@ -370,6 +389,19 @@ def real_rate(point: dict, metric: str = "throughput_mbyte_s") -> float:
     return float(scaled[metric] if metric in scaled else point[metric])
 
 
+def real_intervals(point: dict) -> list[tuple[str, list[tuple[float, float, int | None]]]]:
+    """Each flow's series (an iperf pair's `intervals`) as the real network's: (src->dst,
+    [(t_s / D, mbit_s x D, retransmits or None)]); flows without one are left out."""
+    d = time_scale_of(point)
+    out = []
+    for part in point.get("per_pair") or []:
+        if isinstance(part, dict) and part.get("intervals"):
+            name = f"{part.get('src', '?')}->{part.get('dst', '?')}"
+            out.append((name, [(s[0] / d, s[1] * d, int(s[2]) if len(s) > 2 else None)
+                               for s in part["intervals"]]))
+    return out
+
+
 def upgrade(doc: Any, where: str) -> dict:
     """A document of any known version, as the current version."""
     if not isinstance(doc, dict):
@@ -427,7 +459,9 @@ def validate(doc: dict, where: str = "the results document") -> None:
         _validator().validate(doc)
     except jsonschema.ValidationError as e:
         path = ".".join(str(p) for p in e.absolute_path) or "the top level"
-        msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
+        shown = repr(e.instance)
+        msg = e.message if len(shown) <= 60 else e.message.replace(shown, shown[:50] + "...")  # why, not what
+        msg = msg if len(msg) <= 160 else msg[:157] + "..."
         raise BadInput(f"{where} does not match results/schema.json at {path}: {msg}")
 
 
@@ -569,6 +603,8 @@ def csv_columns(workload: str) -> list[str]:
 
 
 def write_csv(doc: dict, path: Path) -> None:
+    """The point CSV at path, one row per point; the flows' series, where any point has them,
+    go to its sibling (intervals_csv_path)."""
     try:
         with atomic_text(path, newline="") as f:
             w = csv.DictWriter(f, fieldnames=csv_columns(doc["workload"]), extrasaction="ignore")
@@ -583,6 +619,36 @@ def write_csv(doc: dict, path: Path) -> None:
                 w.writerow({k: csv_cell(v) for k, v in row.items()})
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
+    write_intervals_csv(doc, intervals_csv_path(path))
+
+
+INTERVALS_CSV = ("point_index", "calibration_of", "flow", "time_scale", "t_s", "mbit_s", "retransmits")
+
+
+def intervals_csv_path(path: Path) -> Path:
+    """The per-point CSV's sibling that holds the flows' series (x.csv: x-intervals.csv)."""
+    return Path(path).with_name(Path(path).stem + "-intervals.csv")
+
+
+def write_intervals_csv(doc: dict, path: Path) -> bool:
+    """One row per sample of every flow's series (the point CSV has one row per point, so the
+    series are apart): t_s and mbit_s as the real network's, like the point CSV's MB/s.
+    False (nothing written) when no point has a series."""
+    rows = [{"point_index": p.get("point_index"), "calibration_of": p.get("calibration_of"), "flow": flow,
+             "time_scale": time_scale_of(p), "t_s": round(t, 6), "mbit_s": round(mbit, 6),
+             "retransmits": retrans}
+            for p in doc["points"] for flow, samples in real_intervals(p) for t, mbit, retrans in samples]
+    if not rows:
+        return False
+    try:
+        with atomic_text(path, newline="") as f:
+            w = csv.DictWriter(f, fieldnames=INTERVALS_CSV)
+            w.writeheader()
+            for row in rows:
+                w.writerow({k: csv_cell(v) for k, v in row.items()})
+    except OSError as e:
+        raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
+    return True
 
 
 def write_schema() -> None:

@@ -23,7 +23,8 @@ from pipeline.calibration import MET, table_lines
 from pipeline.plot import plot
 from pipeline.table import table
 from pipeline.derive import shared_points, take_networks
-from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
+from pipeline.results import (RESULTS_DIR, check_writable, intervals_csv_path, new_document, real_intervals,
+                              write_atomic)
 from pipeline.sweep import Sweep, network_key
 
 
@@ -116,7 +117,10 @@ def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
             raise
         raise type(e)(f"{e}; {len(session.docs[key]['points'])} finished point(s) kept in {out}") from e
     pngs = plot(doc, png)
+    series_csv = intervals_csv_path(out.with_suffix(".csv"))   # the flows' series, where any
     lines = [table(doc), "", f"results: {out}", f"         {out.with_suffix('.csv')}",
+             *([f"         {series_csv} (each flow over time: plot --series draws it)"]
+               if any(real_intervals(p) for p in doc["points"]) else []),
              "plot:    " + "\n         ".join(pngs)]
     lines += calibration_lines(doc)
     notes = (paper or {}).get("notes")
