@@ -17,12 +17,12 @@ from core.text import plain
 from pipeline import exercise as ex_mod
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-MAX_SHOWN = 120          # characters of an answer or a problem shown on the page (the CSV has all)
+MAX_SHOWN, MAX_PROBLEM = 120, 400   # characters of an answer, of a problem shown (the CSV has all)
 
 
-def _short(text: str) -> str:
+def _short(text: str, limit: int = MAX_SHOWN) -> str:
     text = plain(text)
-    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "\u2026"
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def render(ex: dict, rows: list[dict], measured: dict[str, float] | None,
@@ -46,7 +46,7 @@ def render(ex: dict, rows: list[dict], measured: dict[str, float] | None,
     students = [{"student": _short(r["student"]) or "(no name)", "file": _short(r["file"]),
                  "score": r["score"], "max": r["max"], "measurement": r.get("measurement", ""),
                  "marks": [r.get(q["id"], ex_mod.MISSING) for q in ex["questions"]],
-                 "problem": _short(r.get("problem", ""))}
+                 "problem": _short(r.get("problem", ""), MAX_PROBLEM)}
                 for r in sorted(rows, key=lambda r: (ex_mod.student_key(r["student"]) or "\uffff", r["file"]))]
     scores = sorted(r["score"] for r in rows)
     used = {m: sum(r.get("measurement") == m for r in rows)

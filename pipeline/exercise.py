@@ -224,12 +224,10 @@ def doubts(ex: dict, points: dict[str, list[dict]]) -> list[str]:
 
 NO_UNIT = "none: a plain number"
 TEMPLATE_HOW = ("replace each \"answer\": null with your answer: a number in the unit given, or one of "
-                "the choices, its exact text; leave the rest as it is. Then: "
-                "sudo python3 emulate.py exercise check {name} THIS_FILE")
-
-
-PERSONAL_HOW = (" A letter (a, b, c) names a choice in the order listed in this file, which is yours: "
-                "a neighbour's letters name other choices.")
+                "the choices, its text or its letter (a, b, c as listed here); leave the rest as it is.{mine} "
+                "Then: sudo python3 emulate.py exercise check {name} THIS_FILE, and hand in this file with "
+                "the .check.json that check writes beside it")
+PERSONAL_HOW = (" This file's order of the choices is yours: a neighbour's letters name other choices.")
 
 
 def student_key(student) -> str:
@@ -264,7 +262,7 @@ def template(ex: dict, student: str | None = None) -> dict:
             entry["unit"] = q.get("unit") or NO_UNIT
         entry["answer"] = None
         answers[q["id"]] = entry
-    how = TEMPLATE_HOW.format(name=ex["name"]) + (PERSONAL_HOW if student_key(student) else "")
+    how = TEMPLATE_HOW.format(name=ex["name"], mine=PERSONAL_HOW if student_key(student) else "")
     return {"exercise": ex["name"], "student": student if student_key(student) else TEMPLATE_STUDENT,
             "how": how, "answers": answers}
 

@@ -85,7 +85,7 @@ def test_a_letter_is_read_in_the_order_the_student_saw(tmp_path):
 def test_a_personal_template_names_the_student_and_lists_their_order():
     ex = hub()
     mine = ex_mod.template(ex, "Edsger Dijkstra")
-    assert mine["student"] == "Edsger Dijkstra" and "yours" in mine["how"]
+    assert mine["student"] == "Edsger Dijkstra" and "is yours" in mine["how"]
     for q in choice_questions(ex):
         assert mine["answers"][q["id"]]["choices"] == ex_mod.choice_order(HUB, "Edsger Dijkstra", q)
     assert ex_mod.template(ex) == ex_mod.template(ex, "your name")     # the class's generic one
