@@ -10,7 +10,8 @@ takes (each workload's point cost); `runner` builds each network, runs its point
 takes points one experiment shares with another; `session` runs sweeps for a
 command; `merge` joins campaign shards; `table` writes a document as text and
 `plot` draws it, both as its workload's `Figure` declares; `claims` judges the
-papers' claims against documents, `tested` runs the tests a tested claim names,
+papers' claims against documents (`forced` asks whether each verdict could have
+failed), `tested` runs the tests a tested claim names,
 `validation` reads the era checks, `sensitivity` the variants of open choices,
 `exercise` the classroom exercises and `sheet` their handout pages, `handout` a class's
 bundle and `classpage` its results page; and `report` writes the claims report with

@@ -27,6 +27,9 @@ How a claim is judged:
   test, not an experiment: verdict "tested". `calibration` claims are the
   calibration points themselves: met or missed, never evidence.
 - claims that read one measurement name each other in `shares` and count once.
+- a claim that would pass whatever its points read within what the run's calibrations pin
+  and its disks and wires allow (pipeline.forced) cannot fail on that view: verdict
+  "forced by construction", counted apart, never reproduced.
 
 Selections pick points of one experiment (`where`: key -> value or list);
 `reduce` (max | min | mean) turns a selection into one number. Check kinds:
@@ -43,6 +46,7 @@ from typing import Any
 
 from core.jsonfile import check_schema, write_schema
 from pipeline import calibration as cal
+from pipeline import forced as forcing
 from pipeline import tested
 from pipeline.results import read_json, real_rate
 from topologies.hardware import hardware_of
@@ -57,6 +61,7 @@ NOT_REPRODUCED = "not reproduced"
 NOT_CHECKABLE = "not checkable"
 CALIBRATION = "calibration point"
 TESTED = "tested"
+FORCED = "forced by construction"
 PASSES = (REPRODUCED, IN_SHAPE)
 BOUND_SLACK = 0.02       # counter timing and rounding before a bound counts as broken
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -601,6 +606,12 @@ def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = Non
     cals = cal.load_calibrations() if cals is None else cals
     bad = bad_calibrations(chosen, cals)
     out = [judge(c, chosen, bad, cals, tests) for c in claims]
+    for claim, r in zip(claims, out):
+        can, why = forcing.forced(claim, chosen, cals)
+        r["can_fail"] = {"analysed": can is not None, "forced": bool(can), "why": why}
+        if can and r["verdict"] in PASSES:
+            r["reason"] = f"it cannot fail here: {why}. It read: {r['reason']}"
+            r["verdict"] = FORCED
     if which:
         for r in out:
             r["hardware"] = which

@@ -34,7 +34,7 @@ from pipeline.validation import IN_BAND, NOT_MEASURED, readings
 from pipeline.validation import experiments as era_experiments
 from pipeline.experiment import experiment_files
 from core.jsonfile import read_json
-from pipeline.claims import (show, CALIBRATION, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
+from pipeline.claims import (show, CALIBRATION, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
 from pipeline.plot import plot
@@ -89,7 +89,7 @@ TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware",
           CONTENDED: "The paper's hardware, collision model switched"}
 # verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
 VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
-                 CALIBRATION: "cal", TESTED: "tested", MET: "ok", MISSED: "bad"}
+                 CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", MET: "ok", MISSED: "bad"}
 LEGEND = [
     (REPRODUCED, "within the tolerance declared from the paper's own precision, in every run"),
     (IN_SHAPE, "the relation the claim states holds in every run, the number is outside the tolerance: "
@@ -99,6 +99,8 @@ LEGEND = [
                     "one run only, or noisy"),
     (CALIBRATION, "the model was set from this value: met or missed, never evidence"),
     (TESTED, "a fact checked by a named test, not by an experiment"),
+    (FORCED, "it would pass whatever its points read within what the calibrations pin and the disks "
+             "and wires allow (pipeline/forced.py): it cannot fail on this view, so it is no evidence"),
 ]
 GLOSSARY = [
     ("verified", "a paper value read in a stored excerpt of the paper itself (docs/papers.md)."),
@@ -534,6 +536,28 @@ def _claims(claims: list[dict], by_view: dict[str, list[dict]]) -> list[dict]:
     return out
 
 
+FORCING_TEXT = ("Whether each verdict could have come out otherwise (pipeline/forced.py): each point a claim "
+                "reads may read anything from 0 to what its disks and wires allow, except that a point "
+                "measuring a calibration reads its target within the tolerance. A claim that passes "
+                "everywhere in that range cannot fail: it is shown as forced by construction, never "
+                "reproduced. Shape checks read whole curves and are not analysed.")
+
+
+def forcing_rows(by_view: dict[str, list[dict]]) -> list[dict]:
+    """Per judged claim and view: can it fail, and why (the judge's analysis)."""
+    out = []
+    for w, rows in by_view.items():
+        for r in rows:
+            c = r.get("can_fail")
+            if not c or r["verdict"] in (TESTED, CALIBRATION) or r["calibration"]:
+                continue
+            say = "not analysed" if not c["analysed"] else "cannot fail" if c["forced"] else "can fail"
+            out.append({"id": r["id"], "view": SHORT[w], "can": say,
+                        "class": "forced" if say == "cannot fail" else "na" if say == "not analysed" else "ok",
+                        "why": c["why"]})
+    return out
+
+
 def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
     out = []
     for name, doc in docs.items():
@@ -563,7 +587,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
     for w, verdicts in by_view.items():
         counts = summary(verdicts)
         main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
-        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, TESTED) if counts.get(v)]
+        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, TESTED, FORCED) if counts.get(v)]
         summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
                           "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
                           "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],
@@ -582,6 +606,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "claims": _claims(claims, by_view),
         "results": [r for rows in by_view.values() for r in rows],
         "calibration": cal,
+        "forcing": forcing_rows(by_view),
         "era": era_rows(docs),
         "sensitivity": sensitivity_rows(claims, docs, sensitivity) if sensitivity else [],
         "figures": _figures(docs, figdir),
@@ -668,6 +693,10 @@ def markdown(m: dict) -> str:
     md += [_row([r["view"], r["experiment"], f"{r['id']}: {r['what']}", r["target"], r["measured"],
                  r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
            for r in m["calibration"]] or ["| - | - | no point of this run rests on a calibration | - | - | - | - |"]
+    md += ["", "## Could each verdict fail?", "", FORCING_TEXT, "",
+           "| claim | view | can it fail? | the readings it admits |", "|---|---|---|---|"]
+    md += [_row([r["id"], r["view"], r["can"] if r["can"] != "cannot fail" else "**cannot fail**", r["why"]])
+           for r in m["forcing"]]
     if m["sensitivity"]:
         md += ["", "## Sensitivity", "", "The choices the papers leave open (claims/sensitivity.json), each run "
                "with another value on the paper's hardware: how each claim reading that experiment moves. "
@@ -740,5 +769,5 @@ def to_html(m: dict) -> str:
                                  + base64.b64encode(img["path"].read_bytes()).decode()}
                                 for img in f["images"]]} for f in m["figures"]]
     return env.get_template("report.html.j2").render(
-        **{**m, "figures": figures}, gates_text=GATES_TEXT,
+        **{**m, "figures": figures}, gates_text=GATES_TEXT, forcing_text=FORCING_TEXT,
         bonding_text=BONDING_TEXT.format(ratio=m["locked_ratio"]))
