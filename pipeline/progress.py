@@ -44,9 +44,13 @@ class Progress:
         if self.enabled and self.tty and self.total:
             console = Console(file=self.stream, force_terminal=True)
             self._bar = RichProgress(
-                TextColumn("{task.fields[done]}/{task.fields[points]} points"), BarColumn(bar_width=30),
-                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                TextColumn("{task.fields[label]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+                TextColumn("{task.fields[done]}/{task.fields[points]} points",
+                           table_column=Column(no_wrap=True, min_width=len(f"{self.total}/{self.total} points"))),
+                BarColumn(bar_width=24, table_column=Column(min_width=24)),
+                TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
+                TextColumn("left", table_column=Column(no_wrap=True, min_width=4)),
+                TimeRemainingColumn(table_column=Column(no_wrap=True, min_width=7)),
+                TextColumn("{task.fields[label]}", table_column=Column(no_wrap=True)),
                 console=console, redirect_stderr=self.stream is sys.stderr,
                 # stdout on the same terminal goes above the bar too; stdout to a file stays there
                 redirect_stdout=self.stream is sys.stderr and sys.stdout.isatty(),
@@ -79,10 +83,16 @@ class Progress:
                     self._handlers.append((handler, handler.stream))
                     handler.setStream(proxy)
 
+    def _fit(self, label: str) -> str:
+        """The label cut to what the terminal leaves beside the count, bar and times: on a
+        narrow terminal the label gives way, never the figures."""
+        room = max(8, self._bar.console.width - len(f"{self.total}/{self.total} points") - 24 - 26)
+        return label if len(label) <= room else label[:room - 1] + "…"
+
     def running(self, label: str) -> None:
         """The point that starts now (shown on the bar; no plain line)."""
         if self._bar is not None:
-            self._bar.update(self._task, label=f"now: {label}")
+            self._bar.update(self._task, label=self._fit(f"now: {label}"))
 
     def step(self, label: str, weight: float = 1.0) -> None:
         """A point finished: label says which, with its figure."""
@@ -90,7 +100,7 @@ class Progress:
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(self._task, advance=weight, done=self.done, label=label)
+            self._bar.update(self._task, advance=weight, done=self.done, label=self._fit(label))
             return
         self.stream.write(plain_line(self.done, self.total, label) + "\n")
         self.stream.flush()

@@ -126,7 +126,8 @@ def test_progress_off_a_terminal_is_one_plain_line_per_point():
     assert lines[-1].startswith("[" + "#" * 30 + "] 3/3 ")
 
 
-def test_progress_on_a_terminal_shows_points_time_and_label():
+def test_progress_on_a_terminal_shows_points_time_and_label(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
     out = Stream(True)
     with Progress(2, stream=out, total_weight=10.0) as bar:
         bar.running("single-net@10 any 4 pairs 1KB")
@@ -145,3 +146,12 @@ def test_no_progress_prints_nothing():
             bar.note("plan")
             bar.step("x")
         assert out.getvalue() == ""
+
+
+def test_a_narrow_terminal_cuts_the_label_not_the_count_or_times(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = Stream(True)
+    with Progress(120, stream=out) as bar:
+        bar.step("bonded-dual-net@10x2+demonstration-1996+contention any 16MB remote=7: 1.23 MB/s")
+    last = out.getvalue().split("\r")[-1]
+    assert "1/120 points" in last and "left" in last and "0:00:00" in last and "MB/s" not in last
