@@ -71,18 +71,33 @@ def view_title(view: str) -> str:
     return "today's hosts (--hardware none)" if view == "none" else f"the paper's hardware: {view}"
 
 
-def _draw(ax, s: Series, colour, marker: str, style: str, step: str | None) -> None:
+COINCIDE = 0.015          # curves this close at every x are drawn as one on top of the other
+
+
+def coincides(a: Series, b: Series) -> bool:
+    """Same xs, and every median within COINCIDE of the other's: drawn over it, it would hide it."""
+    if sorted(a.values) != sorted(b.values):
+        return False
+    return all(abs(median(a.values[x]) - median(b.values[x]))
+               <= COINCIDE * max(abs(median(a.values[x])), abs(median(b.values[x])), 1e-12) for x in a.values)
+
+
+def _draw(ax, s: Series, colour, marker: str, style: str, step: str | None, over: bool = False) -> None:
+    """One curve. `over`: it lies on an earlier one, so it is drawn as alternate dashes and small
+    markers in its own colour, and both stay visible."""
     xs = sorted(s.values)
     meds = [median(s.values[x]) for x in xs]
     lo = [m - min(s.values[x]) for m, x in zip(meds, xs)]
     hi = [max(s.values[x]) - m for m, x in zip(meds, xs)]
     hollow = marker != METRIC_MARKERS[0]
-    ax.errorbar(xs, meds, yerr=[lo, hi], fmt=marker, color=colour, capsize=3, markersize=8 if hollow else 5,
-                markerfacecolor="white" if hollow else colour, linestyle="none")
+    size = (8 if hollow else 5) * (0.55 if over else 1)
+    ax.errorbar(xs, meds, yerr=[lo, hi], fmt=marker, color=colour, capsize=3, markersize=size,
+                markerfacecolor="white" if hollow else colour, linestyle="none", zorder=3 if over else 2)
     at = dict(zip(xs, meds))
     for run in runs(xs, step):
         if len(run) > 1:
-            ax.plot(run, [at[x] for x in run], linestyle=style, color=colour, linewidth=1.4)
+            ax.plot(run, [at[x] for x in run], linestyle=(3, (3, 3)) if over else style, color=colour,
+                    linewidth=1.4, zorder=3 if over else 2)
     bad = sorted(x for x in s.suspect if x in s.values)
     if bad:
         ax.plot(bad, [median(s.values[x]) for x in bad], linestyle="none", marker="x", color="red",
@@ -138,12 +153,18 @@ def plot(doc: dict, path: str) -> list[str]:
     rows = math.ceil(len(views) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 4.2 * rows), squeeze=False, sharey=True)
     has_paper = False
+    on_top: dict[str, str] = {}      # configuration -> the one it lies on (said in the legend)
     for ax, view in zip(axes.flat, views):
         style = TODAY_VIEW_STYLE if view == "none" else PAPER_VIEW_STYLE
+        drawn: list[Series] = []
         for s in curves:
             if s.view == view:
                 which = run_names.index(runs_of[s.config][0]) if overlaid else metrics.index(s.metric_label)
-                _draw(ax, s, colour[s.config], METRIC_MARKERS[which % 4], style, decl.x_step)
+                under = next((d for d in drawn if coincides(d, s)), None)
+                if under is not None:
+                    on_top[runs_of[s.config][1]] = runs_of[under.config][1]
+                _draw(ax, s, colour[s.config], METRIC_MARKERS[which % 4], style, decl.x_step, over=under is not None)
+                drawn.append(s)
         here = [(label, median(vals), ok) for v, _, label, vals, ok in lv if v == view]
         for i, (label, y, ok) in enumerate(sorted(here, key=lambda t: t[1])):
             ax.axhline(y, color="dimgrey", linestyle="-." if ok else ":", linewidth=1)
@@ -168,7 +189,9 @@ def plot(doc: dict, path: str) -> list[str]:
         ax.set_ylabel(decl.y_label + (" x D" if scale_note(doc) else ""), fontsize=8)
     for ax in list(axes.flat)[len(views):]:
         ax.axis("off")
-    handles = [Line2D([], [], color=colour[c], marker="s", markersize=8, linestyle="none", label=c) for c in configs]
+    handles = [Line2D([], [], color=colour[c], marker="s", markersize=8, linestyle="none",
+                      label=c + (f"\n  same values as {on_top[c]}" if c in on_top and on_top[c] != c else ""))
+               for c in configs]
     if overlaid:
         handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",
                            markerfacecolor="black" if i == 0 else "white", label=f"run {r}")

@@ -37,3 +37,20 @@ def test_different_workloads_are_not_overlaid(tmp_path, capsys):
     rc = commands.main(["plot", str(FIXTURES / "v1-token.json"), str(FIXTURES / "v1-iperf.json"),
                         "--png", str(tmp_path / "x.png")])
     assert rc == 2 and "different workloads" in capsys.readouterr().err
+
+
+def test_curves_with_the_same_values_are_both_drawn_and_named():
+    """switched-mesh and routed-mesh carry the same local-wire numbers: the second is drawn on top
+    in alternate dashes and the legend says it lies on the first, instead of hiding it."""
+    from pipeline.plot import COINCIDE, coincides
+    from pipeline.table import Series
+    a = Series("switched-mesh (local-wire)", "none", "throughput_mbyte_s", "MB/s")
+    b = Series("routed-mesh (local-wire)", "none", "throughput_mbyte_s", "MB/s")
+    for x, v in ((512, 8.44), (1024, 9.16)):
+        a.values[x].append(v)
+        b.values[x].append(v * (1 + COINCIDE / 2))
+    assert coincides(a, b)
+    b.values[1024][0] = 9.16 * (1 + 2 * COINCIDE)
+    assert not coincides(a, b)
+    b.values[2048].append(9.0)
+    assert not coincides(a, b)
