@@ -42,13 +42,18 @@ def test_two_flows_on_one_wire_share_it_fairly(testbed):
     assert total <= FULL_DUPLEX_LIMIT * 1.01, flows
     for f in flows:
         assert abs(f.goodput_mbit - total / 2) <= 0.25 * total / 2, flows
-    # The same over time (iperf3's intervals, issue 32): in every interval the two flows
-    # together stay under 1.5 x the wire (a receiver may be handed data held behind a lost
-    # segment in one interval), far from the 18.8 two switched wires would carry.
+    # The same over time (iperf3's intervals, issue 32). One interval may hold more than the
+    # wire: after a loss a receiver gets nothing, then all the data held behind the hole at
+    # once (a dip of 2, then 16, were seen). What the wire allows is what was delivered so
+    # far: by every interval's end, the two flows together never more than 10 Mbit/s for the
+    # time so far (and one interval's worth that crossed before it began) - 18.8 on two
+    # switched wires.
     a, b = (f.intervals for f in flows)
     assert len(a) >= 15 and len(b) >= 15, flows
     sums = [x[1] + y[1] for x, y in zip(a, b)][:-1]     # the last: one flow may have ended
-    assert max(sums) < 1.5 * 10, sums
+    dt = flows[0].interval_s
+    for i in range(len(sums)):
+        assert sum(sums[:i + 1]) * dt <= 10 * dt * (i + 2), (i, sums)
     for f in flows:   # each series carries its flow's goodput (its samples are of equal length)
         mean = sum(x[1] for x in f.intervals) / len(f.intervals)
         assert abs(mean - f.goodput_mbit) <= 0.1 * f.goodput_mbit, (mean, f)
