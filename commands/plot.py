@@ -62,6 +62,24 @@ def run_labels(paths: list[str]) -> list[str]:
     return [f"run {i}" for i in range(1, len(paths) + 1)]
 
 
+ENV_KEYS = (("commit", "project_commit"), ("version", "netlab_version"), ("kernel", "kernel"),
+            ("cpus", "cpus"))
+
+
+def with_environment(labels: list[str], docs: list[dict]) -> list[str]:
+    """Each run's label with its environment, as flent's legends carry theirs: when it ran, and
+    the commit (or whichever of commit, version, kernel and CPUs differ between the runs)."""
+    envs = [d.get("environment") or {} for d in docs]
+    differ = [(name, key) for name, key in ENV_KEYS if len({str(e.get(key)) for e in envs}) > 1] \
+        or [("commit", "project_commit")]
+    out = []
+    for label, doc, env in zip(labels, docs, envs):
+        said = [str(doc.get("created", ""))[:16].replace("T", " ")] + \
+            [f"{name} {env.get(key)}" for name, key in differ if env.get(key) is not None]
+        out.append(f"{label} ({', '.join(s for s in said if s)})")
+    return out
+
+
 def run(args) -> int:
     if args.point and not args.series:
         raise BadInput("plot --point chooses the points --series draws: add --series")
@@ -69,7 +87,9 @@ def run(args) -> int:
     several = len(args.results) > 1
     stem = first.stem + ("-overlay" if several else "") + ("-series" if args.series else "")
     png = args.png or str(first.with_name(stem + ".png"))
-    docs = list(zip(run_labels(args.results), (load(r) for r in args.results)))
+    loaded = [load(r) for r in args.results]
+    labels = run_labels(args.results)
+    docs = list(zip(with_environment(labels, loaded) if len(loaded) > 1 else labels, loaded))
     doc = overlay(docs) if several else docs[0][1]
     check_writable(Path(png))
     note = ""

@@ -32,6 +32,8 @@ def title(doc: dict, what: str) -> str:
     source = (doc.get("paper") or {}).get("source", "")
     head = source.split(";")[0] if source else f"Beowulf Netlab {doc['workload']}"
     env = doc["environment"]
+    if len({p.get("run") for p in doc["points"]}) > 1:     # overlaid runs (plot A B): each has its own
+        return f"{head} - {what}\n(overlaid runs: each one's environment is in the legend)"
     return f"{head} - {what}\n(measured: kernel {env.get('kernel', '')}, commit {env.get('project_commit', '')})"
 
 

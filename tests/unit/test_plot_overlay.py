@@ -54,3 +54,14 @@ def test_curves_with_the_same_values_are_both_drawn_and_named():
     assert not coincides(a, b)
     b.values[2048].append(9.0)
     assert not coincides(a, b)
+
+
+def test_overlaid_runs_carry_their_environment_in_the_legend():
+    """As flent's: when each ran and what differs (commit, version, kernel, CPUs)."""
+    from commands.plot import with_environment
+    a = {"created": "2026-11-27T10:07:42+0000", "environment": {"project_commit": "4a59724", "kernel": "6.1"}}
+    b = {"created": "2026-11-27T15:31:41+0000", "environment": {"project_commit": "ad66217", "kernel": "6.1"}}
+    assert with_environment(["before", "after"], [a, b]) == ["before (2026-11-27 10:07, commit 4a59724)",
+                                                             "after (2026-11-27 15:31, commit ad66217)"]
+    c = {**b, "environment": {"project_commit": "4a59724", "kernel": "6.18"}}
+    assert with_environment(["x", "y"], [a, c])[1] == "y (2026-11-27 15:31, kernel 6.18)"
