@@ -40,7 +40,8 @@ def point_index(text: str) -> int:
 
 def overlay(docs: list[tuple[str, dict]]) -> dict:
     """One document whose points carry the run they came from (`run`: the plot and the table
-    name every curve by it). The first document's paper values and figure are kept."""
+    name every curve by it), and `run_notes`: each run's environment, for the plot's legend.
+    The first document's paper values and figure are kept."""
     workloads = {d["workload"] for _, d in docs}
     if len(workloads) > 1:
         raise BadInput(f"plot: the documents are of different workloads ({', '.join(sorted(workloads))}): "
@@ -48,7 +49,8 @@ def overlay(docs: list[tuple[str, dict]]) -> dict:
     labels = [name for name, _ in docs]
     first = docs[0][1]
     points = [{**p, "run": label} for label, (_, d) in zip(labels, docs) for p in d["points"]]
-    return {**first, "points": points, "name": " vs ".join(labels)}
+    notes = dict(zip(labels, environment_notes([d for _, d in docs])))
+    return {**first, "points": points, "name": " vs ".join(labels), "run_notes": notes}
 
 
 def run_labels(paths: list[str]) -> list[str]:
@@ -66,17 +68,17 @@ ENV_KEYS = (("commit", "project_commit"), ("version", "netlab_version"), ("kerne
             ("cpus", "cpus"))
 
 
-def with_environment(labels: list[str], docs: list[dict]) -> list[str]:
-    """Each run's label with its environment, as flent's legends carry theirs: when it ran, and
-    the commit (or whichever of commit, version, kernel and CPUs differ between the runs)."""
+def environment_notes(docs: list[dict]) -> list[str]:
+    """Each run's environment, as flent's legends carry theirs: when it ran, and the commit (or
+    whichever of commit, version, kernel and CPUs differ between the runs)."""
     envs = [d.get("environment") or {} for d in docs]
     differ = [(name, key) for name, key in ENV_KEYS if len({str(e.get(key)) for e in envs}) > 1] \
         or [("commit", "project_commit")]
     out = []
-    for label, doc, env in zip(labels, docs, envs):
+    for doc, env in zip(docs, envs):
         said = [str(doc.get("created", ""))[:16].replace("T", " ")] + \
             [f"{name} {env.get(key)}" for name, key in differ if env.get(key) is not None]
-        out.append(f"{label} ({', '.join(s for s in said if s)})")
+        out.append(", ".join(s for s in said if s))
     return out
 
 
@@ -87,9 +89,7 @@ def run(args) -> int:
     several = len(args.results) > 1
     stem = first.stem + ("-overlay" if several else "") + ("-series" if args.series else "")
     png = args.png or str(first.with_name(stem + ".png"))
-    loaded = [load(r) for r in args.results]
-    labels = run_labels(args.results)
-    docs = list(zip(with_environment(labels, loaded) if len(loaded) > 1 else labels, loaded))
+    docs = list(zip(run_labels(args.results), (load(r) for r in args.results)))
     doc = overlay(docs) if several else docs[0][1]
     check_writable(Path(png))
     note = ""

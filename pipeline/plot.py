@@ -196,7 +196,8 @@ def plot(doc: dict, path: str) -> list[str]:
                for c in configs]
     if overlaid:
         handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",
-                           markerfacecolor="black" if i == 0 else "white", label=f"run {r}")
+                           markerfacecolor="black" if i == 0 else "white",
+                           label=f"run {r}" + (f" ({doc['run_notes'][r]})" if (doc.get("run_notes") or {}).get(r) else ""))
                     for i, r in enumerate(run_names)]
     elif len(metrics) > 1:
         handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",

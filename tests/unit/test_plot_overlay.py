@@ -58,10 +58,12 @@ def test_curves_with_the_same_values_are_both_drawn_and_named():
 
 def test_overlaid_runs_carry_their_environment_in_the_legend():
     """As flent's: when each ran and what differs (commit, version, kernel, CPUs)."""
-    from commands.plot import with_environment
-    a = {"created": "2026-11-27T10:07:42+0000", "environment": {"project_commit": "4a59724", "kernel": "6.1"}}
-    b = {"created": "2026-11-27T15:31:41+0000", "environment": {"project_commit": "ad66217", "kernel": "6.1"}}
-    assert with_environment(["before", "after"], [a, b]) == ["before (2026-11-27 10:07, commit 4a59724)",
-                                                             "after (2026-11-27 15:31, commit ad66217)"]
+    from commands.plot import environment_notes, overlay
+    a = {"workload": "token", "points": [], "created": "2026-11-27T10:07:42+0000",
+         "environment": {"project_commit": "4a59724", "kernel": "6.1"}}
+    b = {**a, "created": "2026-11-27T15:31:41+0000", "environment": {"project_commit": "ad66217", "kernel": "6.1"}}
+    assert environment_notes([a, b]) == ["2026-11-27 10:07, commit 4a59724", "2026-11-27 15:31, commit ad66217"]
     c = {**b, "environment": {"project_commit": "4a59724", "kernel": "6.18"}}
-    assert with_environment(["x", "y"], [a, c])[1] == "y (2026-11-27 15:31, kernel 6.18)"
+    assert environment_notes([a, c])[1] == "2026-11-27 15:31, kernel 6.18"
+    assert overlay([("before", a), ("after", b)])["run_notes"] == {"before": "2026-11-27 10:07, commit 4a59724",
+                                                                 "after": "2026-11-27 15:31, commit ad66217"}
