@@ -27,6 +27,9 @@ How a claim is judged:
   test, not an experiment: verdict "tested". `calibration` claims are the
   calibration points themselves: met or missed, never evidence.
 - claims that read one measurement name each other in `shares` and count once.
+- a claim whose number the calibrations fix (`consequence`: which, and why) is judged and
+  shown, but its verdict is "calibration consequence", counted apart: it says how the model
+  was set, not how the machine behaves.
 - a claim that would pass whatever its points read within what the run's calibrations pin
   and its disks and wires allow (pipeline.forced) cannot fail on that view: verdict
   "forced by construction", counted apart, never reproduced.
@@ -62,6 +65,7 @@ NOT_CHECKABLE = "not checkable"
 CALIBRATION = "calibration point"
 TESTED = "tested"
 FORCED = "forced by construction"
+CONSEQUENCE = "calibration consequence"
 PASSES = (REPRODUCED, IN_SHAPE)
 BOUND_SLACK = 0.02       # counter timing and rounding before a bound counts as broken
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -139,6 +143,13 @@ SCHEMA = {
                                     "number: a relation in the same direction is no evidence",
                      "properties": {"direction": {"enum": ["up", "down"]},
                                     "why": {"type": "string", "minLength": 1}}},
+            "consequence": {"type": "object", "additionalProperties": False, "required": ["of", "why"],
+                            "description": "what the calibrations fix: a claim whose number follows from "
+                                           "calibration points is judged and shown, but counted as their "
+                                           "consequence, never as evidence",
+                            "properties": {"of": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                                                  "description": "the calibrations' ids"},
+                                           "why": {"type": "string", "minLength": 1}}},
             "shares": {"type": "array", "items": {"type": "integer"},
                        "description": "claims that read the same measurement: counted once"},
             "calibration": {"type": "boolean", "description": "a calibration point "
@@ -599,6 +610,17 @@ def bad_calibrations(docs: dict[str, dict], cals: list[dict]) -> dict[str, dict[
             for name, vs in calibrations(docs, cals).items()}
 
 
+def rests_on(claim: dict, docs: dict[str, dict], ids: list[str], cals: list[dict]) -> bool:
+    """Do the points the claim reads rest on one of these calibrations (on this view)?"""
+    first = claim["experiments"][0] if claim["experiments"] else ""
+    named = [c for c in cals if c["id"] in ids]
+    for sel in _selections(claim["check"]):
+        doc = docs.get(sel.get("experiment", first)) or {"points": []}
+        if any(cal.applies(c, p) for p in doc["points"] if _matches(p, sel["where"]) for c in named):
+            return True
+    return False
+
+
 def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None,
               cals: list[dict] | None = None, tests: dict[str, str] | None = None) -> list[dict]:
     """Every claim's verdict, on one view of the documents (None: all points)."""
@@ -612,6 +634,11 @@ def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = Non
         if can and r["verdict"] in PASSES:
             r["reason"] = f"it cannot fail here: {why}. It read: {r['reason']}"
             r["verdict"] = FORCED
+        elif claim.get("consequence") and r["verdict"] in (*PASSES, NOT_REPRODUCED) \
+                and rests_on(claim, chosen, claim["consequence"]["of"], cals):
+            r["reason"] = (f"{r['verdict']} ({r['reason']}), but set by calibrations "
+                           f"{', '.join(claim['consequence']['of'])}: {claim['consequence']['why']}")
+            r["verdict"] = CONSEQUENCE
     if which:
         for r in out:
             r["hardware"] = which

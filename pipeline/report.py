@@ -34,7 +34,7 @@ from pipeline.validation import IN_BAND, NOT_MEASURED, readings
 from pipeline.validation import experiments as era_experiments
 from pipeline.experiment import experiment_files
 from core.jsonfile import read_json
-from pipeline.claims import (show, CALIBRATION, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
+from pipeline.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
 from pipeline.plot import plot
@@ -89,7 +89,7 @@ TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware",
           CONTENDED: "The paper's hardware, collision model switched"}
 # verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
 VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
-                 CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", MET: "ok", MISSED: "bad"}
+                 CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", CONSEQUENCE: "cal", MET: "ok", MISSED: "bad"}
 LEGEND = [
     (REPRODUCED, "within the tolerance declared from the paper's own precision, in every run"),
     (IN_SHAPE, "the relation the claim states holds in every run, the number is outside the tolerance: "
@@ -101,6 +101,8 @@ LEGEND = [
     (TESTED, "a fact checked by a named test, not by an experiment"),
     (FORCED, "it would pass whatever its points read within what the calibrations pin and the disks "
              "and wires allow (pipeline/forced.py): it cannot fail on this view, so it is no evidence"),
+    (CONSEQUENCE, "its number follows from calibration points (the claim names which and why): shown "
+                  "as judged, counted apart, never evidence"),
 ]
 GLOSSARY = [
     ("verified", "a paper value read in a stored excerpt of the paper itself (docs/papers.md)."),
@@ -587,7 +589,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
     for w, verdicts in by_view.items():
         counts = summary(verdicts)
         main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
-        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, TESTED, FORCED) if counts.get(v)]
+        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, CONSEQUENCE, TESTED, FORCED) if counts.get(v)]
         summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
                           "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
                           "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],

@@ -409,3 +409,29 @@ def test_the_tests_tested_claims_name_exist():
         path, _, func = node.partition("::")
         assert (root / path).is_file(), node
         assert not func or f"def {func}(" in (root / path).read_text(), node
+
+
+def test_a_number_the_calibrations_fix_is_their_consequence_where_its_points_rest_on_them():
+    """Claim 24's ratio is two calibrations' (the disks and ttcp) on the paper's hardware: judged
+    and shown there as a calibration consequence, never reproduced; on a view whose points rest on
+    no such calibration it is judged as any claim."""
+    ratio = {"kind": "ratio", "a": sel(remote=0), "b": sel(remote=7), "target": 2.3, "tolerance": 0.1}
+    why = {"of": ["disk"], "why": "both ends are the disk's"}
+    [r] = C.judge_all([claim(ratio, consequence=why)], docs(*copies(11.6, remote=5.0)), cals=[CAL])
+    assert r["verdict"] == C.CONSEQUENCE and "set by calibrations disk" in r["reason"], r
+    assert r["reason"].startswith(C.REPRODUCED)
+    other = [{**p, "disk": {"profile": "another"}} for p in copies(11.6, remote=5.0)]
+    [r] = C.judge_all([claim(ratio, consequence=why)], docs(*other), cals=[CAL])
+    assert r["verdict"] == C.REPRODUCED, r
+
+
+def test_claims_15_22_24_read_what_the_calibrations_do_not_fix_or_say_so():
+    """Issue 31: claim 15 judges only the decline (its 7.2 MB/s is the prototype's disk calibration
+    again), claim 22 declares the file system's uncharged CPU as its bias, claim 24 names the
+    calibrations its ratio follows from."""
+    by_id = {c["id"]: c for c in C.load_claims()}
+    assert by_id[15]["check"]["kind"] == "order" and "prototype-1995-disk" in by_id[15]["why_tolerance"]
+    assert by_id[22]["bias"]["direction"] == "up" and "not charged" in by_id[22]["bias"]["why"]
+    assert by_id[24]["consequence"]["of"] == ["pc-2001-disk", "pc-2001-ttcp"]
+    ids = {c["id"] for c in K.load_calibrations()}
+    assert all(set(c.get("consequence", {}).get("of", [])) <= ids for c in by_id.values())

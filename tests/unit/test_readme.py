@@ -24,7 +24,8 @@ SETUP = "sudo ./setup.sh && sudo python3 emulate.py"
 TESTS = "sudo python3 -m pytest tests"
 SAMPLE_MARKER = "<!-- sample: main job output (commands/quick.py) -->"
 GLOSSARY_TERMS = ("claim", "verdict", "reproduced", "reproduced in shape", "not reproduced",
-                  "not checkable", "calibration point", "tested", "forced by construction", "seed",
+                  "not checkable", "calibration point", "tested", "forced by construction",
+                  "calibration consequence", "seed",
                   "verified", "derived",
                   "fidelity gate", "repeat", "local-wire", "remote-wire", "view", "hardware profile",
                   "contention", "D", "MB/s")
