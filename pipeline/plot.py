@@ -17,7 +17,7 @@ from core.errors import BadInput
 from core.safefile import atomic_binary
 from core.values import human_size
 from netlab.shaping import tcp_goodput_limit_mbit
-from pipeline.results import real_intervals
+from pipeline.results import real_intervals, real_rate
 from pipeline.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, config_key, figure_of, levels, median,
                             scale_note, series, sweep_points)
 from topologies.hardware import hardware_of
@@ -115,12 +115,27 @@ def _lines(doc: dict) -> tuple[list[dict], list[dict]]:
     return drawn, [r for r in lines if r not in drawn]
 
 
-def _paper(ax, doc: dict) -> bool:
+def line_level(doc: dict, ref: dict, view: str) -> float | None:
+    """A reference line's level on one hardware view: its paper value `y`, or, for a line `of`
+    this run (e.g. all-local / 4), the median of the view's points it selects x its scale."""
+    if "y" in ref:
+        return ref["y"]
+    of = ref["of"]
+    values = [real_rate(p) for p in doc["points"] if hardware_of(p) == view and not p.get("calibration_of")
+              and all(p.get(k) == v for k, v in of["where"].items())]
+    return median(values) * of["scale"] if values else None
+
+
+def _paper(ax, doc: dict, view: str = "none") -> bool:
     """The paper's values: levels as dotted lines, points as black stars; False if it gives none."""
     paper = doc.get("paper") or {}
     for ref in _lines(doc)[0]:
-        ax.axhline(ref["y"], linestyle=":", linewidth=1.2, color="black")
-        ax.annotate(ref["label"], (0.01, ref["y"]), xycoords=("axes fraction", "data"), xytext=(2, 2),
+        y = line_level(doc, ref, view)
+        if y is None:
+            continue
+        ax.axhline(y, linestyle=":", linewidth=1.2, color="black")
+        ax.annotate(ref["label"] + (f" ({y:.3g} here)" if "of" in ref else ""), (0.01, y),
+                    xycoords=("axes fraction", "data"), xytext=(2, 2),
                     textcoords="offset points", fontsize=6.5, color="black")
     for ref in paper.get("reference_points", []):
         ax.plot([ref["x"]], [ref["y"]], marker="*", markersize=13, color="black", linestyle="none", zorder=6)
@@ -174,7 +189,7 @@ def plot(doc: dict, path: str) -> list[str]:
             ax.annotate(f"{label}{'' if ok else ' (failed a gate)'}", (0.99, y),
                         xycoords=("axes fraction", "data"), xytext=(0, 3 + 9 * i), textcoords="offset points",
                         ha="right", fontsize=6.5, color="dimgrey")
-        has_paper = _paper(ax, doc) or has_paper
+        has_paper = _paper(ax, doc, view) or has_paper
         ax.set_title(view_title(view), fontsize=9)
         ax.set_xlabel(decl.x_label, fontsize=8)
         ax.grid(True, alpha=0.3)

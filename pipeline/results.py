@@ -75,9 +75,20 @@ PAPER_SCHEMA = {
                                                       "y": {"type": "number", "description": "MB/s"},
                                                       "label": {"type": "string", "description": "legend text"}}}},
         "reference_lines": {"type": "array", "description": "horizontal lines drawn on the plots",
-                            "items": {"type": "object", "required": ["y", "label"],
+                            "items": {"type": "object", "required": ["label"],
                                       "additionalProperties": False,
+                                      "anyOf": [{"required": ["y"]}, {"required": ["of"]}],
                                       "properties": {"y": {"type": "number", "description": "MB/s"},
+                                                     "of": {"type": "object", "required": ["where", "scale"],
+                                                            "additionalProperties": False,
+                                                            "description": "instead of y: a line from this "
+                                                                           "run, per hardware view: the median "
+                                                                           "of the points `where` selects "
+                                                                           "(MB/s of the real network) x scale",
+                                                            "properties": {"where": {"type": "object",
+                                                                                     "description": "point key -> value"},
+                                                                           "scale": {"type": "number",
+                                                                                     "description": "multiplies the median"}}},
                                                      "label": {"type": "string", "description": "legend text"},
                                                      "nodes": {"type": "integer", "minimum": 1,
                                                                "description": "the cluster size the value is "

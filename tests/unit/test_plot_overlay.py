@@ -67,3 +67,18 @@ def test_overlaid_runs_carry_their_environment_in_the_legend():
     assert environment_notes([a, c])[1] == "2026-11-27 15:31, kernel 6.18"
     assert overlay([("before", a), ("after", b)])["run_notes"] == {"before": "2026-11-27 10:07, commit 4a59724",
                                                                  "after": "2026-11-27 15:31, commit ad66217"}
+
+
+def test_a_reference_line_of_this_run_is_drawn_per_view_from_its_own_points():
+    """IPPS'96 Figure 3's "all-local / 4" is the view's own all-local rate / 4 (the prototype's
+    7.2 MB/s on its hardware, the ide-1995 disk's 11.7 on today's), never one constant."""
+    from pipeline.plot import line_level
+    doc = {"points": [{"hardware": "prototype-1995", "remote": 0, "throughput_mbyte_s": 7.2},
+                      {"hardware": "none", "remote": 0, "throughput_mbyte_s": 11.6},
+                      {"hardware": "none", "remote": 0, "throughput_mbyte_s": 11.8},
+                      {"hardware": "none", "remote": 7, "throughput_mbyte_s": 2.0}]}
+    ref = {"of": {"where": {"remote": 0}, "scale": 0.25}, "label": "all-local / 4"}
+    assert line_level(doc, ref, "prototype-1995") == pytest.approx(1.8)
+    assert line_level(doc, ref, "none") == pytest.approx(11.7 / 4)
+    assert line_level(doc, ref, "pc-2001") is None
+    assert line_level(doc, {"y": 6.0, "label": "paper"}, "none") == 6.0
