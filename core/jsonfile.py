@@ -55,6 +55,8 @@ def check_schema(data: Any, schema: dict, what: str) -> None:
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as e:
+        if e.context:   # anyOf/oneOf: name the likeliest alternative's own complaint
+            e = jsonschema.exceptions.best_match(e.context)
         where = ".".join(str(p) for p in e.absolute_path) or "the top level"
         raise BadInput(f"{what}: at {where}: {e.message[:160]}")
 

@@ -71,6 +71,8 @@ def validate(data: Any, path: Path) -> None:
     try:
         jsonschema.validate(data, schema())
     except jsonschema.ValidationError as e:
+        if e.context:   # anyOf/oneOf: the likeliest alternative's own complaint
+            e = jsonschema.exceptions.best_match(e.context)
         msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
         raise BadInput(f"experiment file {path}: at {_where(e)}: {msg} (see experiments/schema.json)")
 
