@@ -168,12 +168,7 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[dict]:
     return data["claims"]
 
 
-def _matches(point: dict, where: dict) -> bool:
-    for key, want in where.items():
-        have = point.get(key)
-        if isinstance(want, list) and have not in want or not isinstance(want, list) and have != want:
-            return False
-    return True
+_matches = forcing.matches
 
 
 # keys that are results, not parameters: points differing only in these are repeats of one point

@@ -35,7 +35,9 @@ INF = math.inf
 Range = tuple[float, float]
 
 
-def _matches(point: dict, where: dict) -> bool:
+def matches(point: dict, where: dict) -> bool:
+    """A selection's `where` (key -> value, or a list of values) holds for the point (the judge's
+    rule, pipeline.claims, which reads it from here)."""
     for key, want in where.items():
         have = point.get(key)
         if isinstance(want, list) and have not in want or not isinstance(want, list) and have != want:
@@ -94,7 +96,7 @@ def selection_range(docs: dict[str, dict], sel: dict, first: str, cals: list[dic
     if doc is None:
         return None
     metric = sel.get("metric", "throughput_mbyte_s")
-    points = [p for p in doc["points"] if _matches(p, sel["where"]) and not p.get("calibration_of")]
+    points = [p for p in doc["points"] if matches(p, sel["where"]) and not p.get("calibration_of")]
     if not points:
         return None
     ranges = [point_range(p, metric, cals) for p in points]
