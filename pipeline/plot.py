@@ -17,6 +17,7 @@ from core.errors import BadInput
 from core.safefile import atomic_binary
 from core.values import human_size
 from netlab.shaping import tcp_goodput_limit_mbit
+from pipeline.forced import matches
 from pipeline.results import real_intervals, real_rate
 from pipeline.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, config_key, figure_of, levels, median,
                             scale_note, series, sweep_points)
@@ -121,8 +122,10 @@ def line_level(doc: dict, ref: dict, view: str) -> float | None:
     if "y" in ref:
         return ref["y"]
     of = ref["of"]
+    first_run = doc["points"][0].get("run") if doc["points"] else None   # overlaid: the first document's
     values = [real_rate(p) for p in doc["points"] if hardware_of(p) == view and not p.get("calibration_of")
-              and all(p.get(k) == v for k, v in of["where"].items())]
+              and p.get("run") == first_run and isinstance(p.get("throughput_mbyte_s"), (int, float))
+              and matches(p, of["where"])]
     return median(values) * of["scale"] if values else None
 
 
@@ -170,7 +173,7 @@ def plot(doc: dict, path: str) -> list[str]:
     rows = math.ceil(len(views) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 4.2 * rows), squeeze=False, sharey=True)
     has_paper = False
-    on_top: dict[str, str] = {}      # configuration -> the one it lies on (said in the legend)
+    on_top: dict[str, dict[str, str]] = {}   # configuration -> view -> the one it lies on there
     for ax, view in zip(axes.flat, views):
         style = TODAY_VIEW_STYLE if view == "none" else PAPER_VIEW_STYLE
         drawn: list[Series] = []
@@ -178,8 +181,8 @@ def plot(doc: dict, path: str) -> list[str]:
             if s.view == view:
                 which = run_names.index(runs_of[s.config][0]) if overlaid else metrics.index(s.metric_label)
                 under = next((d for d in drawn if coincides(d, s)), None)
-                if under is not None:
-                    on_top[runs_of[s.config][1]] = runs_of[under.config][1]
+                on_top.setdefault(runs_of[s.config][1], {})[view] = \
+                    runs_of[under.config][1] if under is not None else ""
                 _draw(ax, s, colour[s.config], METRIC_MARKERS[which % 4], style, decl.x_step, over=under is not None)
                 drawn.append(s)
         here = [(label, median(vals), ok) for v, _, label, vals, ok in lv if v == view]
@@ -206,8 +209,12 @@ def plot(doc: dict, path: str) -> list[str]:
         ax.set_ylabel(decl.y_label + (" x D" if scale_note(doc) else ""), fontsize=8)
     for ax in list(axes.flat)[len(views):]:
         ax.axis("off")
+    def lies_on(c: str) -> str:
+        """The configuration c lies on in every view it is drawn in, else ''."""
+        under = set((on_top.get(c) or {"": ""}).values())
+        return under.pop() if len(under) == 1 and "" not in under and c not in under else ""
     handles = [Line2D([], [], color=colour[c], marker="s", markersize=8, linestyle="none",
-                      label=c + (f"\n  same values as {on_top[c]}" if c in on_top and on_top[c] != c else ""))
+                      label=c + (f"\n  same values as {lies_on(c)}" if lies_on(c) else ""))
                for c in configs]
     if overlaid:
         handles += [Line2D([], [], color="black", marker=METRIC_MARKERS[i % 4], linestyle="none",

@@ -139,8 +139,11 @@ def load(path: Path, what: str = "topology file") -> TopologyFile:
 
 
 def library() -> list[TopologyFile]:
-    """The presets, in their declared order."""
+    """The presets, in their declared order (two with one name are a broken checkout)."""
     files = [load(p, "topology preset") for p in sorted(LIBRARY.glob("*.json"))]
+    names = [f.name for f in files]
+    if len(set(names)) != len(names):
+        raise SpecError(f"topology presets in {LIBRARY} share a name: {sorted(n for n in names if names.count(n) > 1)[0]}")
     return sorted(files, key=lambda f: (f.order, f.name))
 
 
@@ -171,21 +174,24 @@ def _routes(nodes: list[dict], domain_of: dict[str, int]) -> dict[int, tuple[Rou
         for d in set(ds):
             members.setdefault(d, []).append(i)
 
-    def neighbours(i: int) -> list[int]:
-        return sorted({j for d in set(doms[i]) for j in members[d] if j != i})
+    def reach(v: int) -> set[int]:
+        return {j for d in set(doms[v]) for j in members[d] if j != v}
     out: dict[int, tuple[Route, ...]] = {}
     hops: dict[int, dict[int, int]] = {}
-    for dst in range(n):          # distance to dst, relaying only through forwarding nodes
+    for dst in range(n):          # distance to dst over domains, relaying only through forwarding nodes
         dist = {dst: 0}
+        seen: set[int] = set()
         queue = deque([dst])
         while queue:
             v = queue.popleft()
             if v != dst and not nodes[v].get("forwarding"):
                 continue
-            for u in neighbours(v):
-                if u not in dist:
-                    dist[u] = dist[v] + 1
-                    queue.append(u)
+            for d in set(doms[v]) - seen:      # each domain's members are visited once per dst
+                seen.add(d)
+                for u in members[d]:
+                    if u not in dist:
+                        dist[u] = dist[v] + 1
+                        queue.append(u)
         hops[dst] = dist
     for src in range(n):
         routes = []
@@ -196,8 +202,8 @@ def _routes(nodes: list[dict], domain_of: dict[str, int]) -> dict[int, tuple[Rou
             if src not in dist:
                 raise SpecError(f"node {nodes[src]['name']} cannot reach {nodes[dst]['name']}: join "
                                 "their wires with a switch, or mark a node on both \"forwarding\"")
-            nxt = min(j for j in neighbours(src) if dist.get(j) == dist[src] - 1
-                      and (j == dst or nodes[j].get("forwarding")))
+            nxt = dst if dist[src] == 1 else min(j for j in reach(src) if dist.get(j) == dist[src] - 1
+                                                 and nodes[j].get("forwarding"))
             shared = next(d for d in doms[src] if d in doms[nxt])
             routes.append(Route(node_ip(dst), doms[src].index(shared),
                                 None if nxt == dst else node_ip(nxt)))
@@ -217,6 +223,9 @@ def explicit(topo: TopologyFile, rate_mbit: float) -> NetworkSpec:
     if len(set(names)) != len(names):
         raise SpecError(f"{where}: two wires are named {next(x for x in names if names.count(x) > 1)}")
     switches = [Switch(s["name"], tuple(s["wires"])) for s in data.get("switches", [])]
+    twice = [s.name for i, s in enumerate(switches) if s.name in [t.name for t in switches[:i]]]
+    if twice:   # one name would be one bridge joining both switches' wires
+        raise SpecError(f"{where}: two switches are named {twice[0]}")
     joined: dict[str, str] = {}
     for s in switches:
         for w in s.wires:

@@ -115,7 +115,10 @@ def preset(name: str) -> Preset:
     if name in PRESETS:
         return PRESETS[name]
     if is_file(name):
-        return preset_of(files.load(Path(name)))
+        topo = files.load(Path(name))
+        if topo.name in PRESETS:    # results would record a preset's name for another wiring
+            raise SpecError(f"topology file {name} is named {topo.name!r}, a preset's name; give it its own")
+        return preset_of(topo)
     raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)} "
                     "(emulate.py topo list), or give a topology file's path (topologies/schema.json)")
 
@@ -124,7 +127,8 @@ IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
 
 
 def check_topology(name: str) -> str:
-    """A preset's name or a topology file's path, checked (the file read, its wiring built)."""
+    """A preset's name or a topology file's path, checked (the file read and its schema held;
+    an explicit file's wiring built, a generated one's when it is built)."""
     preset(name)
     return name
 

@@ -148,3 +148,18 @@ def test_a_file_is_read_as_a_hostile_one(tmp_path):
     big.write_bytes(b" " * (files.MAX_TOPOLOGY_BYTES + 1))
     with pytest.raises(BadInput):
         build_spec(str(big))
+
+
+def test_a_switch_name_twice_or_a_presets_name_is_refused(tmp_path):
+    with pytest.raises(BadInput, match="two switches are named s"):
+        build_spec(_file(tmp_path, switches=[{"name": "s", "wires": ["w0"]}, {"name": "s", "wires": ["w1"]}]))
+    with pytest.raises(BadInput, match="a preset's name"):
+        build_spec(_file(tmp_path, name="single-net"))
+
+
+def test_the_largest_hub_a_file_may_list_is_all_on_link(tmp_path):
+    """MAX_NODES stations on one hub (routes are found over domains, not node by node: the walk
+    that was cubic took about 100 s for this file)."""
+    nodes = [{"name": f"n{i:x}", "wires": ["w0"]} for i in range(1024)]
+    spec = build_spec(_file(tmp_path, nodes=nodes))
+    assert all(n.on_link_subnet for n in spec.nodes) and len(spec.nodes) == 1024
