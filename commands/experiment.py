@@ -10,6 +10,7 @@ from pipeline.claims import load_claims, read_by_claims
 from pipeline.experiment import experiment_files, find, load
 from pipeline.results import read_json
 from pipeline.session import run_one
+from pipeline.summary import summary
 
 
 def add_parser(sub) -> None:
@@ -39,9 +40,10 @@ def run(args) -> int:
     if name in experiment_files():   # a paper figure: repeats where the claims read, once elsewhere
         sweep.claimed = read_by_claims(load_claims(), name)
     log = sys.stderr if args.json else sys.stdout
-    doc, text = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
-                        f"experiment {args.name}", paper, name=name,
-                        progress=not args.no_progress, log=log)
+    doc, out, png = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args),
+                            f"experiment {args.name}", paper, name=name,
+                            progress=not args.no_progress, log=log)
+    text = summary(doc, out, png, paper)
     if args.json:
         print(json.dumps(doc, indent=1, default=str))
     print(text, file=log)

@@ -7,6 +7,7 @@ from netlab.impls import BuildOptions
 from pipeline.claims import beside_paper, show
 from pipeline.experiment import EXPERIMENTS_DIR, ROOT, load
 from pipeline.session import run_one
+from pipeline.summary import summary
 from pipeline.table import readings
 
 QUICK = EXPERIMENTS_DIR / "quick-comparison.json"
@@ -37,7 +38,8 @@ def run(_args) -> int:
           f"on {len(sweep['topology'])} topologies at {sweep['rate_mbit'][0]:g} Mbit/s, "
           f"{sweep.total_points()} points of {sweep['duration']:g} s (about 2.5 minutes). "
           "Ctrl-C keeps finished points.")
-    doc, text = run_one(sweep, None, None, BuildOptions(), "", paper, name=NAME)
+    doc, out, png = run_one(sweep, None, None, BuildOptions(), "", paper, name=NAME)
+    text = summary(doc, out, png, paper)
     print(text)
     print("\n".join(paper_lines(doc)))
     print("\nwhat limited each row at its peak (this run's monitors: the busiest wire it used, a CPU, "

@@ -9,6 +9,7 @@ from pathlib import Path
 from commands.args import NETWORK, add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
 from core.errors import BadInput
 from pipeline.session import run_one
+from pipeline.summary import summary
 from pipeline.sweep import Sweep
 from workloads import WORKLOADS
 
@@ -61,8 +62,9 @@ def run(args) -> int:
         raise BadInput("--channels applies to bonded-dual-net only: add it to --topology or drop --channels")
     sweep = Sweep.make(wl.name, given, args.shard)
     log = sys.stderr if args.json else sys.stdout
-    doc, text = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args), "run",
-                        progress=not args.no_progress, log=log)
+    doc, out, png = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args), "run",
+                            progress=not args.no_progress, log=log)
+    text = summary(doc, out, png, None)
     if args.json:
         print(json.dumps(doc, indent=1, default=str))
     print(text, file=log)

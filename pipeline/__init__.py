@@ -8,13 +8,14 @@ takes (each workload's point cost); `runner` builds each network, runs its point
 `gates` judges each point's fidelity (again whenever a document is read);
 `calibration` adds and judges the calibration points, per experiment; `derive`
 takes points one experiment shares with another; `session` runs sweeps for a
-command; `merge` joins campaign shards; `table` writes a document as text and
+command and `summary` says what a run measured; `merge` joins campaign shards; `table` writes a document as text and
 `plot` draws it, both as its workload's `Figure` declares; `claims` judges the
 papers' claims against documents (`forced` asks whether each verdict could have
 failed), `tested` runs the tests a tested claim names,
 `validation` reads the era checks, `sensitivity` the variants of open choices,
 `exercise` the classroom exercises and `sheet` their handout pages, `handout` a class's
-bundle and `classpage` its results page; and `report` writes the claims report with
+bundle and `classpage` its results page; `verdicts` declares every verdict word
+once with its meaning; and `report` writes the claims report with
 the verdicts (HTML and Markdown).
 Imports `core`, `topologies`, `netlab` and `workloads`; the command line
 (`commands`) sits above it and nothing here imports that.

@@ -26,6 +26,7 @@ from core.jsonfile import check_schema, read_json, write_schema
 from netlab.disk_profiles import for_spec
 from pipeline.gates import trusted
 from pipeline.results import real_rate
+from pipeline.verdicts import Calibration
 from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +34,7 @@ CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
 SCHEMA_FILE = ROOT / "claims" / "calibrations.schema.json"
 MIN_MEASUREMENTS = 2        # a calibration is judged from repeats, never from one run
 
-MET, MISSED, NOISY, NOT_MEASURED = "met", "missed", "noisy", "not measured"
+MET, MISSED, NOISY, NOT_MEASURED = Calibration.MET, Calibration.MISSED, Calibration.NOISY, Calibration.NOT_MEASURED
 
 _TEXT = {"type": "string", "minLength": 1}
 SCHEMA = {

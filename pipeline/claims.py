@@ -52,21 +52,17 @@ from pipeline import calibration as cal
 from pipeline import forced as forcing
 from pipeline import tested
 from pipeline.results import read_json, real_rate
+from pipeline.verdicts import PASSES, Verdict
 from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS_FILE = ROOT / "claims" / "claims.json"
 SCHEMA_FILE = ROOT / "claims" / "schema.json"
 
-REPRODUCED = "reproduced"
-IN_SHAPE = "reproduced in shape"
-NOT_REPRODUCED = "not reproduced"
-NOT_CHECKABLE = "not checkable"
-CALIBRATION = "calibration point"
-TESTED = "tested"
-FORCED = "forced by construction"
-CONSEQUENCE = "calibration consequence"
-PASSES = (REPRODUCED, IN_SHAPE)
+REPRODUCED, IN_SHAPE, NOT_REPRODUCED, NOT_CHECKABLE = (Verdict.REPRODUCED, Verdict.IN_SHAPE,
+                                                      Verdict.NOT_REPRODUCED, Verdict.NOT_CHECKABLE)
+CALIBRATION, TESTED, FORCED, CONSEQUENCE = (Verdict.CALIBRATION, Verdict.TESTED, Verdict.FORCED,
+                                            Verdict.CONSEQUENCE)
 BOUND_SLACK = 0.02       # counter timing and rounding before a bound counts as broken
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
@@ -347,8 +343,8 @@ def _check(check: dict, docs: dict, first: str, ev: Evidence, bias: dict | None 
     bound = check.get("bound")
     if bound and bound.get("collision_free") and ev.collided:
         bound = None     # line-rate arithmetic: collisions take different shares of different wires
-    if bound and (("max" in bound and measured > bound["max"] * (1 + BOUND_SLACK))
-                  or ("min" in bound and measured < bound["min"] * (1 - BOUND_SLACK))):
+    if bound and (("max" in bound and measured > bound["max"] + abs(bound["max"]) * BOUND_SLACK)
+                  or ("min" in bound and measured < bound["min"] - abs(bound["min"]) * BOUND_SLACK)):
         return NOT_CHECKABLE, measured, (f"{measured:.3g} lies beyond the physical bound "
                                          f"({bound['why']}): an emulator artefact")
     verdict, reason = _numeric(check, measured, bias)

@@ -41,12 +41,13 @@ from core.jsonfile import check_schema, read_json, write_schema
 from core.safefile import atomic_text, read_bytes
 from core.text import csv_cell, plain
 from pipeline.sweep import Sweep, axes_for
+from pipeline.verdicts import Answer
 from workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = ROOT / "exercises"
 SCHEMA_FILE = EXERCISES_DIR / "schema.json"
-PASS, FAIL, MISSING = "pass", "wrong", "missing"
+PASS, FAIL, MISSING = Answer.PASS, Answer.WRONG, Answer.MISSING
 MAX_ANSWER = 1e12          # larger numbers are typos (and would overflow the comparison)
 MAX_ANSWERS_BYTES = 1 << 20        # an answers file is a few hundred bytes; a bigger one is refused
 VERDICTS_SUFFIX = ".check.json"   # what `check` writes beside an answers file: not a submission

@@ -169,7 +169,8 @@ def analyse(check: dict, docs: dict[str, dict], first: str, cals: list[dict],
             r = _divide(a[0], b[0]) if kind == "ratio" else (1 - _divide(b[0], a[0])[1], 1 - _divide(b[0], a[0])[0])
             why = f"a in {_show(a[0])} ({a[1]}), b in {_show(b[0])} ({b[1]})"
         bound = check.get("bound") or {}
-        r = (max(r[0], bound.get("min", -INF) * (1 - SLACK)), min(r[1], bound.get("max", INF) * (1 + SLACK)))
+        lo, hi = bound.get("min", -INF), bound.get("max", INF)   # widened away from zero either sign
+        r = (max(r[0], lo - abs(lo) * SLACK), min(r[1], hi + abs(hi) * SLACK))
         forced = r[0] <= r[1] and _inside(r, _passing(check, bias))
         return forced, f"it can read {_show(r)} ({why})" + (", and passes anywhere there" if forced else "")
     if kind in ("order", "ratio_order"):

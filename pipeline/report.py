@@ -39,6 +39,7 @@ from pipeline.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, N
                              view, views_present)
 from pipeline.plot import plot
 from pipeline.table import table, trusted
+from pipeline.verdicts import MEANING
 from topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -124,18 +125,12 @@ GLOSSARY = [
                       "capacity, within its disks' (and ports') rate, no saturated CPU or emulator thread, "
                       "no stalled transport, pairs that ran at once (see Fidelity gates). A claim reading "
                       "a failed point is not checkable."),
-    ("calibration point", "a measurement a constant of the model was set from (claims/calibrations.json), "
-                          "checked on every run against a tolerance declared beforehand; one not met makes "
-                          "every point resting on it untrusted."),
     ("repeats", "the points a claim reads run several times (quick: {quick}, full: {full}: the experiment "
                 "files' own counts), the rest of each curve once; the median is judged, and the check is "
                 "run again on each repeat alone."),
     ("spread", "half the range of the repeats, relative to their median (+- x %)."),
-    ("noisy", "not checkable because the repeats disagree on the verdict, or spread wider than the "
-              "claim's tolerance."),
     ("tolerance", "how far from the paper's value still counts as reproduced, relative and two-sided, "
                   "declared from the paper's own precision before running."),
-    ("in shape", "reproduced in shape: the relation the claim states holds, the number does not."),
     ("gap", "what explains a difference from the paper, a text filled with this run's numbers."),
     ("local-wire", "placement on the meshes: the two nodes of a pair share a wire."),
     ("remote-wire", "placement on the meshes: the two nodes of a pair share no wire; their traffic crosses "
@@ -198,7 +193,8 @@ def glossary() -> list[tuple[str, str]]:
         full.add(runs)
         quick.add((data.get("quick") or {}).get("repeats", runs))
     counts = {"quick": "/".join(map(str, sorted(quick))), "full": "/".join(map(str, sorted(full)))}
-    return [(term, text.format(**counts) if term == "repeats" else text) for term, text in GLOSSARY]
+    return ([(term, text.format(**counts) if term == "repeats" else text) for term, text in GLOSSARY]
+            + [(str(word), meaning) for word, meaning in MEANING.items()])
 
 
 def not_modelled(docs: dict[str, dict]) -> list[tuple[str, str]]:

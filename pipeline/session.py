@@ -19,12 +19,8 @@ from core.errors import BadInput, RuntimeFailure
 from netlab.capabilities import Capabilities, probe
 from netlab.impls import BuildOptions
 from pipeline import estimate
-from pipeline.calibration import MET, table_lines
-from pipeline.plot import plot
-from pipeline.table import table
 from pipeline.derive import shared_points, take_networks
-from pipeline.results import (RESULTS_DIR, check_writable, intervals_csv_path, new_document, real_intervals,
-                              write_atomic)
+from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
 from pipeline.sweep import Sweep, network_key
 
 
@@ -95,10 +91,10 @@ class Session:
 
 def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions, verb: str,
             paper: dict | None = None, name: str | None = None, progress: bool = True,
-            log: TextIO = sys.stdout) -> tuple[dict, str]:
+            log: TextIO = sys.stdout) -> tuple[dict, Path, str]:
     """run, experiment and the quick job: one sweep into out (default
-    results/<time>-<name>.json) and its plot (default beside it). Returns the
-    document and what to print: its table, where the files are, the papers' notes.
+    results/<time>-<name>.json). Returns the document, where it is and where its plot goes
+    (default beside it; judge.summary draws it and says what was measured).
     Ctrl-C and failures say how many points were kept, and where."""
     out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
     png = png or str(out.with_suffix(".png"))
@@ -116,28 +112,7 @@ def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
         if key not in session.docs:
             raise
         raise type(e)(f"{e}; {len(session.docs[key]['points'])} finished point(s) kept in {out}") from e
-    pngs = plot(doc, png)
-    series_csv = intervals_csv_path(out.with_suffix(".csv"))   # the flows' series, where any
-    lines = [table(doc), "", f"results: {out}", f"         {out.with_suffix('.csv')}",
-             *([f"         {series_csv} (each flow over time: plot --series draws it)"]
-               if any(real_intervals(p) for p in doc["points"]) else []),
-             "plot:    " + "\n         ".join(pngs)]
-    lines += calibration_lines(doc)
-    notes = (paper or {}).get("notes")
-    if notes:
-        lines += ["", "the papers, for comparison:", *(f"  - {line}" for line in notes)]
-    return doc, "\n".join(lines)
-
-
-def calibration_lines(doc: dict) -> list[str]:
-    """What the end of a run says about the calibration points its numbers rest on:
-    one line each, and a loud warning when one was not met."""
-    results = doc.get("calibrations") or []
-    lines = table_lines(results) + [f"CALIBRATION NOT MEASURED: {c}" for c in doc.get("calibration_not_measured", [])]
-    if any(v["verdict"] != MET for v in results) or doc.get("calibration_not_measured"):
-        lines.append("WARNING: a calibration point was not met: every number resting on it is untrusted "
-                     "(claims reading it are not checkable); rerun on a quiet machine")
-    return [""] + lines if lines else []
+    return doc, out, png
 
 
 def open_cli(spec, opts: BuildOptions, before: str = "") -> int:

@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 from core.command import execute
+from pipeline.verdicts import TestRun
 
 ROOT = Path(__file__).resolve().parent.parent
-PASSED, FAILED, SUITE_ONLY = "passed", "failed", "run by the test suite, not here"
+PASSED, FAILED, SUITE_ONLY = TestRun.PASSED, TestRun.FAILED, TestRun.SUITE_ONLY
 NOT_RUN = "not run: pytest is not installed (./setup.sh installs it)"
 TIMEOUT_S = 120
 

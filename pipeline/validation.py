@@ -19,12 +19,13 @@ from pathlib import Path
 
 from core.jsonfile import check_schema, read_json, write_schema
 from pipeline.gates import trusted
+from pipeline.verdicts import Reading
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS_FILE = ROOT / "claims" / "era-checks.json"
 SCHEMA_FILE = ROOT / "claims" / "era-checks.schema.json"
 
-IN_BAND, BELOW, ABOVE, NOT_MEASURED = "in band", "below band", "above band", "not measured"
+IN_BAND, BELOW, ABOVE, NOT_MEASURED = Reading.IN_BAND, Reading.BELOW, Reading.ABOVE, Reading.NOT_MEASURED
 
 _TEXT = {"type": "string", "minLength": 1}
 SCHEMA = {

@@ -435,3 +435,14 @@ def test_claims_15_22_24_read_what_the_calibrations_do_not_fix_or_say_so():
     assert by_id[24]["consequence"]["of"] == ["pc-2001-disk", "pc-2001-ttcp"]
     ids = {c["id"] for c in K.load_calibrations()}
     assert all(set(c.get("consequence", {}).get("of", [])) <= ids for c in by_id.values())
+
+
+def test_a_negative_bound_is_widened_away_from_zero():
+    """The counters' slack widens a bound outward whatever its sign: min -0.5 admits -0.505
+    (inside 2 % of it) and refuses -0.6; a slack applied as min x 0.98 would have tightened it."""
+    drop = {"kind": "drop", "a": sel(topology="single-net"), "b": sel(topology="bonded-dual-net"),
+            "target": -0.4, "tolerance": 0.5, "bound": {"min": -0.5, "why": "test"}}
+    inside = judge(drop, *runs(pt(1.0), pt(1.505, topology="bonded-dual-net")))
+    assert "physical bound" not in inside["reason"], inside
+    beyond = judge(drop, *runs(pt(1.0), pt(1.6, topology="bonded-dual-net")))
+    assert beyond["verdict"] == C.NOT_CHECKABLE and "physical bound" in beyond["reason"]

@@ -112,7 +112,7 @@ def test_report_reads_without_a_key(docs, tmp_path):
     assert "| 7.99 MB/s (+-0.0%, 2 runs) | **not reproduced** | 7.99 is outside 6 +- 8.3% |" in row
     assert "| 7.01 MB/s (+-0.1%, 2 runs) | **not reproduced** |" in row
     for term in ("seed", "verified", "derived", "fidelity gate", "calibration point", "D (time scale)",
-                 "local-wire", "remote-wire", "in shape", "noisy", "repeats", "spread", "today's hosts",
+                 "local-wire", "remote-wire", "reproduced in shape", "noisy", "forced by construction", "met", "in band", "repeats", "spread", "today's hosts",
                  "the paper's hardware"):
         assert f"- **{term}**:" in md, term
     for label in ("kernel", "CPUs", "bonding implementation", "switch implementation", "host load",

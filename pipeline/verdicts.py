@@ -1,0 +1,86 @@
+"""Every verdict word the tool prints, declared once with what it means.
+
+Four things are judged, each with its own family of words: a paper's claim
+(claims, forced), a calibration point (calibration), an era reading
+(validation) and a student's answer (exercise); a tested claim's test run
+(tested) has its own outcome. The words are StrEnum members, so they are the
+plain strings results documents, answers files and reports have always held
+("met" == Verdict.MET), and the report's glossary reads their meanings here.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    """A claim's verdict (claims.judge_all)."""
+    REPRODUCED = "reproduced"
+    IN_SHAPE = "reproduced in shape"
+    NOT_REPRODUCED = "not reproduced"
+    NOT_CHECKABLE = "not checkable"
+    CALIBRATION = "calibration point"
+    TESTED = "tested"
+    FORCED = "forced by construction"
+    CONSEQUENCE = "calibration consequence"
+
+
+class Calibration(StrEnum):
+    """A calibration point's verdict (calibration.judge)."""
+    MET = "met"
+    MISSED = "missed"
+    NOISY = "noisy"
+    NOT_MEASURED = "not measured"
+
+
+class Reading(StrEnum):
+    """Where an era check's median fell (validation.read): never a verdict on a claim."""
+    IN_BAND = "in band"
+    BELOW = "below band"
+    ABOVE = "above band"
+    NOT_MEASURED = "not measured"
+
+
+class Answer(StrEnum):
+    """A student's answer to one question (exercise.judge_answers)."""
+    PASS = "pass"
+    WRONG = "wrong"
+    MISSING = "missing"
+
+
+class TestRun(StrEnum):
+    """A tested claim's test, run by `reproduce` (tested.run)."""
+    PASSED = "passed"
+    FAILED = "failed"
+    SUITE_ONLY = "run by the test suite, not here"
+
+
+PASSES = (Verdict.REPRODUCED, Verdict.IN_SHAPE)   # the claim verdicts that count as reproduced
+
+MEANING: dict[StrEnum, str] = {
+    Verdict.REPRODUCED: "the measured value is within the claim's declared tolerance of the paper's, "
+                        "and the relation it states holds.",
+    Verdict.IN_SHAPE: "reproduced in shape: the relation the claim states holds, the number does not.",
+    Verdict.NOT_REPRODUCED: "trusted points were measured and the claim's check failed on them.",
+    Verdict.NOT_CHECKABLE: "no verdict: a point it reads failed a fidelity gate, a calibration it rests "
+                           "on was not met, its repeats disagree (noisy), or it was not measured.",
+    Verdict.CALIBRATION: "a measurement a constant of the model was set from (claims/calibrations.json), "
+                         "checked on every run against a tolerance declared beforehand; one not met makes "
+                         "every point resting on it untrusted.",
+    Verdict.TESTED: "a fact of the wiring, checked by a named test rather than measured as a claim.",
+    Verdict.FORCED: "the claim could not have failed on this view: every measurement the calibrations "
+                    "and gates admit gives the same verdict (counted apart, never as reproduced).",
+    Verdict.CONSEQUENCE: "the value follows from calibration points alone, so it is counted apart.",
+    Calibration.MET: "the calibration's median of its repeats is within its declared tolerance.",
+    Calibration.MISSED: "the calibration's median is outside its tolerance: every number resting on it "
+                        "is untrusted.",
+    Calibration.NOISY: "not checkable because the repeats disagree on the verdict, or spread wider than "
+                       "the claim's or calibration's tolerance.",
+    Calibration.NOT_MEASURED: "no trusted measurement of it in this run.",
+    Reading.IN_BAND: "an era check's median fell inside the band declared before running.",
+    Reading.BELOW: "an era check's median fell below its band: a mechanism the model lacks, never a "
+                   "constant to change.",
+    Reading.ABOVE: "an era check's median fell above its band.",
+    Answer.PASS: "a student's answer within the question's tolerance of the measurement.",
+    Answer.WRONG: "a student's answer outside it.",
+    Answer.MISSING: "no answer, or nothing to judge it against.",
+}
