@@ -177,7 +177,7 @@ RESULT_KEYS = {"repeat", "point_index", "throughput_mbyte_s", "fidelity", "gates
                "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified", "scaled",
                "write_mbyte_s", "read_mbyte_s", "per_rank", "per_node_mbyte_s", "local_fraction_measured",
                "stripes_misplaced", "pfs", "cpu_busy", "mpi_attempts", "window_s", "tcp", "calibration_of",
-               "contended_rate_mbit", "lost", "measured_in"}
+               "contended_rate_mbit", "lost", "measured_in", "medium"}
 
 
 def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
