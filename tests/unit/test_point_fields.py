@@ -98,10 +98,13 @@ def test_the_lists_are_made_from_the_declarations():
     assert derive.NETWORK_KEYS == ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
                                    "time_scale", "tx_gap_us")
     assert WORKLOADS["pfs"].rate_keys == ("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s")
-    assert results.csv_columns("iperf") == [
-        "point_index", "calibration_of", "topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
-        "time_scale", "tx_gap_us", "placement", "repeat", "pairs", "goodput_mbit", "throughput_mbyte_s",
-        "measured_throughput_mbyte_s", "suspect", "host"]
+    for name, wl in WORKLOADS.items():    # the columns and their order of the hand-written lists
+        assert results.csv_columns(name) == [
+            "point_index", "calibration_of", "topology", "rate_mbit", "channels", "nodes", "hardware",
+            "contention", "time_scale", "tx_gap_us", "placement", "repeat", *wl.csv_columns,
+            "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host"]
+    assert WORKLOADS["token"].csv_columns == ("pairs", "token_size", "tokens_in_flight", "transport",
+                                              "rtt_ms_median")
     assert results.COMMON_POINT["rate_mbit"] == schema_property(NETWORK_FIELDS[1]) == {
         "type": "number", "description": "wire rate, Mbit/s", "exclusiveMinimum": 0}
 
