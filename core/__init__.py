@@ -10,6 +10,7 @@ tool runs as root where students log in); `text` makes hostile text safe for a
 terminal, a CSV cell and a Markdown cell; `parser`, `interpreter` and `signals`
 serve the command line (argument parsing, the interpreter check, SIGTERM as
 an exit); `version` is the project's one version (pyproject.toml reads it,
---version prints it, results documents record it).
+--version prints it, results documents record it); `fields` is how a measured
+point's keys are declared, once, by what produces them.
 Nothing here imports from another package of the project.
 """

@@ -6,6 +6,7 @@ experiment files; `estimate` says up front how many points and minutes a run
 takes (each workload's point cost); `runner` builds each network, runs its points under the
 `monitor` (fidelity), shows its `progress` and writes the `results` document after every point;
 `gates` judges each point's fidelity (again whenever a document is read);
+`point` declares what the run records of a point and puts a whole point's fields together;
 `calibration` adds and judges the calibration points, per experiment; `derive`
 takes points one experiment shares with another; `session` runs sweeps for a
 command and `summary` says what a run measured; `merge` joins campaign shards; `table` writes a document as text and

@@ -51,6 +51,9 @@ from core.jsonfile import check_schema, write_schema
 from pipeline import calibration as cal
 from pipeline import forced as forcing
 from pipeline import tested
+# keys that are results, not parameters: points differing only in these are repeats of one point
+# (every declared field that is not identity: pipeline.point)
+from pipeline.point import RESULT_KEYS
 from pipeline.results import read_json, real_rate
 from pipeline.verdicts import PASSES, Verdict
 from topologies.hardware import hardware_of
@@ -165,15 +168,6 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[dict]:
 
 
 _matches = forcing.matches
-
-
-# keys that are results, not parameters: points differing only in these are repeats of one point
-RESULT_KEYS = {"repeat", "point_index", "throughput_mbyte_s", "fidelity", "gates", "flows", "per_pair",
-               "per_copy", "host", "pairs_placed", "copies_placed", "wire_load", "elapsed_s", "payload_bytes",
-               "round_trips", "rtt_ms_median", "goodput_mbit", "total_bytes", "disk", "verified", "scaled",
-               "write_mbyte_s", "read_mbyte_s", "per_rank", "per_node_mbyte_s", "local_fraction_measured",
-               "stripes_misplaced", "pfs", "cpu_busy", "mpi_attempts", "window_s", "tcp", "calibration_of",
-               "contended_rate_mbit", "lost", "measured_in"}
 
 
 def _groups(points: list[dict]) -> dict[tuple, list[dict]]:

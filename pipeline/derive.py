@@ -14,11 +14,10 @@ with the same configuration is taken, marked the same way.
 """
 from __future__ import annotations
 
-from pipeline.sweep import Sweep, network_fields
+from pipeline.point import NETWORK_KEYS   # the network's settings, as topologies.point declares them
+from pipeline.sweep import Sweep
+from topologies.point import network_fields
 from topologies.timescale import time_scale_of
-
-NETWORK_KEYS = ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention", "time_scale",
-                "tx_gap_us")
 
 
 def _network(spec) -> dict:

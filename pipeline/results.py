@@ -1,7 +1,9 @@
 """The results document: one versioned JSON per run, written atomically, plus a CSV.
 
 Its format is results/schema.json (generated from SCHEMA below; a test keeps
-them equal), which describes every key, and results/README.md. Documents are
+them equal), which describes every key, and results/README.md. A point's keys
+are declared where they are produced (pipeline.point); the schema's point part
+and the CSV's columns are made from those declarations. Documents are
 validated whenever they are written (runner, merge) and read (plot, merge,
 report); a document of an older schema version is upgraded on read, a newer
 one refused. Every point carries its parameters, its measurements and the
@@ -23,14 +25,15 @@ from typing import Any
 
 from core.command import execute
 from core.errors import BadInput
+from core.fields import CSV_AFTER, CSV_BEFORE, names, properties
 from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
 from core.safefile import atomic_text, read_bytes, write_atomic_bytes
 from core.text import csv_cell
 from core.version import __version__
 from pipeline.gates import recompute
+from pipeline.point import COMMON_FIELDS
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
-from workloads.iperf import MAX_SAMPLES as IPERF_MAX_SAMPLES
 
 SCHEMA_VERSION = 5
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,207 +110,11 @@ def _t(kind, description: str, **extra) -> dict:
     return {"type": kind, "description": description, **extra}
 
 
-def _map(description: str, of: str = "number") -> dict:
-    """An object of name -> number (a wire's bytes, a node's busy share): the judge sums them."""
-    return {"type": "object", "description": description, "additionalProperties": {"type": of}}
-
-
-def _when(what: str) -> dict:
-    return _t(["number", "null"], f"when the transfer {what}, s (monotonic clock, or from the first start)")
-
-
-# what the gates read of a flow or a pair or copy (pipeline/gates.py): typed, since a document
-# from another host is input like any other
-FLOW = {"type": "object", "required": ["path", "bytes"], "properties": {
-    "path": _t("array", "segments of parallel wires the transfer crossed, in order",
-               items={"type": "array", "items": {"type": "string"}}),
-    "bytes": _t("integer", "payload bytes it moved", minimum=0),
-    "start": _when("started"), "end": _when("ended"),
-    "backlogged": _t("boolean", "data was always queued for its path (the stalled-transport gate's premise)")}}
-PART = {"type": "object", "properties": {
-    "start": _when("started"), "end": _when("ended"),
-    "bytes": _t("integer", "bytes it moved", minimum=0),
-    "payload_bytes": _t("integer", "payload bytes it moved", minimum=0),
-    "charges_lost": _t(["integer", "null"], "charge-channel datagrams a full CPU budget queue dropped",
-                       minimum=0),
-    "round_trips": _t("integer", "round trips it completed", minimum=0)}}
-# an iperf flow's throughput over time (workloads/iperf.py series): typed and bounded, since a
-# plot and a CSV read every sample
-IPERF_PAIR = {**PART, "properties": {
-    **PART["properties"],
-    "interval_s": _t("number", "iperf3's reporting interval (-i), s, in the time the network ran "
-                     "(scaled time on a time-scaled point)", exclusiveMinimum=0),
-    "intervals": _t("array", "the flow's throughput over time, as measured, at most "
-                    f"{IPERF_MAX_SAMPLES} samples: per interval [t_end_s, mbit_s] or [t_end_s, mbit_s, "
-                    "retransmits]: the receiver's goodput in the interval ending t_end_s seconds after "
-                    "the omitted slow start, and the sender's retransmitted segments in it. On a "
-                    "time-scaled point these are in scaled time: t / D and Mbit/s x D are the real "
-                    "network's (plot --series and the -intervals.csv show those). Absent in documents "
-                    "before it and where the server's report could not be read",
-                    maxItems=IPERF_MAX_SAMPLES,
-                    items={"type": "array", "minItems": 2, "maxItems": 3,
-                           "items": {"type": "number", "minimum": 0}})}}
-
-
-COMMON_POINT = {
-    "point_index": _t("integer", "index of the point in the whole sweep (shards merge by it)", minimum=0),
-    "topology": _t("string", "topology preset the point ran on"),
-    "rate_mbit": _t("number", "wire rate, Mbit/s", exclusiveMinimum=0),
-    "channels": _t(["integer", "null"], "wires per node on single-net (1) and bonded-dual-net; null on meshes"),
-    "nodes": _t("integer", "nodes in the network", minimum=2),
-    "workload": _t("string", "the workload (equals the document's)", enum=list(WORKLOADS)),
-    "placement": _t("string", "any | local-wire | remote-wire"),
-    "repeat": _t("integer", "which repeat of the point (0-based)", minimum=0),
-    "host": _t("string", "machine that measured the point (NETLAB_HOST_LABEL or hostname)"),
-    "throughput_mbyte_s": _t("number", "the workload's aggregate throughput, MB/s (10^6 bytes/s)",
-                             minimum=0),
-    "bonding_impl": _t(["string", "null"], "kernel-balance-rr | nft-numgen-rr | null (not bonded)"),
-    "wire_load": _t("object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
-    "switch_impl": _t(["string", "null"], "ovs-kernel | ovs-user | lxbr | null (no switches)"),
-    "wire_impl": _t("string", "engine (the frame-timed medium engine, netlab.medium) | tc (bridge + HTB: "
-                    "bandwidth only, a lone frame pays no wire time); absent in documents older than it"),
-    "medium": _obj("what the medium engine did during the point (wire_impl engine only)",
-                   lag=_t("object", "release lateness: count, p50_us, p99_us, max_us (1 us buckets, upper "
-                          "edges); the gate's bounds are LAG_P50_BOUND_US and LAG_P99_BOUND_US in netlab/medium.py"),
-                   engine_cpu=_t("number", "the engine process's CPU over the point, in cores (it also "
-                                 "runs the receiving nodes' stacks as it releases frames)"),
-                   engine_spin=_t("number", "of engine_cpu, the share spent spinning to a release"),
-                   late_arrivals=_t("integer", "frames read after the model had passed their arrival time"),
-                   sched=_t(["string", "null"], "the engine's scheduling policy (fifo:PRIO or other)"),
-                   wires=_t("object", "wire -> frames, collisions, busy (share of the point its "
-                            "delivered carriers used), collision_time (share collisions used), backoff_idle (share the "
-                            "medium lay idle while colliders backed off; the rate a hub could carry is "
-                            "its rate x (1 - collision_time - backoff_idle)), "
-                            "drops_queue, drops_collisions (16 attempts), deferrals, send_errors")),
-    "hardware": _t("string", "the hardware profile the nodes had (hardware/<name>.json; none = today's "
-                   "host); v1/v2 documents read as none"),
-    "contention": _t("string", "on: the shared wires charged CSMA/CD's average contention per frame "
-                     "and dropped a frame after 16 collisions (netlab/contention.py); off: perfect "
-                     "arbiters (v1/v2 documents read as off)", enum=["off", "on"]),
-    "contention_default": _t("string", "the hardware profile's collisions default when the point ran "
-                             "(hardware/<name>.json `collisions`): a point whose contention equals it ran "
-                             "as its machine is modelled by default (the report's view of the paper's "
-                             "hardware); v1-v4 documents read as off, the default then", enum=["off", "on"]),
-    "tx_gap_us": _t("number", "every network card waited this long after each frame it sent before "
-                    "the next (one frame in flight; netlab/nic.py, --tx-gap-us), us in real time; "
-                    "absent = 0, no gap", minimum=0),
-    "time_scale": _t("number", "D: the network ran D times slower than real (topologies/timescale.py); "
-                     "absent = 1. Every MB/s in the point is as measured, in scaled time", minimum=1),
-    "scaled": _map("on a time-scaled point: the workload's MB/s results x D, the real "
-                   "network's figures (claims judge these)"),
-    "tcp": _t(["object", "null"], "the TCP the nodes ran, as read back from their namespaces "
-              "(congestion_control, sack, dsack, timestamps, window_scaling, ecn, frto, recovery, "
-              "early_retrans, rmem, wmem, reordering as sysctls; window_clamp_bytes and rto_min_ms "
-              "as the metrics every route carries, the RTO x D on a time-scaled network: the hardware "
-              "profile's tcp block; documents before 2026-11-24 lack the last five) and what it did over the point, "
-              "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
-              "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)",
-              properties={k: _t("integer", f"{k.replace('_', ' ')} over the point, all nodes", minimum=0)
-                          for k in ("retrans_segs", "timeouts", "loss_probes", "fast_retrans",
-                                    "slow_start_retrans")}),
-    "measured_in": _t("string", "this point was not measured for this experiment: it is the point of "
-                      "that experiment (its name) with the same configuration, measured earlier in the "
-                      "same reproduction (experiment files' same_points_as; pipeline/derive.py)"),
-    "calibration_of": _t("string", "this point measures a calibration (claims/calibrations.json id) "
-                         "that the sweep's own points did not measure twice; it is not a sweep point "
-                         "(no point_index) and tables leave it out"),
-    "contended_rate_mbit": _map("with the collision model on: wire -> the rate its controller held, "
-                                "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
-                                "fidelity and the gates are of it"),
-    "cpu_busy": _map("node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
-                     "message's or a disk transfer's cost) used "
-                     "while the point ran (only on a profile with a host cost)"),
-    "fidelity": {**_obj("the fidelity monitor's view of the point",
-                        suspect=_t(["string", "null"], "why the emulator may have been the bottleneck "
-                                   "(a core near-saturated while no wire was near full), or null"),
-                        host_cpu_mean=_t("number", "mean host CPU busy fraction"),
-                        host_cpu_max=_t("number", "highest host CPU busy fraction in one sample"),
-                        core_busy_mean=_t("array", "mean busy fraction of each CPU core"),
-                        emulator_thread_busy=_t("object", "busy fraction of each thread of a "
-                                                "single-threaded emulator part (ovs-vswitchd)"),
-                        softirq_busy_mean=_t("array", "share of each CPU core spent in softirq (where "
-                                             "the kernel moves every emulated frame)"),
-                        cpu_pressure=_t(["number", "null"], "share of the point some task waited for a "
-                                        "CPU (PSI; null without it): with softirq, how crowded the host was"),
-                        wire_bytes=_map("wire -> on-wire bytes (framing included) its shaper "
-                                        "counted while the point ran"),
-                        window_s=_t("number", "the time base of wire_utilisation, s"),
-                        wire_utilisation=_map("wire -> on-wire bytes carried / capacity")),
-                 "required": ["suspect"]},
-    "flows": _t("array", "what the workload moved over the network: each transfer's path (segments "
-                "of parallel wires), bytes, and start/end (s) where known", items=FLOW),
-    "gates": {**_obj("the fidelity gates (pipeline/gates.py): a point that fails one makes the "
-                     "claims that read it not checkable",
-                     ok=_t("boolean", "every gate passed"),
-                     failed={**_t("array", "why each failed gate failed"), "items": {"type": "string"}},
-                     span_over_longest=_t(["number", "null"], "token pairs: all pairs' span / the "
-                                          "longest pair's time (1.0 = all ran at once)")),
-              "required": ["ok", "failed"]},
-}
-WORKLOAD_POINT = {
-    "token": {
-        "pairs": _t("integer", "pairs exchanging tokens at once", minimum=1),
-        "token_size": _t("integer", "token bytes", minimum=1),
-        "tokens_in_flight": _t("integer", "tokens each pair keeps in flight", minimum=1),
-        "duration": _t(["number", "null"], "seconds of exchanges (setting)"),
-        "exchanges": _t(["integer", "null"], "round trips per pair instead of duration (setting)"),
-        "payload_bytes": _t("integer", "token bytes that crossed the network, both directions"),
-        "elapsed_s": _t("number", "longest pair's time, s"),
-        "round_trips": _t("integer", "round trips completed, all pairs"),
-        "rtt_ms_median": _t(["number", "null"], "median pair's median round trip, ms"),
-        "per_pair": _t("array", "each pair's figures", items=PART),
-        "pairs_placed": _t("array", "src->dst of each pair, with its wire or relay"),
-    },
-    "iperf": {
-        "pairs": _t("integer", "concurrent TCP flows", minimum=1),
-        "duration": _t("number", "seconds measured per flow (setting)"),
-        "goodput_mbit": _t("number", "sum of the flows' receiver-side goodput, Mbit/s"),
-        "per_pair": _t("array", "each flow's figures (src, dst, port, goodput_mbit, bytes_received, "
-                       "seconds, retransmits) and its throughput over time", items=IPERF_PAIR),
-        "pairs_placed": _t("array", "src->dst of each flow"),
-    },
-    "filecopy": {
-        "copies": _t("integer", "simultaneous copies", minimum=1),
-        "remote": _t("integer", "how many of them are remote", minimum=0),
-        "file_size": _t("integer", "bytes per file", minimum=1),
-        "disk": _t(["object", "string"], "the node disks: profile, rates, throttle, I/O mode"),
-        "elapsed_s": _t("number", "first copy's start to last copy's end, s"),
-        "total_bytes": _t("integer", "bytes of all files"),
-        "verified": _t("string", "how every destination was checked (sha256)"),
-        "per_copy": _t("array", "each copy's kind, nodes, start/end (s from the first start), MB/s",
-                       items=PART),
-        "copies_placed": _t("array", "each copy: node, or src->dst with its wire or relay"),
-    },
-    "pfs": {
-        "test": _t("string", "ttcp | bonnie | pfs (workloads/pfs.py)", enum=["ttcp", "bonnie", "pfs"]),
-        "local_fraction": _t(["number", "null"], "pfs: the file view's share of each rank's blocks in "
-                             "its own node's stripe; null for the baselines"),
-        "stripe_size": _t(["integer", "null"], "pfs: stripe unit (block) bytes; null for the baselines"),
-        "volume": _t("integer", "bytes each node wrote and read (setting)"),
-        "duration": _t("integer", "ttcp: seconds each stream was measured (setting)"),
-        "disk": _t(["object", "string"], "the node disks: profile, rates, throttle, I/O mode"),
-        "write_mbyte_s": _t("number", "pfs: aggregate write, total bytes / slowest rank's time; "
-                            "bonnie: mean per node, MB/s"),
-        "read_mbyte_s": _t("number", "pfs: aggregate read; bonnie: mean per node, MB/s"),
-        "per_node_mbyte_s": _t("array", "ttcp: each pair's stream, MB/s"),
-        "per_rank": _t("array", "each MPI rank's phase times (pfs) or rates (bonnie)"),
-        "total_bytes": _t("integer", "bytes all nodes wrote (and read again)"),
-        "elapsed_s": _t("number", "slowest write plus slowest read time (pfs), s"),
-        "local_fraction_measured": _t(["number", "null"], "pfs: share of the bytes moved that stayed on "
-                                      "the mover's own node, from where GlusterFS put each stripe"),
-        "stripes_misplaced": _t("array", "pfs: stripes GlusterFS did not put on their creator's brick"),
-        "pairs_placed": _t("array", "ttcp: src->dst of each stream"),
-        "window_s": _t("number", "ttcp: the streams' time including slow start, s (wire utilisation's base)"),
-        "mpi_attempts": _t("integer", "pfs, bonnie: MPI launches it took (one that does not start "
-                           "every rank within 60 s, or fails, is ended and tried again, 3 in all)", minimum=1),
-        "pfs": _t("object", "pfs: the file system as it ran (netlab/pfs.py)"),
-    },
-}
-REQUIRED_POINT = ["topology", "rate_mbit", "workload", "placement", "repeat", "throughput_mbyte_s",
-                  "fidelity", "hardware", "contention", "contention_default", "tcp"]
-REQUIRED_BY_WORKLOAD = {"token": ["pairs", "token_size", "tokens_in_flight"], "iperf": ["pairs"],
-                        "filecopy": ["copies", "remote", "file_size", "disk"],
-                        "pfs": ["test", "volume", "disk"]}
+# every point's fields and each workload's own, from their declarations (pipeline.point)
+COMMON_POINT = properties(COMMON_FIELDS)
+WORKLOAD_POINT = {name: properties(w.fields) for name, w in WORKLOADS.items()}
+REQUIRED_POINT = list(names(COMMON_FIELDS, required=True))
+REQUIRED_BY_WORKLOAD = {name: list(names(w.fields, required=True)) for name, w in WORKLOADS.items()}
 
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -601,16 +408,19 @@ def _finite(value: Any) -> Any:
     return value
 
 
-COMMON_CSV = ("point_index", "topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
-              "time_scale", "tx_gap_us", "placement", "repeat")
+COMMON_CSV = names(COMMON_FIELDS, csv=CSV_BEFORE)    # before the workload's columns
+COMMON_CSV_AFTER = names(COMMON_FIELDS, csv=CSV_AFTER)
+# columns the CSV adds after throughput_mbyte_s: what the scaled network carried, the fidelity verdict
+DERIVED_CSV = ("measured_throughput_mbyte_s", "suspect")
 
 
 def csv_columns(workload: str) -> list[str]:
     """The CSV's columns: every MB/s column holds the real network's figure (x D on a time-scaled
     point, as the table and plot show it); measured_throughput_mbyte_s is what the scaled network
     carried. A calibration measurement names its calibration (it has no point index)."""
-    return ["point_index", "calibration_of", *COMMON_CSV[1:], *WORKLOADS[workload].csv_columns,
-            "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host"]
+    columns = [*COMMON_CSV, *WORKLOADS[workload].csv_columns, *COMMON_CSV_AFTER]
+    i = columns.index("throughput_mbyte_s") + 1
+    return [*columns[:i], *DERIVED_CSV, *columns[i:]]
 
 
 def write_csv(doc: dict, path: Path) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from core.errors import BadInput
 from core.values import Axis
 from topologies.hardware import ERA, NONE, hardware_of, profile_names
+from topologies.point import network_fields   # also imported from here (runner, estimate)
 from topologies.presets import PRESETS, build_spec, check_topology, preset
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE, time_scale_of
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
@@ -84,15 +85,6 @@ def check_workload(name: str) -> Workload:
     if name not in WORKLOADS:
         raise BadInput(f"unknown workload {name!r}; choose one of: {', '.join(WORKLOADS)}")
     return WORKLOADS[name]
-
-
-def network_fields(spec: NetworkSpec) -> dict[str, Any]:
-    """The network part of a point's configuration, as points record it."""
-    return {"topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
-            "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
-            "hardware": hardware_of(spec), "contention": "on" if spec.machine.contention else "off",
-            "contention_default": "on" if spec.machine.contention_default else "off",
-            **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {})}
 
 
 def network_key(spec) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from core.values import human_size
 from netlab.shaping import MSS
 from pipeline.gates import trusted  # noqa: F401 (re-exported: readers ask the table)
+from pipeline.point import field_named
 from pipeline.results import real_rate
 from topologies.hardware import describe_tcp, hardware_of
 from workloads import WORKLOADS
@@ -47,11 +48,15 @@ def varying(doc: dict) -> list[str]:
             and len({json.dumps(p.get(k), sort_keys=True) for p in doc["points"]}) > 1]
 
 
-_SHORT = dict(pairs="P=", tokens_in_flight="T=", file_size="", copies="C=", stripe_size="stripe ")
+def _short(k: str) -> str:
+    """A series key's prefix in a curve's name, as its field declares it (P=), else k=."""
+    f = field_named(k)
+    return f.short if f is not None and f.short is not None else k + "="
 
 
 def _shown(k: str, v) -> str:
-    return human_size(v) if k in ("file_size", "stripe_size") else str(v)
+    f = field_named(k)
+    return human_size(v) if f is not None and f.unit == "B" else str(v)
 
 
 def config_key(p: dict, extra: list[str] = ()) -> str:
@@ -65,7 +70,7 @@ def config_key(p: dict, extra: list[str] = ()) -> str:
         key += f" ({p['placement']})"
     for k in extra:
         if k in p and p[k] is not None:
-            key += f" {_SHORT.get(k, k + '=')}{_shown(k, p[k])}"
+            key += f" {_short(k)}{_shown(k, p[k])}"
     key = f"{key} @{p['rate_mbit']:g}Mb"
     key += f" D={p['time_scale']:g}" if p.get("time_scale") else ""
     key += f" +gap {p['tx_gap_us']:g}us" if p.get("tx_gap_us") else ""

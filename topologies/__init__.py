@@ -7,6 +7,7 @@ library/*.json; schema.json is their published schema) and wires explicit ones;
 `mesh` wires the k x k grids and picks relays, `cluster` the 2001 switched
 cluster; `hardware` loads the machines' profiles; `impairments` adds netem
 settings to a spec and `timescale` slows a whole spec by D; `render` draws a
-spec as text or PNG; `mininet_topos` is only the `mn --custom` entry point.
+spec as text or PNG; `point` declares the network part of a measured point;
+`mininet_topos` is only the `mn --custom` entry point.
 Imports only `core`; `netlab` turns a spec into a running network.
 """

@@ -2,8 +2,10 @@
 
 A Workload names its own axes (with their one default each), checks a point
 against a network before anything is built, runs one point on a built
-testbed, lists the CSV columns that tell its points apart, and declares how
-its points are tabulated and drawn (`Figure`). The runner
+testbed, declares every key its points carry (`fields`, core.fields: the
+results schema, the CSV columns and the MB/s results a time-scaled run also
+gives x D are made from them) and declares how its points are tabulated and
+drawn (`Figure`). The runner
 looks workloads up in `workloads.WORKLOADS`; it never branches on their names.
 Each also says what a point costs in time (`cost`), so a sweep's length can be
 announced before it starts (pipeline.estimate).
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from core.fields import CSV_AFTER, Field, prop
 from core.values import Axis
 from netlab.shaping import payload_capacity_bytes_s
 
@@ -33,6 +36,25 @@ def path_rate_bytes_s(spec, path: tuple[tuple[str, ...], ...], load: dict[str, i
             rate += payload_capacity_bytes_s(wire.rate_mbit) * share / max(load.get(name, 1), 1)
         slowest = min(slowest, rate)
     return slowest
+
+
+def when(what: str) -> dict:
+    return prop(["number", "null"], f"when the transfer {what}, s (monotonic clock, or from the first start)")
+
+
+# what the gates read of a pair or a copy (pipeline/gates.py): typed, since a document from
+# another host is input like any other
+PART = {"type": "object", "properties": {
+    "start": when("started"), "end": when("ended"),
+    "bytes": prop("integer", "bytes it moved", minimum=0),
+    "payload_bytes": prop("integer", "payload bytes it moved", minimum=0),
+    "charges_lost": prop(["integer", "null"], "charge-channel datagrams a full CPU budget queue dropped",
+                         minimum=0),
+    "round_trips": prop("integer", "round trips it completed", minimum=0)}}
+
+# the aggregate every workload's run_point returns (the runner prints it, the claims judge it)
+THROUGHPUT = Field("throughput_mbyte_s", "number", "the workload's aggregate throughput, MB/s (10^6 bytes/s)",
+                   unit="MB/s", required=True, rate=True, csv=CSV_AFTER, schema={"minimum": 0})
 
 
 PAIRS = Axis("pairs", "int", [4], "process pairs communicating at once (no node in two pairs)",
@@ -76,13 +98,12 @@ class Workload:
     summary: str
     axes: tuple[Axis, ...]                      # its own axes; `many` ones make points
     figure: Figure                              # how its points are tabulated and drawn
-    csv_columns: tuple[str, ...]                # its point keys, after the common columns
+    fields: tuple[Field, ...]                   # every key its points carry besides the common ones
     check: Callable[[Any, dict, dict], None]    # (spec, point, settings); raises BadInput
     run_point: Callable[[Any, Any, dict, dict], dict]   # (testbed, context, point, settings)
     prepare: Callable[[Any, list[dict], dict], Any] | None = None  # per network: e.g. disks
     label: Callable[[dict], str] = lambda pt: ""        # progress-bar text for a point
     normalize: Callable[[dict], dict] | None = None     # unused axes of a point -> None (deduplicated)
-    rate_keys: tuple[str, ...] = ("throughput_mbyte_s",)  # MB/s results a time-scaled run also gives x D
     # (what, measured MB/s, most the model allows) for the fidelity gates: a disk-bound figure
     # above its disks' rate is an artefact (pipeline.gates); None: the flows' gates suffice
     bounds: Callable[[dict], list[tuple[str, float, float]]] | None = None
@@ -93,6 +114,16 @@ class Workload:
     # or its bytes over its wires' and disks' rates) and its own setup. pipeline.estimate sums them
     # into the time a sweep is announced with; None: pipeline.estimate's default per point
     cost: Callable[[Any, dict, dict], float] | None = None
+
+    @property
+    def csv_columns(self) -> tuple[str, ...]:
+        """Its CSV columns, after the common ones: its fields declared as columns."""
+        return tuple(f.name for f in self.fields if f.csv)
+
+    @property
+    def rate_keys(self) -> tuple[str, ...]:
+        """Its MB/s results, which a time-scaled run also gives x D."""
+        return tuple(f.name for f in (THROUGHPUT, *self.fields) if f.rate)
 
     def axis(self, name: str) -> Axis:
         return next(a for a in self.axes if a.name == name)

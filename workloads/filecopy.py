@@ -15,12 +15,13 @@ import os
 from dataclasses import dataclass
 
 from core.errors import BadInput, DataCorrupted
+from core.fields import SETTING, Field
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import HARDWARE, TRANSFERS, DiskProfile, for_spec, parse_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
-from workloads.base import Figure, Workload, path_rate_bytes_s
+from workloads.base import PART, Figure, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
@@ -51,6 +52,33 @@ AXES = (
          "remote copy, as far as there are such) or copying (local copies go to the relays first, so "
          "one 486 forwards and copies at once); the papers do not say", many=False,
          choices=("idle", "copying")),
+)
+
+
+# the node disks: a setting (--disk) that the point records as the disks ran (measured)
+DISK = Field("disk", ("object", "string"), "the node disks: profile, rates, throttle, I/O mode", required=True,
+             csv=True)
+
+FIELDS = (
+    Field("copies", "integer", "simultaneous copies", SETTING, required=True, csv=True, short="C=",
+          schema={"minimum": 1}),
+    Field("remote", "integer", "how many of them are remote", SETTING, required=True, csv=True,
+          schema={"minimum": 0}),
+    Field("file_size", "integer", "bytes per file", SETTING, unit="B", required=True, csv=True, short="",
+          schema={"minimum": 1}),
+    DISK,
+    Field("disk_transfer", "string", "how a hardware profile's disk moved its bytes: hardware, pio or dma "
+          "(setting; absent in documents before it)", SETTING, schema={"enum": list(TRANSFERS)}),
+    Field("chunk", "integer", "bytes each copy read, sent and wrote at a time (setting; absent in "
+          "documents before it)", SETTING, unit="B", schema={"minimum": 1}),
+    Field("relays", "string", "routed meshes: idle or copying, where the local copies went (setting; "
+          "absent in documents before it)", SETTING, schema={"enum": ["idle", "copying"]}),
+    Field("elapsed_s", "number", "first copy's start to last copy's end, s", unit="s"),
+    Field("total_bytes", "integer", "bytes of all files", unit="B"),
+    Field("verified", "string", "how every destination was checked (sha256)"),
+    Field("per_copy", "array", "each copy's kind, nodes, start/end (s from the first start), MB/s",
+          schema={"items": PART}),
+    Field("copies_placed", "array", "each copy: node, or src->dst with its wire or relay"),
 )
 
 
@@ -278,7 +306,7 @@ def cost(spec, point: dict, settings: dict) -> float:
 
 WORKLOAD = Workload(
     name="filecopy", summary="the Disk/Net balance test (simultaneous file copies over emulated disks)",
-    axes=AXES, csv_columns=("copies", "remote", "file_size", "disk"),
+    axes=AXES, fields=FIELDS,
     check=check, run_point=run_point, prepare=prepare, bounds=bounds, cost=cost,
     label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}",
     figure=Figure("Disk/Net balance: simultaneous file copies, aggregate throughput", x="remote",

@@ -13,10 +13,11 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from core.fields import SETTING, Field, prop
 from core.values import Axis
 from netlab.medium import point_record
 from workloads.agent import Agents, WorkloadFailed, wait_listening
-from workloads.base import Figure, PAIRS, Workload
+from workloads.base import PART, Figure, PAIRS, Workload
 from workloads.placement import place, wire_load
 
 BASE_PORT = 5201
@@ -29,6 +30,36 @@ AXES = (
     PAIRS,
     Axis("duration", "int", 5, "whole seconds each flow is measured (after 1 s of slow start)",
          many=False, minimum=1, maximum=3600, unit="s"),
+)
+
+
+# an iperf flow's throughput over time (series): typed and bounded, since a plot and a CSV read
+# every sample
+PAIR = {**PART, "properties": {
+    **PART["properties"],
+    "interval_s": prop("number", "iperf3's reporting interval (-i), s, in the time the network ran "
+                       "(scaled time on a time-scaled point)", exclusiveMinimum=0),
+    "intervals": prop("array", "the flow's throughput over time, as measured, at most "
+                      f"{MAX_SAMPLES} samples: per interval [t_end_s, mbit_s] or [t_end_s, mbit_s, "
+                      "retransmits]: the receiver's goodput in the interval ending t_end_s seconds after "
+                      "the omitted slow start, and the sender's retransmitted segments in it. On a "
+                      "time-scaled point these are in scaled time: t / D and Mbit/s x D are the real "
+                      "network's (plot --series and the -intervals.csv show those). Absent in documents "
+                      "before it and where the server's report could not be read",
+                      maxItems=MAX_SAMPLES,
+                      items={"type": "array", "minItems": 2, "maxItems": 3,
+                             "items": {"type": "number", "minimum": 0}})}}
+
+FIELDS = (
+    Field("pairs", "integer", "concurrent TCP flows", SETTING, required=True, csv=True, short="P=",
+          schema={"minimum": 1}),
+    Field("duration", "number", "seconds measured per flow (setting)", SETTING, unit="s"),
+    Field("goodput_mbit", "number", "sum of the flows' receiver-side goodput, Mbit/s", unit="Mbit/s", csv=True),
+    Field("elapsed_s", "number", "longest flow's time, s", unit="s"),
+    Field("window_s", "number", "the flows' time including slow start, s (wire utilisation's base)", unit="s"),
+    Field("per_pair", "array", "each flow's figures (src, dst, port, goodput_mbit, bytes_received, "
+          "seconds, retransmits) and its throughput over time", schema={"items": PAIR}),
+    Field("pairs_placed", "array", "src->dst of each flow"),
 )
 
 
@@ -155,7 +186,7 @@ def cost(_spec, _point: dict, settings: dict) -> float:
 
 WORKLOAD = Workload(
     name="iperf", summary="iperf3 TCP flows (capacity baseline)", axes=AXES,
-    csv_columns=("pairs", "goodput_mbit"), check=check, run_point=run_point, cost=cost,
+    fields=FIELDS, check=check, run_point=run_point, cost=cost,
     label=lambda pt: f"{pt['pairs']} pairs",
     figure=Figure("iperf3 TCP goodput", x="pairs", x_label="pairs", x_step="one"))
 

@@ -29,9 +29,10 @@ import signal
 import stat
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.errors import DataCorrupted, RuntimeFailure
+from core.fields import SETTING, Field
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import for_spec
@@ -42,7 +43,7 @@ from topologies.spec import SpecError
 from topologies.timescale import time_scale_of
 from workloads.agent import PYTHON, Agent, WorkloadFailed
 from workloads.base import Figure, Level, Workload
-from workloads.filecopy import AXES as FILECOPY_AXES
+from workloads.filecopy import AXES as FILECOPY_AXES, DISK as FILECOPY_DISK
 from workloads.iperf import run_pairs
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
@@ -64,6 +65,37 @@ AXES = (
     Axis("duration", "int", 5, "ttcp: whole seconds each stream is measured (after 1 s of slow start)",
          many=False, minimum=1, maximum=3600, unit="s"),
     next(a for a in FILECOPY_AXES if a.name == "disk"),   # one disk setting for both
+)
+
+
+FIELDS = (
+    Field("test", "string", "ttcp | bonnie | pfs (workloads/pfs.py)", SETTING, required=True, csv=True,
+          schema={"enum": list(TESTS)}),
+    Field("local_fraction", ("number", "null"), "pfs: the file view's share of each rank's blocks in "
+          "its own node's stripe; null for the baselines", SETTING, csv=True),
+    Field("stripe_size", ("integer", "null"), "pfs: stripe unit (block) bytes; null for the baselines",
+          SETTING, unit="B", csv=True, short="stripe "),
+    Field("volume", "integer", "bytes each node wrote and read (setting)", SETTING, unit="B", required=True,
+          csv=True),
+    Field("duration", "integer", "ttcp: seconds each stream was measured (setting)", SETTING, unit="s"),
+    replace(FILECOPY_DISK, csv=False),    # the same disks, not a column of this CSV
+    Field("write_mbyte_s", "number", "pfs: aggregate write, total bytes / slowest rank's time; "
+          "bonnie: mean per node, MB/s", unit="MB/s", rate=True, csv=True),
+    Field("read_mbyte_s", "number", "pfs: aggregate read; bonnie: mean per node, MB/s", unit="MB/s", rate=True,
+          csv=True),
+    Field("local_fraction_measured", ("number", "null"), "pfs: share of the bytes moved that stayed on "
+          "the mover's own node, from where GlusterFS put each stripe", csv=True),
+    Field("per_node_mbyte_s", "array", "ttcp: each pair's stream, MB/s", unit="MB/s"),
+    Field("per_rank", "array", "each MPI rank's phase times (pfs) or rates (bonnie)"),
+    Field("total_bytes", "integer", "bytes all nodes wrote (and read again)", unit="B"),
+    Field("elapsed_s", "number", "slowest write plus slowest read time (pfs), s", unit="s"),
+    Field("stripes_misplaced", "array", "pfs: stripes GlusterFS did not put on their creator's brick"),
+    Field("pairs_placed", "array", "ttcp: src->dst of each stream"),
+    Field("window_s", "number", "ttcp: the streams' time including slow start, s (wire utilisation's base)",
+          unit="s"),
+    Field("mpi_attempts", "integer", "pfs, bonnie: MPI launches it took (one that does not start "
+          "every rank within 60 s, or fails, is ended and tried again, 3 in all)", schema={"minimum": 1}),
+    Field("pfs", "object", "pfs: the file system as it ran (netlab/pfs.py)"),
 )
 
 
@@ -441,11 +473,9 @@ def label(pt: dict) -> str:
 WORKLOAD = Workload(
     name="pfs", summary="MACHE01's parallel I/O study: ttcp and bonnie baselines, the MPI read/write "
     "test over GlusterFS", axes=AXES,
-    csv_columns=("test", "local_fraction", "stripe_size", "volume", "write_mbyte_s", "read_mbyte_s",
-                 "local_fraction_measured"),
+    fields=FIELDS,
     check=check, run_point=run_point, prepare=prepare, label=label, normalize=normalize, bounds=bounds,
     cost=cost,
-    rate_keys=("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s"),
     figure=Figure("parallel file system: aggregate read and write", x="local_fraction",
                   x_label="local fraction (share of each rank's blocks in its own node's stripe)",
                   series=("stripe_size",), metrics=(("read_mbyte_s", "read"), ("write_mbyte_s", "write")),

@@ -15,11 +15,12 @@ import os
 from contextlib import ExitStack
 
 from core.errors import BadInput
+from core.fields import SETTING, Field
 from core.values import Axis, human_size
 from netlab.capabilities import mem_available_bytes
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
-from workloads.base import Figure, PAIRS, Workload, path_rate_bytes_s
+from workloads.base import PART, Figure, PAIRS, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
@@ -38,6 +39,26 @@ AXES = (
          minimum=0.1, maximum=3600, unit="s"),
     Axis("exchanges", "int", None, "round trips per pair instead of --duration", many=False,
          minimum=1, maximum=10_000_000, optional=True),
+)
+
+
+FIELDS = (
+    Field("pairs", "integer", "pairs exchanging tokens at once", SETTING, required=True, csv=True, short="P=",
+          schema={"minimum": 1}),
+    Field("token_size", "integer", "token bytes", SETTING, unit="B", required=True, csv=True,
+          schema={"minimum": 1}),
+    Field("tokens_in_flight", "integer", "tokens each pair keeps in flight", SETTING, required=True, csv=True,
+          short="T=", schema={"minimum": 1}),
+    Field("transport", "string", "tcp: the papers' token exchange; udp: each token one datagram each way, "
+          "1 in flight (setting; absent = tcp)", SETTING, csv=True, schema={"enum": ["tcp", "udp"]}),
+    Field("duration", ("number", "null"), "seconds of exchanges (setting)", SETTING, unit="s"),
+    Field("exchanges", ("integer", "null"), "round trips per pair instead of duration (setting)", SETTING),
+    Field("payload_bytes", "integer", "token bytes that crossed the network, both directions", unit="B"),
+    Field("elapsed_s", "number", "longest pair's time, s", unit="s"),
+    Field("round_trips", "integer", "round trips completed, all pairs"),
+    Field("rtt_ms_median", ("number", "null"), "median pair's median round trip, ms", unit="ms", csv=True),
+    Field("per_pair", "array", "each pair's figures", schema={"items": PART}),
+    Field("pairs_placed", "array", "src->dst of each pair, with its wire or relay"),
 )
 
 
@@ -162,7 +183,7 @@ WORKLOAD = Workload(
     axes=AXES, concurrent_pairs=True,
     figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
                   x_step="double", split_if_varying=("pairs", "tokens_in_flight", "transport")),
-    csv_columns=("pairs", "token_size", "tokens_in_flight", "transport", "rtt_ms_median"),
+    fields=FIELDS,
     check=check, run_point=run_point, prepare=prepare, cost=cost,
     label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}"
                      + (" UDP" if pt.get("transport") == "udp" else ""))

@@ -320,12 +320,15 @@ def test_the_1996_profiles_collide_by_default_and_contention_overrides():
 
 
 def test_repeats_group_whatever_their_measured_by_products():
-    """What a run measured beside its figure (a contended wire's held rate, datagrams lost,
+    """What a run measured beside its figure (a contended wire's held rate, TCP's retransmissions,
     where a copied point was measured) differs between repeats: they stay one point."""
     base = {"topology": "routed-mesh", "remote": 5, "throughput_mbyte_s": 4.0}
-    pts = [{**base, "repeat": 0, "contended_rate_mbit": {"w0": 9.41}, "lost": 0, "measured_in": "a"},
-           {**base, "repeat": 1, "contended_rate_mbit": {"w0": 9.12}, "lost": 2, "measured_in": "b"}]
+    pts = [{**base, "repeat": 0, "contended_rate_mbit": {"w0": 9.41}, "tcp": {"retrans_segs": 0}, "measured_in": "a"},
+           {**base, "repeat": 1, "contended_rate_mbit": {"w0": 9.12}, "tcp": {"retrans_segs": 2}, "measured_in": "b"}]
     assert len(C._groups(pts)) == 1
+    # the medium engine's per-point counters (lag, CPU, frames) differ between repeats too
+    engine = [{**p, "medium": {"lag": {"count": 10 * p["repeat"] + 1}}} for p in pts]
+    assert len(C._groups(engine)) == 1
 
 
 def test_a_line_rate_bound_is_not_applied_to_points_that_collided():

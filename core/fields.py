@@ -1,0 +1,80 @@
+"""A point's field, declared once by what produces it.
+
+What a measured point IS and what it MEASURED used to be listed by hand in several
+places (the results schema, the CSV columns, the keys that tell repeats apart, the
+keys that name a network); a key missing from one list silently changed another's
+behaviour. Each producer now declares its fields as `Field`s (topologies.point: the
+network; pipeline.point: the run; each workload: its own), and every list is made
+from those declarations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+# a field's role: what two points equal in it say about each other
+SETTING = "setting"     # identity: what the sweep asked for (an axis, the workload)
+RESOLVED = "resolved"   # identity: what a setting became on this host (an implementation, a default)
+MEASURED = "measured"   # a result: differs between repeats of one point
+RECORD = "record"       # bookkeeping: which repeat, index, host, source; differs between repeats too
+ROLES = (SETTING, RESOLVED, MEASURED, RECORD)
+
+# where a field sits in a results CSV: not a column, before the workload's columns, after them
+CSV_BEFORE = "before"
+CSV_AFTER = "after"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key a point may carry: its JSON type(s), what it means, and how readers treat it."""
+    name: str
+    type: str | tuple[str, ...]         # JSON type(s): "number", ("integer", "null"), ...
+    description: str
+    role: str = MEASURED
+    unit: str | None = None             # "MB/s", "Mbit/s", "s", "B" (bytes: shown as sizes)
+    required: bool = False              # every point of its workload carries it
+    rate: bool = False                  # a MB/s result: a time-scaled point also records it x D
+    csv: str | bool = False             # a CSV column; common fields say CSV_BEFORE or CSV_AFTER
+    short: str | None = None            # its prefix in a curve's name (P=); None: "name="
+    schema: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)  # JSON-schema extras
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"field {self.name}: role {self.role!r} is not one of {ROLES}")
+
+    @property
+    def identity(self) -> bool:
+        """Part of what a point is: points equal in every identity field are repeats of one."""
+        return self.role in (SETTING, RESOLVED)
+
+
+def schema_property(f: Field) -> dict:
+    """The field as a JSON-schema property."""
+    kind = list(f.type) if isinstance(f.type, tuple) else f.type
+    return {"type": kind, "description": f.description, **f.schema}
+
+
+def properties(fields: Iterable[Field]) -> dict[str, dict]:
+    return {f.name: schema_property(f) for f in fields}
+
+
+def names(fields: Iterable[Field], **where: Any) -> tuple[str, ...]:
+    """The names of the fields whose attributes equal `where` (e.g. required=True)."""
+    return tuple(f.name for f in fields if all(getattr(f, k) == v for k, v in where.items()))
+
+
+def by_name(*groups: Iterable[Field]) -> dict[str, Field]:
+    """name -> Field over groups that together make one point; ValueError on a name
+    declared twice (a point's key has one meaning)."""
+    out: dict[str, Field] = {}
+    for group in groups:
+        for f in group:
+            if f.name in out:
+                raise ValueError(f"point field {f.name} is declared twice")
+            out[f.name] = f
+    return out
+
+
+def prop(kind: str | list[str], description: str, **extra: Any) -> dict:
+    """A nested JSON-schema property (inside a field's `schema`)."""
+    return {"type": kind, "description": description, **extra}
