@@ -165,7 +165,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.machine: the
-    profile's name (`era` resolved), contention, and the profile's default as
+    profile itself (`era` resolved), contention, and the profile's default as
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic: no profile
     sets one, its length was never measured), resolved here once."""
     profile = resolve(hardware, spec.params["rate_mbit"])
@@ -174,7 +174,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     return dataclasses.replace(
-        spec, machine=dataclasses.replace(spec.machine, hardware=profile.name, contention=contention,
+        spec, machine=dataclasses.replace(spec.machine, profile=profile, contention=contention,
                                           contention_default=profile.collides, tx_gap_us=tx_gap_us),
         notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
                                 "(one frame in flight until its Tx-done interrupt)"]
