@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import BadInput
-from topologies.hardware import Profile
+from topologies.hardware import MAX_DISK_MBYTE_S, MIN_DISK_MBYTE_S, Profile
 
 IPPS96_ALL_LOCAL_MBYTE_S = 11.7
 IPPS96_COPIES = 7
@@ -86,9 +86,9 @@ def parse_disk(text: str) -> DiskProfile | None:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) not in (1, 2) or any(not (0.01 <= v <= 10000) for v in values):
+    if len(values) not in (1, 2) or any(not (MIN_DISK_MBYTE_S <= v <= MAX_DISK_MBYTE_S) for v in values):
         raise BadInput(f"--disk takes {HARDWARE}, {', '.join(PROFILES)}, or MB/s as R or R/W "
-                        f"(read/write, 0.01-10000), got {text!r}")
+                        f"(read/write, {MIN_DISK_MBYTE_S:g}-{MAX_DISK_MBYTE_S:g}), got {text!r}")
     read, write = values[0], values[-1]
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
 

@@ -18,8 +18,8 @@ from topologies import cluster, files, mesh
 from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
-from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, check_tx_gap,
+from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
+                             SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
                              node_name)
 
 
@@ -49,8 +49,7 @@ def bonded_dual_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_
     its K NICs (Becker's channel bonding). K=1 is exactly single-net."""
     check_nodes(nodes)
     rate = check_rate(rate_mbit)
-    if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= MAX_CHANNELS:
-        raise SpecError(f"--channels must be a whole number in 1..{MAX_CHANNELS}, got {channels!r}")
+    check_channels(channels)
     wires = tuple(Wire(name=f"w{k}", rate_mbit=rate) for k in range(channels))
     bonded = channels > 1
     spec_nodes = tuple(

@@ -213,6 +213,12 @@ def check_rate(rate: float) -> float:
     return float(rate)
 
 
+def check_channels(channels: int) -> int:
+    if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= MAX_CHANNELS:
+        raise SpecError(f"--channels must be a whole number in 1..{MAX_CHANNELS}, got {channels!r}")
+    return channels
+
+
 def check_nodes(nodes: int) -> int:
     if isinstance(nodes, bool) or not isinstance(nodes, int) or not 2 <= nodes <= MAX_NODES:
         raise SpecError(f"--nodes must be a whole number in 2..{MAX_NODES}, got {nodes!r}")
