@@ -13,10 +13,8 @@ from core.errors import BadInput
 from core.values import Axis
 from netlab.impls import BuildOptions
 from pipeline.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
-from pipeline.sweep import NETWORK_AXES
+from pipeline.sweep import NETWORK, network_defaults
 from topologies.presets import build_spec
-
-NETWORK = {a.name: a for a in NETWORK_AXES}
 
 
 def axis_type(axis: Axis, single: bool = False):
@@ -108,10 +106,15 @@ def build_options(args) -> BuildOptions:
 
 
 def spec_from(args):
-    """The one network the cli/topo flags describe (BadInput if it cannot be built)."""
+    """The one network the cli/topo flags describe (BadInput if it cannot be built); an unset
+    --nodes/--rate-mbit/--channels takes the topology's own (pipeline.sweep.network_default),
+    as `run` and experiments do."""
     opts = {k: getattr(args, k, None) for k in ("nodes", "rate_mbit", "channels", "delay_ms",
                                                  "jitter_ms", "loss_pct", "relay_delay_ms",
                                                  *MACHINE_AXES)}
+    for name, value in network_defaults(args.topology).items():
+        if opts[name] is None:
+            opts[name] = value
     return build_spec(args.topology, **opts)
 
 

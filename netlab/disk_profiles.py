@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import BadInput
-from topologies.hardware import Profile
+from topologies.hardware import MAX_DISK_MBYTE_S, MIN_DISK_MBYTE_S, Profile
 
 IPPS96_ALL_LOCAL_MBYTE_S = 11.7
 IPPS96_COPIES = 7
@@ -86,20 +86,18 @@ def parse_disk(text: str) -> DiskProfile | None:
         values = [float(p) for p in parts]
     except ValueError:
         values = []
-    if len(values) not in (1, 2) or any(not (0.01 <= v <= 10000) for v in values):
+    if len(values) not in (1, 2) or any(not (MIN_DISK_MBYTE_S <= v <= MAX_DISK_MBYTE_S) for v in values):
         raise BadInput(f"--disk takes {HARDWARE}, {', '.join(PROFILES)}, or MB/s as R or R/W "
-                        f"(read/write, 0.01-10000), got {text!r}")
+                        f"(read/write, {MIN_DISK_MBYTE_S:g}-{MAX_DISK_MBYTE_S:g}), got {text!r}")
     read, write = values[0], values[-1]
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
 
 
 def for_spec(setting: str, spec, transfer: str | None = HARDWARE) -> DiskProfile:
-    """The disk every node of this network gets for a --disk setting: its hardware profile's
-    (topologies.hardware.hardware_of) at its time scale. The workloads' and the calibration's
-    one way to ask."""
-    from topologies.hardware import hardware_of, load
-    from topologies.timescale import time_scale_of
-    return for_hardware(setting, load(hardware_of(spec)), time_scale_of(spec), transfer)
+    """The disk every node of this network gets for a --disk setting: its machine's hardware
+    profile's (spec.machine.profile, resolved when the spec was built; never reloaded) at its
+    time scale. The workloads' and the calibration's one way to ask."""
+    return for_hardware(setting, spec.machine.profile, spec.machine.time_scale, transfer)
 
 
 def transfer_cost(profile: Profile, mode: str) -> tuple[float, float]:
@@ -111,16 +109,17 @@ def transfer_cost(profile: Profile, mode: str) -> tuple[float, float]:
     return per_copy, float(profile.data["host_cost"]["per_byte_ns"])
 
 
-def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0,
+def for_hardware(setting: str, profile: Profile | None, time_scale: float = 1.0,
                  transfer: str | None = HARDWARE) -> DiskProfile:
     """The disk a node gets: --disk if it names one, else the hardware
-    profile's disk (ide-1995 for a profile without one, such as none);
+    profile's disk (ide-1995 for a profile without one, such as none, or no profile);
     on a time-scaled network (topologies.timescale) D times slower. With the
     profile's disk and a transfer model, the CPU's share of it (module doc);
     transfer None: the calibrated rate with nothing on the CPU, for workloads
     whose agents pay no charges (the MPI tests)."""
     disk = parse_disk(setting)
-    model = (profile.disk or {}).get("transfer") if profile.host_cost and transfer else None
+    own = profile.disk if profile is not None else None
+    model = (own or {}).get("transfer") if profile is not None and profile.host_cost and transfer else None
     if transfer is not None and transfer not in TRANSFERS:
         raise BadInput(f"--disk-transfer takes {', '.join(TRANSFERS)}, got {transfer!r}")
     if model and disk is None:
@@ -134,7 +133,7 @@ def for_hardware(setting: str, profile: Profile, time_scale: float = 1.0,
                            + ("the throttle at the drive's media rate, every byte on the CPU (netlab/disk_profiles.py)"
                               if mode == "pio" else "the calibrated rate, the buffer copy on the CPU"),
                            mode, cpu)
-    elif disk is None and profile.disk is None:
+    elif disk is None and own is None:
         disk = PROFILES["ide-1995"]
     elif disk is None:
         d = profile.disk

@@ -28,7 +28,7 @@ from netlab.medium import Medium, engine_config
 from netlab.node import BeowulfHost
 from netlab.topo import SpecTopo, wire_node
 from netlab.wire import JoinOVS, SharedWire
-from topologies.hardware import hardware_of, load as load_profile
+from topologies.hardware import hardware_of
 from topologies.impairments import needs_netem
 from topologies.spec import NetworkSpec
 
@@ -218,7 +218,7 @@ class Testbed:
                                                                                  "ifb-htb+engine-latency"),
                 "wire_impl": self.impls["wire"],
                 "medium": None if self.medium is None else self.medium.record(),
-                "hardware_profile": load_profile(hardware).record(),
+                "hardware_profile": self.spec.machine.profile.record() if self.spec.machine.profile else None,
                 "collisions_modelled": self.contention is not None
                 or (self.medium is not None and any(w.contention and not w.full_duplex for w in self.spec.wires)),
                 "tx_gap_us": self.spec.machine.tx_gap_us,

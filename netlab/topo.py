@@ -16,7 +16,7 @@ from netlab.nic import nic_gaps
 from netlab.node import BeowulfHost
 from netlab.wire import JoinBridge, JoinOVS, SharedWire
 from topologies.presets import PRESETS, build_spec
-from topologies.spec import DEFAULT_NODES, DEFAULT_RATE_MBIT, SUBNET, NetworkSpec
+from topologies.spec import SUBNET, NetworkSpec
 
 DEFAULT_PREFIX = "bnl00"
 
@@ -70,11 +70,13 @@ class SpecTopo(Topo):
 
 
 def preset_topo(name: str):
-    """A Topo class for one preset, taking Mininet-style positional args (nodes, rate_mbit[, channels])."""
-    def build(self, nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_MBIT, *rest,
+    """A Topo class for one preset, taking Mininet-style positional args (nodes, rate_mbit[, channels]);
+    one left out takes the preset's own default (its file's, as every verb)."""
+    def build(self, nodes: int | None = None, rate_mbit: float | None = None, *rest,
               prefix: str = DEFAULT_PREFIX,
               bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr"):
-        opts = {"nodes": int(nodes), "rate_mbit": float(rate_mbit)}
+        opts = {"nodes": None if nodes is None else int(nodes),
+                "rate_mbit": None if rate_mbit is None else float(rate_mbit)}
         if rest:
             opts["channels"] = int(rest[0])
         SpecTopo.build(self, build_spec(name, **opts), prefix, bonding_impl, switch_impl)

@@ -28,17 +28,18 @@ from workloads.base import Workload
 from workloads.placement import PLACEMENTS
 
 MAX_POINTS = 5000
-PRESET_DEFAULTS = ("nodes", "rate_mbit")   # axes whose default a topology preset may set itself
+PRESET_DEFAULTS = ("nodes", "rate_mbit", "channels")   # axes whose default a topology's file sets itself
 MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)
 
 NETWORK_AXES = (
     Axis("topology", "text", list(PRESETS), "topology presets (" + ", ".join(PRESETS) + "; emulate.py "
          "topo list) or topology files' paths (topologies/schema.json)",
          aliases=("--topo",), validator=check_topology),
-    Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet); unset: the topologies' own "
-         "when they agree (switched-cluster 1000)",
+    Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet); unset: each "
+         "topology's own (its file's: switched-cluster 1000)",
          minimum=MIN_RATE_MBIT, maximum=MAX_RATE_MBIT, unit="Mbit/s", aliases=("--rate",)),
-    Axis("channels", "int", [DEFAULT_CHANNELS], "bonded-dual-net: wires per node (1 = single-net)",
+    Axis("channels", "int", [DEFAULT_CHANNELS], "bonded-dual-net: wires per node (1 = single-net); unset: "
+         "the topology's own",
          minimum=1, maximum=MAX_CHANNELS),
     Axis("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (hardware/*.json: disk "
          "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
@@ -56,8 +57,8 @@ NETWORK_AXES = (
          "M6): a sender gets frame / (frame + gap) of its wire, others fill the gap (netlab/nic.py); "
          "0: no gap. Unmeasured for the 1996 cards, so no profile sets it: claims/sensitivity.json "
          "runs 40 and 70", many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
-    Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: the topologies' own "
-         "when they agree (switched-cluster 32)", many=False,
+    Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: each "
+         "topology's own (its file's: switched-cluster 32)", many=False,
          minimum=2, maximum=MAX_NODES),
     Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
          "local-wire or remote-wire (meshes); each topology runs the ones it has",
@@ -75,6 +76,26 @@ NETWORK_AXES = (
 )
 IMPAIRMENT_AXES = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
 UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us")   # in a document's parameters only when set
+NETWORK = {a.name: a for a in NETWORK_AXES}
+
+
+def network_default(topology: str, name: str) -> Any:
+    """The one accessor of a network setting's default for one topology (nodes, rate_mbit,
+    channels), which every verb asks: the topology file's own (Preset.default), else the axis's;
+    None when the topology does not take the setting (channels but on bonded-dual-net)."""
+    p = preset(topology)
+    if name not in p.options:
+        return None
+    own = p.default(name)
+    if own is None:
+        own = NETWORK[name].default
+        own = own[0] if isinstance(own, list) else own
+    return own
+
+
+def network_defaults(topology: str) -> dict[str, Any]:
+    """Every setting of PRESET_DEFAULTS the topology takes, with its default (network_default)."""
+    return {n: network_default(topology, n) for n in PRESET_DEFAULTS if n in preset(topology).options}
 
 
 def axes_for(workload: str) -> tuple[Axis, ...]:
@@ -125,12 +146,14 @@ class Sweep:
         values = {a.name: a.from_json(given[a.name], a.flag) if given.get(a.name) is not None
                   else a.default for a in axes}
         values["topology"] = [check_topology(t) for t in values["topology"]]
-        for name in PRESET_DEFAULTS:   # unset: the topologies' own default, when they agree on one
+        for name in PRESET_DEFAULTS:   # unset: each topology's own (network_default)
             if given.get(name) is None:
-                own = {preset(t).default(name) for t in values["topology"]}
-                if len(own) == 1 and None not in own:
-                    value = own.pop()
-                    values[name] = [value] if isinstance(values[name], list) else value
+                own = [v for v in dict.fromkeys(network_default(t, name) for t in values["topology"])
+                       if v is not None]
+                if len(own) == 1:
+                    values[name] = own if isinstance(values[name], list) else own[0]
+                elif own:   # they differ: each network takes its own (Sweep.own), recorded as unset
+                    values[name] = None
         return cls(workload, values, shard)
 
     def __getitem__(self, name: str) -> Any:
@@ -148,14 +171,23 @@ class Sweep:
         """The sweep as recorded in a results document (impairments and a card gap only when set)."""
         return {k: v for k, v in self.values.items() if not (k in UNSET_NOT_RECORDED and not v)}
 
+    def own(self, topology: str, name: str) -> Any:
+        """A network setting's values on one topology: the sweep's, or (left unset where the
+        topologies' own defaults differ) the topology's own (network_default)."""
+        value = self.values[name]
+        if value is not None:
+            return value
+        own = network_default(topology, name)
+        return [own] if NETWORK[name].many else own
+
     def networks(self):
         """(topology, rate, channels, hardware, contention, time scale) combinations;
         channels only for topologies that take them (bonded-dual-net)."""
-        for topo, rate, hw, cont, d in itertools.product(self["topology"], self["rate_mbit"],
-                                                         self["hardware"], self["contention"],
-                                                         self["time_scale"]):
-            for ch in (self["channels"] if "channels" in preset(topo).options else [None]):
-                yield topo, rate, ch, hw, cont, d
+        for topo in self["topology"]:
+            for rate, hw, cont, d in itertools.product(self.own(topo, "rate_mbit"), self["hardware"],
+                                                       self["contention"], self["time_scale"]):
+                for ch in (self.own(topo, "channels") if "channels" in preset(topo).options else [None]):
+                    yield topo, rate, ch, hw, cont, d
 
     def placements_for(self, spec: NetworkSpec) -> list[str]:
         """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both)."""
@@ -187,7 +219,7 @@ class Sweep:
     def specs(self):
         impair = {k: self[k] for k in IMPAIRMENT_AXES}
         for topo, rate, ch, hw, cont, d in self.networks():
-            yield build_spec(topo, nodes=self["nodes"], rate_mbit=rate, channels=ch, hardware=hw,
+            yield build_spec(topo, nodes=self.own(topo, "nodes"), rate_mbit=rate, channels=ch, hardware=hw,
                              contention=cont, time_scale=d, tx_gap_us=self["tx_gap_us"], **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
@@ -208,8 +240,10 @@ class Sweep:
     def most_points(self) -> int:
         """An upper bound of the sweep's points: its axes' lengths multiplied (a workload's
         normalize may merge some), before any network or point is built."""
-        networks = sum(len(self["channels"]) if "channels" in preset(t).options else 1 for t in self["topology"])
-        for name in ("rate_mbit", "hardware", "contention", "time_scale"):
+        networks = sum(len(self.own(t, "rate_mbit"))
+                       * (len(self.own(t, "channels")) if "channels" in preset(t).options else 1)
+                       for t in self["topology"])
+        for name in ("hardware", "contention", "time_scale"):
             networks *= len(self[name])
         per = len(self["placement"]) * max(1, self["repeats"])
         for a in self.spec_workload.axes:

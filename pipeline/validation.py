@@ -20,6 +20,7 @@ from pathlib import Path
 from core.jsonfile import check_schema, read_json, write_schema
 from pipeline.gates import trusted
 from pipeline.verdicts import Reading
+from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS_FILE = ROOT / "claims" / "era-checks.json"
@@ -84,7 +85,7 @@ def read(check: dict, docs: dict[str, dict]) -> dict:
         return {**out, "reads": NOT_MEASURED, "reason": check.get("not_measured", "no workload measures it")}
     doc = docs.get(m["experiment"])
     points = [p for p in (doc or {}).get("points", [])
-              if p.get("hardware") == check["profile"] and not p.get("calibration_of")
+              if hardware_of(p) == check["profile"] and not p.get("calibration_of")
               and all(p.get(k) == v for k, v in m["where"].items())
               and isinstance(p.get(m["metric"]), (int, float))]
     values = [p[m["metric"]] * m.get("scale", 1) for p in points if trusted(p)]

@@ -29,6 +29,7 @@ HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
 SCHEMA_FILE = HARDWARE_DIR / "schema.json"
 NONE = "none"
 ERA = "era"        # the profile whose network rate is the wire's rate
+MIN_DISK_MBYTE_S, MAX_DISK_MBYTE_S = 0.01, 10000   # a disk's rate (--disk, a profile's disk)
 
 _TEXT = {"type": "string", "minLength": 1}
 _BUFFERS = {"type": "array", "items": {"type": "integer", "minimum": 1024, "maximum": 1 << 30},
@@ -58,8 +59,8 @@ SCHEMA = {
                      "type": "object", "additionalProperties": False,
                      "required": ["read_mbyte_s", "write_mbyte_s", "derivation", "sources"],
                      "properties": {
-                         "read_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
-                         "write_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
+                         "read_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_DISK_MBYTE_S},
+                         "write_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_DISK_MBYTE_S},
                          "derivation": {**_TEXT, "description": "how the rate follows from the sources"},
                          "sources": {"type": "array", "items": _TEXT, "minItems": 1},
                          "calibration": {"type": ["string", "null"],
@@ -74,7 +75,7 @@ SCHEMA = {
                                  "default": {"enum": ["pio", "dma"], "description": "--disk-transfer hardware"},
                                  "modes": {"type": "array", "items": {"enum": ["pio", "dma"]}, "minItems": 1,
                                            "uniqueItems": True, "description": "the modes the machine could run"},
-                                 "media_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000,
+                                 "media_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_DISK_MBYTE_S,
                                                    "description": "the drive's own sequential rate: the "
                                                                   "throttle under PIO (where the CPU mostly sets the pace)"},
                                  "media_source": _TEXT,

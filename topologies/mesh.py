@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 
-from topologies.spec import (DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_NODES, NetworkSpec, Node,
-                             Route, SpecError, Switch, Wire, check_rate, node_ip, node_name)
+from topologies.spec import (DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node, Route, SpecError,
+                             Switch, Wire, check_nodes, check_rate, node_ip, node_name)
 
 ROW_NIC, COL_NIC = 0, 1
 
@@ -31,8 +31,7 @@ def grid_side(nodes: int) -> int:
         raise SpecError(f"a mesh needs a perfect-square --nodes (4, 9, 16, 25, ...), got {nodes}")
     if k < 2:
         raise SpecError(f"a mesh needs a grid of at least 2 x 2 (--nodes >= 4), got {nodes}")
-    if nodes > MAX_NODES:
-        raise SpecError(f"--nodes must be at most {MAX_NODES}, got {nodes}")
+    check_nodes(nodes)
     return k
 
 

@@ -18,8 +18,8 @@ from topologies import cluster, files, mesh
 from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
-from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             NetworkSpec, Node, SpecError, Wire, check_nodes, check_rate, check_tx_gap,
+from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
+                             SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
                              node_name)
 
 
@@ -49,8 +49,7 @@ def bonded_dual_net(nodes: int = DEFAULT_NODES, rate_mbit: float = DEFAULT_RATE_
     its K NICs (Becker's channel bonding). K=1 is exactly single-net."""
     check_nodes(nodes)
     rate = check_rate(rate_mbit)
-    if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= MAX_CHANNELS:
-        raise SpecError(f"--channels must be a whole number in 1..{MAX_CHANNELS}, got {channels!r}")
+    check_channels(channels)
     wires = tuple(Wire(name=f"w{k}", rate_mbit=rate) for k in range(channels))
     bonded = channels > 1
     spec_nodes = tuple(
@@ -165,7 +164,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.machine: the
-    profile's name (`era` resolved), contention, and the profile's default as
+    profile itself (`era` resolved), contention, and the profile's default as
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic: no profile
     sets one, its length was never measured), resolved here once."""
     profile = resolve(hardware, spec.params["rate_mbit"])
@@ -174,7 +173,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     return dataclasses.replace(
-        spec, machine=dataclasses.replace(spec.machine, hardware=profile.name, contention=contention,
+        spec, machine=dataclasses.replace(spec.machine, profile=profile, contention=contention,
                                           contention_default=profile.collides, tx_gap_us=tx_gap_us),
         notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
                                 "(one frame in flight until its Tx-done interrupt)"]

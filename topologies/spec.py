@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.errors import BadInput
+from topologies.hardware import NONE
 
 if TYPE_CHECKING:
-    from topologies.hardware import HostCost, TcpSettings
+    from topologies.hardware import HostCost, Profile, TcpSettings
 
 SUBNET = ipaddress.ip_network("10.0.0.0/16")
 # The network's defaults and bounds live here and nowhere else.
@@ -116,16 +117,23 @@ class Node:
 @dataclass(frozen=True)
 class Machine:
     """The machine a network runs on, resolved once (presets.machine, timescale.scale) and read
-    through this by everyone: the hardware profile's name, whether its shared wires collide and
-    whether that is the profile's own default, the time scale D, and the gap each network card
-    leaves between the frames it sends (us, real time; 0: none; netlab.nic). What the profile costs
-    and runs is per node (Node.host_cost, Node.tcp) and per wire (Wire.contention); its
-    disks come from netlab.disk_profiles."""
-    hardware: str = "none"
+    through this by everyone: the hardware profile itself (topologies.hardware.Profile, `era`
+    resolved; None: a spec never given a machine, today's host with nothing declared), whether
+    its shared wires collide and whether that is the profile's own default, the time scale D, and
+    the gap each network card leaves between the frames it sends (us, real time; 0: none;
+    netlab.nic). What the profile costs and runs is per node (Node.host_cost, Node.tcp) and per
+    wire (Wire.contention); its disks come from netlab.disk_profiles.for_spec, which reads the
+    profile and D here: no one loads a profile by name once the spec is built."""
+    profile: "Profile | None" = None
     contention: bool = False
     contention_default: bool = False
     time_scale: float = 1.0
     tx_gap_us: float = 0.0
+
+    @property
+    def hardware(self) -> str:
+        """The profile's name, as points record it (topologies.hardware.hardware_of)."""
+        return self.profile.name if self.profile is not None else NONE
 
 
 @dataclass(frozen=True)
@@ -203,6 +211,12 @@ def check_rate(rate: float) -> float:
             or not MIN_RATE_MBIT <= rate <= MAX_RATE_MBIT:
         raise SpecError(f"--rate-mbit must be in {MIN_RATE_MBIT:g}..{MAX_RATE_MBIT:g} Mbit/s, got {rate!r}")
     return float(rate)
+
+
+def check_channels(channels: int) -> int:
+    if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= MAX_CHANNELS:
+        raise SpecError(f"--channels must be a whole number in 1..{MAX_CHANNELS}, got {channels!r}")
+    return channels
 
 
 def check_nodes(nodes: int) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from topologies.spec import NetworkSpec, SpecError, check_rate
+from topologies.spec import MIN_RATE_MBIT, NetworkSpec, SpecError
 
 DEFAULT_TIME_SCALE = 1.0
 MAX_TIME_SCALE = 1000.0
@@ -38,12 +38,12 @@ def scale(spec: NetworkSpec, d: float) -> NetworkSpec:
         return spec
     wires = []
     for w in spec.wires:
-        if w.rate_mbit / d < 0.1:
+        if w.rate_mbit / d < MIN_RATE_MBIT:
             raise SpecError(f"--time-scale {d:g} would run {w.name} at {w.rate_mbit / d:.3g} Mbit/s, "
-                            "under the 0.1 Mbit/s the shaper can hold; use a smaller --time-scale")
+                            f"under the {MIN_RATE_MBIT:g} Mbit/s the shaper can hold; use a smaller --time-scale")
         imp = dataclasses.replace(w.impairment, delay_ms=w.impairment.delay_ms * d,
                                   jitter_ms=w.impairment.jitter_ms * d)
-        wires.append(dataclasses.replace(w, rate_mbit=check_rate(w.rate_mbit / d), impairment=imp))
+        wires.append(dataclasses.replace(w, rate_mbit=w.rate_mbit / d, impairment=imp))
     nodes = []
     for n in spec.nodes:
         cost = n.host_cost and dataclasses.replace(n.host_cost, per_packet_us=n.host_cost.per_packet_us * d,

@@ -82,6 +82,8 @@ def test_every_verb_means_the_same_switched_cluster():
     sweep = Sweep.make("pfs", {"topology": ["switched-cluster"]})
     assert (sweep["nodes"], sweep["rate_mbit"]) == (len(spec.nodes), [spec.params["rate_mbit"]]) == (32, [1000.0])
     mixed = Sweep.make("token", {"topology": ["single-net", "switched-cluster"]})
-    assert (mixed["nodes"], mixed["rate_mbit"]) == (16, [10.0])     # they disagree: the axis default
+    assert (mixed["nodes"], mixed["rate_mbit"]) == (None, None)     # they disagree: each its own
+    assert {s.topology: (len(s.nodes), s.params["rate_mbit"]) for s in mixed.specs()} == \
+        {"single-net": (16, 10.0), "switched-cluster": (32, 1000.0)}
     given = Sweep.make("pfs", {"topology": ["switched-cluster"], "nodes": 4})
     assert given["nodes"] == 4

@@ -31,12 +31,17 @@ def test_every_axis_in_the_schema_is_described():
 
 
 def test_defaults_come_from_one_place():
-    """Flags, experiment files and the sweep fall back to the same default."""
+    """Flags, experiment files and the sweep fall back to the same default; nodes, rate and
+    channels to each topology's own (pipeline.sweep.network_default: unset, None, where the
+    default topologies' differ, as switched-cluster's do)."""
     from pipeline.sweep import Sweep, axes_for
     for workload in ("token", "iperf", "filecopy"):
         sweep = Sweep.make(workload, {})
         for axis in axes_for(workload):
-            assert sweep[axis.name] == axis.default
+            if axis.name in ("nodes", "rate_mbit"):
+                assert sweep[axis.name] is None
+            else:
+                assert sweep[axis.name] == axis.default
 
 
 def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():

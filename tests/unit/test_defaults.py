@@ -1,0 +1,86 @@
+"""One default per setting per preset: topo show, cli, run and Mininet's `mn --topo` all take a
+preset's nodes, rate and channels from its file (pipeline.sweep.network_default), and a rate out
+of bounds is the same one line from every verb."""
+import json
+import os
+
+import pytest
+
+import commands
+from commands.args import spec_from
+from pipeline.sweep import Sweep, network_default, network_defaults
+from topologies.presets import PRESETS, build_spec
+
+KEYS = ("nodes", "rate_mbit", "channels")
+
+
+def _network(spec) -> dict:
+    return {k: spec.params[k] if k != "nodes" else len(spec.nodes) for k in KEYS if k in spec.params}
+
+
+def _parsed(argv: list[str]):
+    return commands.make_parser().parse_args(argv)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_verb_takes_the_presets_file_defaults(name):
+    own = json.loads(PRESETS[name].path.read_text())["options"]
+    assert network_defaults(name) == own
+    topo = _network(spec_from(_parsed(["topo", "show", name])))
+    cli = _network(spec_from(_parsed(["cli", "--topo", name])))
+    (run_spec,) = Sweep.make("token", {"topology": [name]}).specs()
+    run = _network(run_spec)
+    plain = _network(build_spec(name))
+    want = {k: v for k, v in own.items()}
+    if name == "single-net":
+        want["channels"] = 1      # its one wire: not an option, but the spec records it
+    assert topo == cli == run == plain == {k: want[k] for k in topo}
+    assert {k: topo[k] for k in own} == own
+
+
+def test_a_mixed_sweep_builds_each_topology_at_its_own_defaults():
+    """switched-cluster is 32 nodes at 1000 Mbit/s in a sweep beside others too (it was 16 at 10)."""
+    sweep = Sweep.make("token", {"topology": ["single-net", "switched-cluster"]})
+    assert sweep["rate_mbit"] is None and sweep["nodes"] is None     # recorded as unset: each its own
+    got = {s.topology: (len(s.nodes), s.params["rate_mbit"]) for s in sweep.specs()}
+    assert got == {"single-net": (16, 10.0), "switched-cluster": (32, 1000.0)}
+    assert sweep.most_points() >= sweep.total_points()
+    given = Sweep.make("token", {"topology": ["single-net", "switched-cluster"], "rate_mbit": [100], "nodes": 4})
+    assert {(len(s.nodes), s.params["rate_mbit"]) for s in given.specs()} == {(4, 100.0)}
+    agree = Sweep.make("token", {"topology": ["single-net", "routed-mesh"]})
+    assert agree["rate_mbit"] == [10] and agree["nodes"] == 16        # as before: one value recorded
+
+
+def test_network_default_is_none_for_a_setting_the_topology_does_not_take():
+    assert network_default("single-net", "channels") is None
+    assert network_default("bonded-dual-net", "channels") == 2
+
+
+def test_mn_custom_topos_take_the_presets_defaults():
+    pytest.importorskip("mininet.topo")
+    from netlab.topo import topos
+    t = topos["switched-cluster"]()
+    assert len(t.hosts()) == 32 and t.spec.params["rate_mbit"] == 1000
+
+
+def _error(argv, monkeypatch, capsys) -> str:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    try:
+        rc = commands.main(argv)
+    except SystemExit as e:
+        rc = e.code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, lines
+    return lines[0]
+
+
+@pytest.mark.parametrize("rate", ["5000", "0.01", "0"])
+def test_a_rate_out_of_bounds_is_one_line_alike_from_every_verb(rate, monkeypatch, capsys):
+    lines = [_error(argv, monkeypatch, capsys) for argv in (
+        ["run", "token", "--rate-mbit", rate], ["topo", "show", "single-net", "--rate-mbit", rate],
+        ["cli", "--topo", "single-net", "--rate-mbit", rate])]
+    reasons = {line.split("error: ", 1)[1] for line in lines}
+    assert reasons == {f"argument --rate-mbit/--rate: --rate-mbit must be in 0.1..1000 Mbit/s, got {rate} "
+                       "(see --help)"}
+    with pytest.raises(Exception, match=rf"^--rate-mbit must be in 0\.1\.\.1000 Mbit/s, got {rate}$"):
+        build_spec("single-net", rate_mbit=float(rate) if "." in rate else int(rate))
