@@ -37,6 +37,12 @@ def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
     return out
 
 
+def wire_capacities(spec) -> dict[str, float]:
+    """wire -> the rate its shaper runs at (Mbit/s, scaled time): what the gates judge a point's
+    wire bytes against."""
+    return {w.name: w.rate_mbit for w in spec.wires}
+
+
 def tcp_counters(hosts) -> dict[str, int]:
     """Retransmissions, time-outs and loss probes summed over the nodes, so far."""
     total: dict[str, int] = {}
@@ -92,7 +98,7 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
             context = workload.prepare(tb, points, settings) if workload.prepare else None
             t_prepared = time.monotonic()
             wires = {w.name: tb.wire(w.name) for w in spec.wires}
-            rates = {w.name: w.rate_mbit for w in spec.wires}
+            rates = wire_capacities(spec)
             shown = None
             costed = [tb.host(n.name) for n in spec.nodes if n.host_cost is not None]
             hosts = [tb.host(n.name) for n in spec.nodes]
