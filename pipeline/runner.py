@@ -23,7 +23,7 @@ from pipeline.monitor import Monitor
 from pipeline.progress import Progress
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep, network_fields, network_key
-from topologies.timescale import time_scale_of
+from topologies.timescale import time_scale_of, wire_rate
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
@@ -40,7 +40,7 @@ def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
 def wire_capacities(spec) -> dict[str, float]:
     """wire -> the rate its shaper runs at (Mbit/s, scaled time): what the gates judge a point's
     wire bytes against."""
-    return {w.name: w.rate_mbit for w in spec.wires}
+    return {w.name: wire_rate(spec, w) for w in spec.wires}
 
 
 def tcp_counters(hosts) -> dict[str, int]:
