@@ -184,7 +184,7 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
                 f"emulator, not the model, held the flows back ({said})")
     if not host and again > LOSS_EXPLAINS:
         return None      # loss recovery (drops, or reordering over bonded paths) held it back: TCP's job
-    rto_s = (tcp.get("rto_min_ms") or 0) / 1e3 * time_scale_of(point)
+    rto_s = (tcp.get("rto_min_ms") or 0) / 1e3   # as the routes carried it: x D already (netlab.node)
     if not host and tcp.get("timeouts", 0) * rto_s >= TIMEOUTS_EXPLAIN * (point.get("elapsed_s") or float("inf")):
         return None      # time-outs (a modelled collision drop, on a TCP without fast retransmit) idled it
     for path, busiest in paths:
