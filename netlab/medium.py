@@ -92,7 +92,7 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
     for w in spec.wires:
         lines.append(f"segment {w.name} rate_bps={round(wire_rate(spec, w) * 1e6)} "
                      f"duplex={'full' if w.full_duplex else 'half'} csma={int(w.contention)} "
-                     f"prop_ns={round(PROP_NS * d)}")
+                     f"prop_ns={round(scaled_time(PROP_NS, d))}")
     for intf, wire, node in ports:
         w = spec.wire(wire)
         delay = gap = 0
@@ -100,7 +100,7 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
             cost = host_cost(spec, spec.node(node))
             if cost is not None:
                 delay = round(cost.per_packet_us * 1e3)
-            gap = round(spec.machine.tx_gap_us * 1e3 * d)
+            gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
         lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
                      f"rx_delay_ns={delay} tx_gap_ns={gap}")
     return "\n".join(lines) + "\n"

@@ -2,7 +2,7 @@
 pinned in a golden file (tests/fixtures/timescale-kernel-view.json) written from the code
 before issue 34 moved time scaling out of the spec (topologies.timescale): every tc/ip/nft
 argv the pure builders make from what netlab.topo hands each wire and node, the engine's
-config text, each node's agent charges and disk, the gates' wire capacities and the
+config text, each node's agent charges and disk, the file system's timeouts, the gates' wire capacities and the
 workloads' estimated path rates. A refactor of where D is applied must leave all of it
 byte-identical. Regenerate (only for an intended kernel change): python3 -m tests.unit.test_timescale_golden
 """
@@ -23,6 +23,7 @@ from netlab.hostcost import cpu_cmds                         # noqa: E402
 from netlab.impls import BuildOptions, wire_impl             # noqa: E402
 from netlab.medium import engine_config                      # noqa: E402
 from netlab.nic import tx_gap_cmds                           # noqa: E402
+from netlab.pfs import timeouts                              # noqa: E402
 from netlab.node import BeowulfHost                          # noqa: E402
 from netlab.relay import relay_egress_cmds                   # noqa: E402
 from netlab.shaping import shared_wire_cmds                  # noqa: E402
@@ -110,6 +111,7 @@ def kernel_view(options: dict) -> dict:
                  "gate_capacities": wire_capacities(spec),
                  "disk": for_spec("hardware", spec).record(),
                  "disk_no_transfer": for_spec("hardware", spec, transfer=None).record(),
+                 "pfs_timeouts": timeouts(spec.machine.time_scale),
                  "wires": {}, "nodes": {}}
     for w in spec.wires:
         info = topo.nodeInfo(wire_node(PREFIX, w.name))
