@@ -38,7 +38,7 @@ from netlab.shaping import frame_time_s, tcp_goodput_limit_mbit  # noqa: E402
 from netlab.testbed import Testbed  # noqa: E402
 from pipeline.gates import evaluate  # noqa: E402
 from pipeline.monitor import Monitor  # noqa: E402
-from pipeline.runner import tcp_counters  # noqa: E402
+from pipeline.runner import tcp_counters, wire_capacities  # noqa: E402
 from topologies.presets import PRESETS, build_spec  # noqa: E402
 from topologies.spec import NetworkSpec  # noqa: E402
 from workloads import iperf, token  # noqa: E402
@@ -74,7 +74,7 @@ def gated_iperf(tb: Testbed, pairs: int, placement: str, seconds: int) -> dict:
     after = tcp_counters(hosts)
     point["fidelity"] = mon.report(point["window_s"])
     point["tcp"] = {**(tb.tcp or {}), **{k: v - before.get(k, 0) for k, v in after.items()}}
-    point["gates"] = evaluate(point, point["fidelity"], {w.name: w.rate_mbit for w in spec.wires},
+    point["gates"] = evaluate(point, point["fidelity"], wire_capacities(spec),
                               iperf.WORKLOAD.bounds, iperf.WORKLOAD.concurrent_pairs)
     return point
 

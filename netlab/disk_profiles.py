@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from core.errors import BadInput
 from topologies.hardware import MAX_DISK_MBYTE_S, MIN_DISK_MBYTE_S, Profile
+from topologies.timescale import scaled_time, shaped_rate
 
 IPPS96_ALL_LOCAL_MBYTE_S = 11.7
 IPPS96_COPIES = 7
@@ -145,7 +146,7 @@ def for_hardware(setting: str, profile: Profile | None, time_scale: float = 1.0,
         raise BadInput(f"--disk {disk.name} (unthrottled) cannot be time-scaled: the host's own disk "
                        "would not run D times slower; give a rate (MB/s) or a profile")
     def slow(rate: float | None) -> float | None:
-        return None if rate is None else rate / time_scale
+        return None if rate is None else shaped_rate(rate, time_scale)
     return DiskProfile(f"{disk.name}/D{time_scale:g}", slow(disk.read_mbyte_s), slow(disk.write_mbyte_s),
                        f"{disk.source}; time-scaled: / {time_scale:g}", disk.transfer,
-                       disk.cpu_ns_per_byte * time_scale)
+                       scaled_time(disk.cpu_ns_per_byte, time_scale))

@@ -117,7 +117,7 @@ def wire_impl(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> str:
     if opts.wire == "tc":
         return "tc"
     scale = spec.machine.time_scale
-    fast = [w.rate_mbit * scale for w in spec.wires if w.rate_mbit * scale > ENGINE_MAX_RATE_MBIT]
+    fast = [w.rate_mbit for w in spec.wires if w.rate_mbit > ENGINE_MAX_RATE_MBIT]   # real rates
     impaired = any(w.impairment.active for w in spec.wires)
     why = ("it is not built (run ./setup.sh)" if not caps.medium_engine
            else f"this network is time-scaled (D = {scale:g})" if scale != 1

@@ -38,6 +38,7 @@ from pathlib import Path
 from core.errors import RuntimeFailure
 from core.safefile import private_dir
 from topologies.spec import NetworkSpec
+from topologies.timescale import host_cost, scaled_time, wire_rate
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINE_BIN = REPO / "engine" / "target" / "release" / "beowulf-medium"
@@ -84,21 +85,22 @@ def engine_available() -> bool:
 
 def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], seed: int = 1) -> str:
     """The engine's configuration (engine/src/config.rs) for `spec`: `ports` lists each
-    root-namespace port as (interface, wire name, node name or None for a switch's port)."""
+    root-namespace port as (interface, wire name, node name or None for a switch's port).
+    Its rates and times are in scaled time (topologies.timescale)."""
     d = spec.machine.time_scale
     lines = [f"seed {int(seed)}"]
     for w in spec.wires:
-        lines.append(f"segment {w.name} rate_bps={round(w.rate_mbit * 1e6)} "
+        lines.append(f"segment {w.name} rate_bps={round(wire_rate(spec, w) * 1e6)} "
                      f"duplex={'full' if w.full_duplex else 'half'} csma={int(w.contention)} "
-                     f"prop_ns={round(PROP_NS * d)}")
+                     f"prop_ns={round(scaled_time(PROP_NS, d))}")
     for intf, wire, node in ports:
         w = spec.wire(wire)
         delay = gap = 0
         if node is not None:
-            n = spec.node(node)
-            if n.host_cost is not None:
-                delay = round(n.host_cost.per_packet_us * 1e3)
-            gap = round(spec.machine.tx_gap_us * 1e3 * d)
+            cost = host_cost(spec, spec.node(node))
+            if cost is not None:
+                delay = round(cost.per_packet_us * 1e3)
+            gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
         lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
                      f"rx_delay_ns={delay} tx_gap_ns={gap}")
     return "\n".join(lines) + "\n"

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from netlab.shaping import htb_root_cmds
 from topologies.spec import NetworkSpec, Node
+from topologies.timescale import wire_rate
 
 
 def gap_bytes(gap_us: float, real_rate_mbit: float) -> int:
@@ -46,10 +47,10 @@ def nic_gaps(spec: NetworkSpec, node: Node) -> list[tuple[float, int]]:
     """(shaped rate, gap bytes) per NIC of the node, in NIC order, when the machine's cards leave
     a gap; [] otherwise. The rate is the wire's as shaped (time-scaled: / D), the bytes are the
     gap at the real rate (so the gap lasts D x T, as every other time on such a network)."""
-    gap, d = spec.machine.tx_gap_us, spec.machine.time_scale
+    gap = spec.machine.tx_gap_us
     if not gap:
         return []
-    return [(spec.wire(w).rate_mbit, gap_bytes(gap, spec.wire(w).rate_mbit * d)) for w in node.wires]
+    return [(wire_rate(spec, spec.wire(w)), gap_bytes(gap, spec.wire(w).rate_mbit)) for w in node.wires]
 
 
 def tx_gap_cmds(dev: str, rate_mbit: float, extra_bytes: int, queue_packets: int) -> list[list[str]]:

@@ -41,6 +41,7 @@ from pathlib import Path
 from core.command import execute, run
 from core.errors import RuntimeFailure
 from netlab.disk import DiskSet
+from topologies.timescale import scaled_time
 
 BRICK_PORT = 49152
 PING_TIMEOUT_S = 42          # GlusterFS defaults, scaled by D up to GlusterFS's bounds
@@ -51,8 +52,8 @@ MAX_FRAME_TIMEOUT_S = 86400
 
 def timeouts(time_scale: float) -> tuple[int, int]:
     """(ping, frame) timeouts in seconds for a network D times slower."""
-    return (min(int(PING_TIMEOUT_S * time_scale), MAX_PING_TIMEOUT_S),
-            min(int(FRAME_TIMEOUT_S * time_scale), MAX_FRAME_TIMEOUT_S))
+    return (min(int(scaled_time(PING_TIMEOUT_S, time_scale)), MAX_PING_TIMEOUT_S),
+            min(int(scaled_time(FRAME_TIMEOUT_S, time_scale)), MAX_FRAME_TIMEOUT_S))
 READY_TIMEOUT_S = 60
 VERSION_CMD = ["glusterfsd", "--version"]
 

@@ -17,6 +17,7 @@ from netlab.node import BeowulfHost
 from netlab.wire import JoinBridge, JoinOVS, SharedWire
 from topologies.presets import PRESETS, build_spec
 from topologies.spec import SUBNET, NetworkSpec
+from topologies import timescale
 
 DEFAULT_PREFIX = "bnl00"
 
@@ -32,7 +33,8 @@ def switch_node(prefix: str, switch: str) -> str:
 class SpecTopo(Topo):
     """Any NetworkSpec as a Mininet graph: hosts are BeowulfHost, wires are
     SharedWire switches, joining switches are JoinOVS or JoinBridge. Every
-    node and wire records the commands it applies in `log`."""
+    node and wire records the commands it applies in `log`. The spec holds the real network;
+    what the wires and nodes apply is in scaled time, from topologies.timescale."""
 
     def build(self, spec: NetworkSpec, prefix: str = DEFAULT_PREFIX,
               bonding_impl: str | None = "nft-numgen-rr", switch_impl: str = "lxbr",
@@ -44,8 +46,9 @@ class SpecTopo(Topo):
         # name, and a run prefix such as bnlae has none.
         group = device_group(prefix)
         for i, wire in enumerate(spec.wires):
-            self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire, rate_mbit=wire.rate_mbit,
-                           queue_packets=wire.queue_packets, impairment=wire.impairment,
+            self.addSwitch(wire_node(prefix, wire.name), cls=SharedWire,
+                           rate_mbit=timescale.wire_rate(spec, wire), queue_packets=wire.queue_packets,
+                           impairment=timescale.wire_impairment(spec, wire),
                            contention=wire.contention, full_duplex=wire.full_duplex, engine=engine, log=log,
                            group=group, dpid=f"{0xbe1000 + i:016x}")
         for i, sw in enumerate(spec.switches):
@@ -58,9 +61,9 @@ class SpecTopo(Topo):
             self.addHost(node.name, cls=BeowulfHost, ip=f"{node.ip}/{prefixlen}",
                          bonded=node.bonded, forwarding=node.forwarding,
                          routes=[(r.dst, r.nic, r.via) for r in node.routes],
-                         bonding_impl=bonding_impl, forward_delay_ms=node.forward_delay_ms,
-                         host_cost=node.host_cost, cpu_netem=cpu_netem,
-                         rto_min_ms=node.rto_min_ms, tcp=node.tcp, log=log,
+                         bonding_impl=bonding_impl, forward_delay_ms=timescale.forward_delay_ms(spec, node),
+                         host_cost=timescale.host_cost(spec, node), cpu_netem=cpu_netem,
+                         rto_min_ms=timescale.rto_min_ms(spec, node), tcp=node.tcp, log=log,
                          tx_gaps=[] if engine else nic_gaps(spec, node))   # the engine spaces frames itself
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)

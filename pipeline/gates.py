@@ -59,7 +59,7 @@ from __future__ import annotations
 from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
-from topologies.timescale import time_scale_of
+from topologies.timescale import shaped_rate, time_scale_of
 
 SLACK = 0.02                              # counter timing and rounding
 BOUND_SLACK = 0.05                        # a disk throttle's slice accounting overshoots a little
@@ -184,7 +184,7 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
                 f"emulator, not the model, held the flows back ({said})")
     if not host and again > LOSS_EXPLAINS:
         return None      # loss recovery (drops, or reordering over bonded paths) held it back: TCP's job
-    rto_s = (tcp.get("rto_min_ms") or 0) / 1e3 * time_scale_of(point)
+    rto_s = (tcp.get("rto_min_ms") or 0) / 1e3   # as the routes carried it: x D already (netlab.node)
     if not host and tcp.get("timeouts", 0) * rto_s >= TIMEOUTS_EXPLAIN * (point.get("elapsed_s") or float("inf")):
         return None      # time-outs (a modelled collision drop, on a TCP without fast retransmit) idled it
     for path, busiest in paths:
@@ -253,6 +253,6 @@ def recompute(point: dict, bounds=None, concurrent_pairs: bool = False) -> dict:
     the rates its collision model held."""
     fidelity = point.get("fidelity") or {}
     d = time_scale_of(point)
-    rates = {w: point["rate_mbit"] / d for w in (fidelity.get("wire_bytes") or {})}
+    rates = {w: shaped_rate(point["rate_mbit"], d) for w in (fidelity.get("wire_bytes") or {})}
     rates.update(point.get("contended_rate_mbit") or {})
     return evaluate(point, fidelity, rates, bounds, concurrent_pairs)

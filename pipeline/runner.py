@@ -23,7 +23,7 @@ from pipeline.monitor import Monitor
 from pipeline.progress import Progress
 from pipeline.results import write_atomic, write_csv
 from pipeline.sweep import Sweep, network_fields, network_key
-from topologies.timescale import time_scale_of
+from topologies.timescale import time_scale_of, wire_rate
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
@@ -35,6 +35,12 @@ def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:
         if after and start:
             out[h.name] = round(busy_fraction(after[0] - start[0], seconds, h.host_cost), 3)
     return out
+
+
+def wire_capacities(spec) -> dict[str, float]:
+    """wire -> the rate its shaper runs at (Mbit/s, scaled time): what the gates judge a point's
+    wire bytes against."""
+    return {w.name: wire_rate(spec, w) for w in spec.wires}
 
 
 def tcp_counters(hosts) -> dict[str, int]:
@@ -92,7 +98,7 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
             context = workload.prepare(tb, points, settings) if workload.prepare else None
             t_prepared = time.monotonic()
             wires = {w.name: tb.wire(w.name) for w in spec.wires}
-            rates = {w.name: w.rate_mbit for w in spec.wires}
+            rates = wire_capacities(spec)
             shown = None
             costed = [tb.host(n.name) for n in spec.nodes if n.host_cost is not None]
             hosts = [tb.host(n.name) for n in spec.nodes]

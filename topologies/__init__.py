@@ -6,7 +6,8 @@ library/*.json; schema.json is their published schema) and wires explicit ones;
 `presets` names the papers' topologies and builds them;
 `mesh` wires the k x k grids and picks relays, `cluster` the 2001 switched
 cluster; `hardware` loads the machines' profiles; `impairments` adds netem
-settings to a spec and `timescale` slows a whole spec by D; `render` draws a
+settings to a spec and `timescale` records a spec's D (the spec keeps real values) and
+gives the scaled ones to whatever runs in scaled time; `render` draws a
 spec as text or PNG; `point` declares the network part of a measured point;
 `mininet_topos` is only the `mn --custom` entry point.
 Imports only `core`; `netlab` turns a spec into a running network.

@@ -101,7 +101,6 @@ class Node:
     grid: tuple[int, int] | None = None
     forward_delay_ms: float = 0.0   # a relay holds each forwarded packet this long
     host_cost: "HostCost | None" = None   # the node's CPU budget (topologies.hardware)
-    rto_min_ms: float | None = None       # TCP's minimum retransmission timeout on every route
     tcp: "TcpSettings | None" = None      # the TCP the node runs (topologies.hardware); None: unset
 
     @property

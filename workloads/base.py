@@ -18,6 +18,7 @@ from typing import Any, Callable
 from core.fields import CSV_AFTER, Field, prop
 from core.values import Axis
 from netlab.shaping import payload_capacity_bytes_s
+from topologies.timescale import wire_rate
 
 HALF_DUPLEX_SHARE = 0.95   # a shared (hub) wire also carries the ACKs of its data
 CONTENTION_SHARE = 0.85     # and, under CSMA/CD, loses about this much more to collisions and backoff
@@ -25,15 +26,15 @@ CONTENTION_SHARE = 0.85     # and, under CSMA/CD, loses about this much more to 
 
 def path_rate_bytes_s(spec, path: tuple[tuple[str, ...], ...], load: dict[str, int]) -> float:
     """About the TCP payload per second a flow moves along `path` while load[w] flows share
-    each wire w: its slowest segment, a segment's parallel wires adding up (a bonded node
-    stripes over them). For estimates of a point's time (Workload.cost), never for gates."""
+    each wire w, in scaled time: its slowest segment, a segment's parallel wires adding up (a
+    bonded node stripes over them). For estimates of a point's time (Workload.cost), never for gates."""
     slowest = float("inf")
     for seg in path:
         rate = 0.0
         for name in seg:
             wire = spec.wire(name)
             share = (1.0 if wire.full_duplex else HALF_DUPLEX_SHARE) * (CONTENTION_SHARE if wire.contention else 1.0)
-            rate += payload_capacity_bytes_s(wire.rate_mbit) * share / max(load.get(name, 1), 1)
+            rate += payload_capacity_bytes_s(wire_rate(spec, wire)) * share / max(load.get(name, 1), 1)
         slowest = min(slowest, rate)
     return slowest
 

@@ -40,7 +40,7 @@ from netlab.manifest import netns_inode
 from netlab.pfs import GlusterCluster
 from netlab.shaping import payload_capacity_bytes_s
 from topologies.spec import SpecError
-from topologies.timescale import time_scale_of
+from topologies.timescale import shaped_rate, time_scale_of
 from workloads.agent import PYTHON, Agent, WorkloadFailed
 from workloads.base import Figure, Level, Workload
 from workloads.filecopy import AXES as FILECOPY_AXES, DISK as FILECOPY_DISK
@@ -434,7 +434,7 @@ def bounds(point: dict) -> list[tuple[str, float, float]]:
         out += [("aggregate write", point["write_mbyte_s"], nodes * write)] if write else []
         local = point.get("local_fraction_measured")
         if local is not None and nodes:
-            port = payload_capacity_bytes_s(point["rate_mbit"] / time_scale_of(point)) / 1e6
+            port = payload_capacity_bytes_s(shaped_rate(point["rate_mbit"], time_scale_of(point))) / 1e6
             out.append(("remote reads through the switch", point["read_mbyte_s"] * (1 - local), nodes * port))
     return out
 

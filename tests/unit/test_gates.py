@@ -152,6 +152,17 @@ def test_a_time_out_the_minimum_rto_explains_is_not_a_stalled_transport():
     assert G._stalled(point, flows, fidelity).startswith("stalled transport")
 
 
+def test_a_time_scaled_points_minimum_rto_is_counted_once():
+    """The RTO a point records is the one its routes carried, already x D (netlab.node reads it
+    back): 800 ms at D = 4 idles a flow for 0.8 s of the point's (scaled) time, not 3.2 s."""
+    flows = [{"path": [["w0"]], "bytes": 900_000, "start": 0.0, "end": 1.0, "backlogged": True}]
+    fidelity = {"wire_utilisation": {"w0": 0.70}, "core_busy_mean": [0.3, 0.3], "wire_bytes": {"w0": 950_000}}
+    point = {"elapsed_s": 20.0, "flows": flows, "time_scale": 4,
+             "tcp": {"congestion_control": "reno", "retrans_segs": 1, "timeouts": 1, "rto_min_ms": 800}}
+    assert G._stalled(point, flows, fidelity).startswith("stalled transport")   # 0.8 s of 20 s
+    assert G._stalled({**point, "elapsed_s": 10.0}, flows, fidelity) is None     # 0.8 s of 10 s
+
+
 def test_a_cards_gap_is_not_a_stalled_transport():
     """With a 615 us gap after every 10 Mbit/s frame a lone sender's card uses 2/3 of its wire
     (measured: 0.69); that share, not the wire, is what its busy share counts against."""

@@ -52,7 +52,7 @@ def test_the_machine_records_the_gap_and_time_scaling_keeps_its_bytes():
     assert network_key(spec).endswith("+txgap70us")
     assert network_fields(spec)["tx_gap_us"] == 70
     slow = build_spec("single-net", nodes=4, rate_mbit=100, tx_gap_us=70, time_scale=4)
-    assert slow.machine.tx_gap_us == 70 and slow.wires[0].rate_mbit == 25   # the machine keeps real time
+    assert slow.machine.tx_gap_us == 70 and slow.wires[0].rate_mbit == 100   # the spec keeps real time
 
 
 def test_no_gap_is_recorded_nowhere():
