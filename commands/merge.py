@@ -15,7 +15,9 @@ from pipeline.merge import merge
 from pipeline.report import build
 from pipeline.plot import plot
 from pipeline.table import table
-from pipeline.results import check_writable, load, load_data, write_atomic, write_csv
+from pipeline.store import check_writable, write_atomic
+from pipeline.results import load, load_data
+from pipeline.csvfile import write_csv
 
 
 def add_parser(sub) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 from core.errors import BadInput
 from pipeline.plot import plot, plot_series
 from pipeline.table import table
-from pipeline.results import check_writable, load
+from pipeline.store import check_writable
+from pipeline.results import load
 
 
 def add_parser(sub) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 from core.errors import BadInput
 from pipeline.report import build
 from pipeline.experiment import experiment_files
-from pipeline.results import check_writable, load, read_json
+from pipeline.store import check_writable
+from pipeline.results import load, read_json
 
 
 def add_parser(sub) -> None:

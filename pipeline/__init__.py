@@ -4,7 +4,9 @@ Division of labor: `sweep` holds every sweep axis and its one default, and
 expands a sweep into networks and points; `experiment` reads and checks
 experiment files; `estimate` says up front how many points and minutes a run
 takes (each workload's point cost); `runner` builds each network, runs its points under the
-`monitor` (fidelity), shows its `progress` and writes the `results` document after every point;
+`monitor` (fidelity), shows its `progress` and writes the `results` document (its schema; `upgrade` reads older
+versions, `environment` records the host, `store` writes it atomically, `csvfile` as CSV)
+after every point;
 `gates` judges each point's fidelity (again whenever a document is read);
 `point` declares what the run records of a point and puts a whole point's fields together;
 `calibration` adds and judges the calibration points, per experiment; `derive`

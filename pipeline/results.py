@@ -1,4 +1,4 @@
-"""The results document: one versioned JSON per run, written atomically, plus a CSV.
+"""The results document: one versioned JSON per run, its schema, reading and creating it.
 
 Its format is results/schema.json (generated from SCHEMA below; a test keeps
 them equal), which describes every key, and results/README.md. A point's keys
@@ -6,36 +6,30 @@ are declared where they are produced (pipeline.point); the schema's point part
 and the CSV's columns are made from those declarations. Documents are
 validated whenever they are written (runner, merge) and read (plot, merge,
 report); a document of an older schema version is upgraded on read, a newer
-one refused. Every point carries its parameters, its measurements and the
+one refused (pipeline.upgrade). Writing it is pipeline.store's job, its CSV
+pipeline.csvfile's, and the environment it records pipeline.environment's. Every point carries its parameters, its measurements and the
 fidelity monitor's verdict; the environment records what the numbers came
 from, including the exact tc/ip/nft argv applied to every wire and node.
 """
 from __future__ import annotations
 
-import csv
 import json
-import os
-import platform
 import shlex
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-from core.command import execute
 from core.errors import BadInput
-from core.fields import CSV_AFTER, CSV_BEFORE, names, properties
+from core.fields import names, properties
 from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
-from core.safefile import atomic_text, read_bytes, write_atomic_bytes
-from core.text import csv_cell
-from core.version import __version__
+from core.safefile import read_bytes, write_atomic_bytes
+from pipeline.environment import environment
 from pipeline.gates import recompute
 from pipeline.point import COMMON_FIELDS
+from pipeline.upgrade import SCHEMA_VERSION, upgrade
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
 
-SCHEMA_VERSION = 5
 ROOT = Path(__file__).resolve().parent.parent
 # run documents go to the checkout's results/ (also under an editable install); a copy installed
 # by `pip install .` has no checkout, and its packages' folder is no place for them: the working
@@ -197,10 +191,6 @@ SCHEMA = {
 }
 
 # v1 parameter names -> the one names of v2
-V1_RENAMES = {"topologies": "topology", "rates": "rate_mbit", "placements": "placement",
-              "token_sizes": "token_size", "file_sizes": "file_size"}
-
-
 def real_rate(point: dict, metric: str = "throughput_mbyte_s") -> float:
     """A point's MB/s as the real network's: x D on a time-scaled point (topologies.timescale)."""
     scaled = point.get("scaled") or {}
@@ -218,42 +208,6 @@ def real_intervals(point: dict) -> list[tuple[str, list[tuple[float, float, int 
             out.append((name, [(s[0] / d, s[1] * d, int(s[2]) if len(s) > 2 else None)
                                for s in part["intervals"]]))
     return out
-
-
-def upgrade(doc: Any, where: str) -> dict:
-    """A document of any known version, as the current version."""
-    if not isinstance(doc, dict):
-        raise BadInput(f"{where} is not a results document (a JSON object was expected)")
-    version = doc.get("schema_version")
-    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
-        raise BadInput(f"{where} has schema version {version}, newer than this tool's "
-                       f"{SCHEMA_VERSION}: update this checkout (git pull) to read it")
-    if version == 1:
-        doc = dict(doc)
-        params = doc.get("parameters") if isinstance(doc.get("parameters"), dict) else {}
-        doc["parameters"] = {V1_RENAMES.get(k, k): v for k, v in params.items()}
-        doc.setdefault("complete", False)
-        version = 2
-    if version == 2:   # v3: every point names its hardware profile and contention model
-        doc = dict(doc)
-        if isinstance(doc.get("parameters"), dict):
-            doc["parameters"] = {"hardware": ["none"], "contention": ["off"], **doc["parameters"]}
-        if isinstance(doc.get("points"), list):
-            doc["points"] = [{"hardware": "none", "contention": "off", **p} if isinstance(p, dict) else p
-                             for p in doc["points"]]
-        version = 3
-    if version == 3:   # v4: every point records its TCP (null: the host's, unrecorded)
-        doc = dict(doc)
-        if isinstance(doc.get("points"), list):
-            doc["points"] = [{"tcp": None, **p} if isinstance(p, dict) else p for p in doc["points"]]
-        version = 4
-    if version == 4:   # v5: every point records its profile's collisions default (off until v5)
-        doc = dict(doc)
-        if isinstance(doc.get("points"), list):
-            doc["points"] = [{"contention_default": "off", **p} if isinstance(p, dict) else p
-                             for p in doc["points"]]
-        doc["schema_version"] = SCHEMA_VERSION
-    return doc
 
 
 _VALIDATOR = None
@@ -306,42 +260,6 @@ def load_data(data: bytes, where: str) -> dict:
     return doc
 
 
-def _version(cmd: list[str]) -> str | None:
-    rc, out, err = execute(cmd, timeout=10)
-    text = (out or err).strip().splitlines()
-    return text[0] if text and rc != 127 else None
-
-
-def _read(path: str) -> str | None:
-    try:
-        return Path(path).read_text().strip()
-    except OSError:
-        return None
-
-
-def environment() -> dict:
-    try:
-        import mininet.net
-        mn = mininet.net.VERSION
-    except ImportError:
-        mn = None
-    commit = _version(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
-    dirty = _version(["git", "-C", str(ROOT), "status", "--porcelain"])
-    return {
-        "kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "tools": {"mininet": mn, "iperf3": _version(["iperf3", "--version"]),
-                  "ovs": _version(["ovs-vsctl", "--version"]), "tc": _version(["tc", "-V"]),
-                  "nft": _version(["nft", "--version"])},
-        "project_commit": (commit or "unknown") + ("-dirty" if dirty else ""),
-        "netlab_version": __version__,
-        # When br_netfilter is loaded, bridged frames also traverse iptables.
-        "bridge_nf_call_iptables": _read("/proc/sys/net/bridge/bridge-nf-call-iptables"),
-        "tcp_reordering": _read("/proc/sys/net/ipv4/tcp_reordering"),
-        "topologies": {},
-    }
-
-
 def new_document(workload: str, parameters: dict, paper: dict | None = None,
                  name: str | None = None) -> dict:
     return {"schema_version": SCHEMA_VERSION, "tool": "beowulf-netlab",
@@ -349,127 +267,6 @@ def new_document(workload: str, parameters: dict, paper: dict | None = None,
             "command": shlex.join(["emulate.py", *sys.argv[1:]]), "name": name,
             "workload": workload, "parameters": parameters, "environment": environment(),
             "paper": paper or {}, "complete": False, "points": []}
-
-
-def check_writable(path: Path) -> None:
-    """Refuse an output path before anything runs (BadInput naming the fix). Missing
-    directories are created later; the nearest existing one must take a new file
-    (tried for real: permission bits say nothing for root or read-only filesystems)."""
-    path = Path(path)
-    if path.exists() and path.is_dir():
-        raise BadInput(f"output {path} is a directory: give a file name")
-    probe = path.parent if str(path.parent) else Path(".")
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    try:
-        if not probe.is_dir():
-            raise NotADirectoryError(f"{probe} is not a directory")
-        with tempfile.NamedTemporaryFile(dir=probe, prefix=".netlab-probe-"):
-            pass
-    except OSError as e:
-        raise BadInput(f"cannot write {path}: {probe} does not take new files "
-                       f"({getattr(e, 'strerror', None) or e}); choose another --out/--png")
-
-
-def write_atomic(doc: dict, path: Path, new_point: dict | None = None) -> None:
-    """Validate, then replace path with doc in one step (never a half-written file).
-    With new_point (the one point appended since the last write of this document),
-    the earlier points and the networks' records are not validated again: the
-    document with only the new point is (validating every point at every write cost
-    0.1 s per point at 50 points, and the networks' applied argv 0.3 s per write at
-    four networks); the last write, without new_point, validates the whole."""
-    if new_point is not None:
-        env = doc.get("environment")
-        validate({**doc, "points": [new_point],
-                  **({"environment": {**env, "topologies": {}}} if isinstance(env, dict) else {})})
-    else:
-        validate(doc)
-    try:
-        # the writes after each point are compact (json's C encoder: indenting a document of
-        # a few MB took 0.1 s a write); the last is indented for people
-        indent = 1 if new_point is None else None
-        try:
-            text = json.dumps(doc, indent=indent, default=str, allow_nan=False)
-        except ValueError:   # a NaN or infinity, which no reader accepts: recorded as not measured
-            text = json.dumps(_finite(doc), indent=indent, default=str, allow_nan=False)
-        write_atomic_bytes(path, text)
-    except OSError as e:
-        raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
-
-
-def _finite(value: Any) -> Any:
-    """value with every NaN and infinity replaced by None."""
-    if isinstance(value, float):
-        return value if value == value and abs(value) != float("inf") else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
-COMMON_CSV = names(COMMON_FIELDS, csv=CSV_BEFORE)    # before the workload's columns
-COMMON_CSV_AFTER = names(COMMON_FIELDS, csv=CSV_AFTER)
-# columns the CSV adds after throughput_mbyte_s: what the scaled network carried, the fidelity verdict
-DERIVED_CSV = ("measured_throughput_mbyte_s", "suspect")
-
-
-def csv_columns(workload: str) -> list[str]:
-    """The CSV's columns: every MB/s column holds the real network's figure (x D on a time-scaled
-    point, as the table and plot show it); measured_throughput_mbyte_s is what the scaled network
-    carried. A calibration measurement names its calibration (it has no point index)."""
-    columns = [*COMMON_CSV, *WORKLOADS[workload].csv_columns, *COMMON_CSV_AFTER]
-    i = columns.index("throughput_mbyte_s") + 1
-    return [*columns[:i], *DERIVED_CSV, *columns[i:]]
-
-
-def write_csv(doc: dict, path: Path) -> None:
-    """The point CSV at path, one row per point; the flows' series, where any point has them,
-    go to its sibling (intervals_csv_path)."""
-    try:
-        with atomic_text(path, newline="") as f:
-            w = csv.DictWriter(f, fieldnames=csv_columns(doc["workload"]), extrasaction="ignore")
-            w.writeheader()
-            for p in doc["points"]:
-                disk = p.get("disk")
-                row = {"time_scale": 1, "tx_gap_us": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
-                       "disk": disk.get("profile") if isinstance(disk, dict) else disk,
-                       "measured_throughput_mbyte_s": p.get("throughput_mbyte_s"),
-                       **{k: real_rate(p, k) for k in WORKLOADS[doc["workload"]].rate_keys
-                          if isinstance(p.get(k), (int, float))}}
-                w.writerow({k: csv_cell(v) for k, v in row.items()})
-    except OSError as e:
-        raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
-    write_intervals_csv(doc, intervals_csv_path(path))
-
-
-INTERVALS_CSV = ("point_index", "calibration_of", "flow", "time_scale", "t_s", "mbit_s", "retransmits")
-
-
-def intervals_csv_path(path: Path) -> Path:
-    """The per-point CSV's sibling that holds the flows' series (x.csv: x-intervals.csv)."""
-    return Path(path).with_name(Path(path).stem + "-intervals.csv")
-
-
-def write_intervals_csv(doc: dict, path: Path) -> bool:
-    """One row per sample of every flow's series (the point CSV has one row per point, so the
-    series are apart): t_s and mbit_s as the real network's, like the point CSV's MB/s.
-    False (nothing written) when no point has a series."""
-    rows = [{"point_index": p.get("point_index"), "calibration_of": p.get("calibration_of"), "flow": flow,
-             "time_scale": time_scale_of(p), "t_s": round(t, 6), "mbit_s": round(mbit, 6),
-             "retransmits": retrans}
-            for p in doc["points"] for flow, samples in real_intervals(p) for t, mbit, retrans in samples]
-    if not rows:
-        return False
-    try:
-        with atomic_text(path, newline="") as f:
-            w = csv.DictWriter(f, fieldnames=INTERVALS_CSV)
-            w.writeheader()
-            for row in rows:
-                w.writerow({k: csv_cell(v) for k, v in row.items()})
-    except OSError as e:
-        raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")
-    return True
 
 
 def write_schema() -> None:

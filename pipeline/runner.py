@@ -21,7 +21,8 @@ from pipeline.gates import evaluate
 from pipeline.estimate import point_seconds
 from pipeline.monitor import Monitor
 from pipeline.progress import Progress
-from pipeline.results import write_atomic, write_csv
+from pipeline.store import write_atomic
+from pipeline.csvfile import write_csv
 from pipeline.sweep import Sweep, network_fields, network_key
 from topologies.timescale import time_scale_of, wire_rate
 

@@ -20,7 +20,8 @@ from netlab.capabilities import Capabilities, probe
 from netlab.impls import BuildOptions
 from pipeline import estimate
 from pipeline.derive import shared_points, take_networks
-from pipeline.results import RESULTS_DIR, check_writable, new_document, write_atomic
+from pipeline.results import RESULTS_DIR, new_document
+from pipeline.store import check_writable, write_atomic
 from pipeline.sweep import Sweep, network_key
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from pipeline.calibration import MET, table_lines
 from pipeline.plot import plot
-from pipeline.results import intervals_csv_path, real_intervals
+from pipeline.csvfile import intervals_csv_path
+from pipeline.results import real_intervals
 from pipeline.table import table
 
 

@@ -15,9 +15,9 @@ pytest.importorskip("jsonschema")
 
 import commands  # noqa: E402
 from core.errors import BadInput  # noqa: E402
-from pipeline import results  # noqa: E402
-from pipeline.results import (intervals_csv_path, load, load_data, real_intervals, validate,  # noqa: E402
-                              write_csv)
+from pipeline import csvfile, results  # noqa: E402
+from pipeline.csvfile import intervals_csv_path, write_csv  # noqa: E402
+from pipeline.results import load, load_data, real_intervals, validate  # noqa: E402
 from workloads.iperf import MAX_SAMPLES, interval_for, series  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -168,7 +168,7 @@ def test_the_series_go_to_a_sibling_csv_not_the_point_csv(tmp_path):
     assert len(points) == len(doc["points"]) and not any("interval" in c for c in points[0])
     assert intervals_csv_path(tmp_path / "r.csv") == tmp_path / "r-intervals.csv"
     rows = list(csv.DictReader(open(tmp_path / "r-intervals.csv")))
-    assert list(rows[0]) == list(results.INTERVALS_CSV)
+    assert list(rows[0]) == list(csvfile.INTERVALS_CSV)
     want = sum(len(f["intervals"]) for p in doc["points"] for f in p["per_pair"])
     assert len(rows) == want
     assert {r["flow"] for r in rows if r["point_index"] == "1"} == {"b0->b1", "b2->b3"}

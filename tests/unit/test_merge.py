@@ -85,7 +85,8 @@ def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp
     pytest.importorskip("matplotlib")      # the report draws its figures
     from commands.merge import merge_reproductions
     from pipeline.claims import judge_all, load_claims, views_present
-    from pipeline.results import load, write_atomic
+    from pipeline.results import load
+    from pipeline.store import write_atomic
 
     stored = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
     whole = {p.stem: load(p) for p in stored}

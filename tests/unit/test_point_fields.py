@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("jsonschema")
 
 from core.fields import Field, by_name, schema_property  # noqa: E402
-from pipeline import claims, derive, point, results  # noqa: E402
+from pipeline import claims, csvfile, derive, point, results  # noqa: E402
 from pipeline.sweep import Sweep, network_fields  # noqa: E402
 from topologies.point import NETWORK_FIELDS  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
@@ -99,7 +99,7 @@ def test_the_lists_are_made_from_the_declarations():
                                    "time_scale", "tx_gap_us")
     assert WORKLOADS["pfs"].rate_keys == ("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s")
     for name, wl in WORKLOADS.items():    # the columns and their order of the hand-written lists
-        assert results.csv_columns(name) == [
+        assert csvfile.csv_columns(name) == [
             "point_index", "calibration_of", "topology", "rate_mbit", "channels", "nodes", "hardware",
             "contention", "time_scale", "tx_gap_us", "placement", "repeat", *wl.csv_columns,
             "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host"]

@@ -10,10 +10,12 @@ import pytest
 pytest.importorskip("jsonschema")
 
 from core.errors import BadInput  # noqa: E402
-from pipeline import results  # noqa: E402
+from pipeline import csvfile, results, upgrade  # noqa: E402
 from pipeline.plot import plot  # noqa: E402
 from pipeline.table import table
-from pipeline.results import load, new_document, validate, write_atomic, write_csv  # noqa: E402
+from pipeline.results import load, new_document, validate  # noqa: E402
+from pipeline.store import write_atomic  # noqa: E402
+from pipeline.csvfile import write_csv  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 STORED = sorted(FIXTURES.glob("v*-*.json"))
@@ -57,7 +59,7 @@ def test_stored_documents_read_upgrade_and_redraw(path, tmp_path):
     write_csv(doc, tmp_path / "p.csv")
     rows = list(csv.DictReader(open(tmp_path / "p.csv")))
     assert len(rows) == len(doc["points"])
-    for column in results.csv_columns(doc["workload"]):
+    for column in csvfile.csv_columns(doc["workload"]):
         assert column in rows[0]
 
 
@@ -91,7 +93,7 @@ def test_newer_versions_are_refused(tmp_path):
     ("v1-token.json", lambda d: d.pop("environment"), "top level"),
 ])
 def test_schema_requires_what_readers_use(fixture, mutate, where):
-    doc = results.upgrade(json.loads((FIXTURES / fixture).read_text()), "x")
+    doc = upgrade.upgrade(json.loads((FIXTURES / fixture).read_text()), "x")
     mutate(doc)
     with pytest.raises(BadInput, match=where.replace(".", r"\.")):
         validate(doc)
