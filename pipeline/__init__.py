@@ -17,8 +17,7 @@ papers' claims against documents (`forced` asks whether each verdict could have
 failed), `tested` runs the tests a tested claim names,
 `validation` reads the era checks, `sensitivity` the variants of open choices,
 `exercise` the classroom exercises and `sheet` their handout pages, `handout` a class's
-bundle and `classpage` its results page; `verdicts` declares every verdict word
-once with its meaning; and `report` writes the claims report with
+bundle and `classpage` its results page; and `report` writes the claims report with
 the verdicts (HTML and Markdown).
 Imports `core`, `topologies`, `netlab` and `workloads`; the command line
 (`commands`) sits above it and nothing here imports that.

@@ -26,7 +26,7 @@ from core.jsonfile import check_schema, read_json, write_schema
 from netlab.disk_profiles import for_spec
 from pipeline.gates import trusted
 from pipeline.results import real_rate
-from pipeline.verdicts import Calibration
+from core.verdicts import Calibration
 from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent

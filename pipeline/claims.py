@@ -55,7 +55,7 @@ from pipeline import tested
 # (every declared field that is not identity: pipeline.point)
 from pipeline.point import RESULT_KEYS
 from pipeline.results import read_json, real_rate
-from pipeline.verdicts import PASSES, Verdict
+from core.verdicts import PASSES, Verdict
 from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -41,7 +41,7 @@ from core.jsonfile import check_schema, read_json, write_schema
 from core.safefile import atomic_text, read_bytes
 from core.text import csv_cell, plain
 from pipeline.sweep import Sweep, axes_for
-from pipeline.verdicts import Answer
+from core.verdicts import Answer
 from workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -39,7 +39,7 @@ from pipeline.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, N
                              view, views_present)
 from pipeline.plot import plot
 from pipeline.table import table, trusted
-from pipeline.verdicts import MEANING
+from core.verdicts import MEANING
 from topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from core.command import execute
-from pipeline.verdicts import TestRun
+from core.verdicts import TestRun
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSED, FAILED, SUITE_ONLY = TestRun.PASSED, TestRun.FAILED, TestRun.SUITE_ONLY

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from core.jsonfile import check_schema, read_json, write_schema
 from pipeline.gates import trusted
-from pipeline.verdicts import Reading
+from core.verdicts import Reading
 from topologies.hardware import hardware_of
 
 ROOT = Path(__file__).resolve().parent.parent
