@@ -36,9 +36,9 @@ from netlab.capabilities import Capabilities, probe  # noqa: E402
 from netlab.manifest import claim, release  # noqa: E402
 from netlab.shaping import frame_time_s, tcp_goodput_limit_mbit  # noqa: E402
 from netlab.testbed import Testbed  # noqa: E402
-from pipeline.gates import evaluate  # noqa: E402
-from pipeline.monitor import Monitor  # noqa: E402
-from pipeline.runner import tcp_counters, wire_capacities  # noqa: E402
+from run.gates import evaluate  # noqa: E402
+from run.monitor import Monitor  # noqa: E402
+from run.runner import tcp_counters, wire_capacities  # noqa: E402
 from topologies.presets import PRESETS, build_spec  # noqa: E402
 from topologies.spec import NetworkSpec  # noqa: E402
 from workloads import iperf, token  # noqa: E402
@@ -64,7 +64,7 @@ def row(label: str, fn, *args) -> None:
 
 # -- measured as the runner measures a point: monitor, TCP counters, gates --
 def gated_iperf(tb: Testbed, pairs: int, placement: str, seconds: int) -> dict:
-    """One iperf3 point with its fidelity record and the gates' verdict (pipeline.gates)."""
+    """One iperf3 point with its fidelity record and the gates' verdict (run.gates)."""
     spec = tb.spec
     hosts = [tb.host(n.name) for n in spec.nodes]
     wires = {w.name: tb.wire(w.name) for w in spec.wires}

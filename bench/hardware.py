@@ -25,7 +25,7 @@ reexec_with_mininet(__file__)
 
 from netlab.contention import drop_probability, efficiency  # noqa: E402
 from netlab.testbed import Testbed  # noqa: E402
-from pipeline.monitor import Monitor  # noqa: E402
+from run.monitor import Monitor  # noqa: E402
 from topologies.hardware import load, profile_names  # noqa: E402
 from topologies.presets import build_spec  # noqa: E402
 from workloads import iperf, token  # noqa: E402
@@ -97,13 +97,13 @@ def contention_table() -> None:
 
 def era_validation(quick: bool) -> None:
     """The era validation table (claims/era-checks.json), measured by the experiments it names,
-    exactly as `reproduce` measures and reads it (pipeline/validation.py)."""
+    exactly as `reproduce` measures and reads it (judge/validation.py)."""
     import tempfile
     from pathlib import Path
     from netlab.testbed import BuildOptions
-    from pipeline.experiment import experiment_files, load as load_experiment
-    from pipeline.session import Session
-    from pipeline.validation import experiments, readings, table
+    from run.experiment import experiment_files, load as load_experiment
+    from run.session import Session
+    from judge.validation import experiments, readings, table
     docs = {}
     with tempfile.TemporaryDirectory(prefix="bench-era-") as tmp:
         names = experiments()

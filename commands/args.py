@@ -1,6 +1,6 @@
 """Argument types and flags shared by the verbs; every value check is core.values'.
 
-Flags are made from the axes (pipeline.sweep, workloads), so a flag, its
+Flags are made from the axes (run.sweep, workloads), so a flag, its
 experiment-file key and its results key share one name, one default and one
 bound, and `--help` states both.
 """
@@ -12,8 +12,8 @@ import dataclasses
 from core.errors import BadInput
 from core.values import Axis
 from netlab.impls import BuildOptions
-from pipeline.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
-from pipeline.sweep import NETWORK, network_defaults
+from run.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
+from run.sweep import NETWORK, network_defaults
 from topologies.presets import build_spec
 
 
@@ -107,7 +107,7 @@ def build_options(args) -> BuildOptions:
 
 def spec_from(args):
     """The one network the cli/topo flags describe (BadInput if it cannot be built); an unset
-    --nodes/--rate-mbit/--channels takes the topology's own (pipeline.sweep.network_default),
+    --nodes/--rate-mbit/--channels takes the topology's own (run.sweep.network_default),
     as `run` and experiments do."""
     opts = {k: getattr(args, k, None) for k in ("nodes", "rate_mbit", "channels", "delay_ms",
                                                  "jitter_ms", "loss_pct", "relay_delay_ms",

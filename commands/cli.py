@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from commands.args import (add_build_args, add_impairment_args, add_machine_args, add_network_args,
                            build_options, require_root, spec_from)
-from pipeline.session import open_cli
+from run.session import open_cli
 
 
 def add_parser(sub) -> None:

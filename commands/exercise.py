@@ -11,13 +11,13 @@ from commands.args import add_build_args, build_options, require_root
 from core.errors import BadInput
 from core.safefile import write_atomic_bytes
 from core.text import plain
-from pipeline import classpage
-from pipeline import exercise as ex_mod
-from pipeline import handout as handout_mod
-from pipeline.exercise import PASS
-from pipeline.results import RESULTS_DIR
-from pipeline.sheet import page as sheet_page
-from pipeline.session import Session, open_cli
+from judge import classpage
+from judge import exercise as ex_mod
+from judge import handout as handout_mod
+from judge.exercise import PASS
+from run.results import RESULTS_DIR
+from judge.sheet import page as sheet_page
+from run.session import Session, open_cli
 
 
 def add_parser(sub) -> None:
@@ -107,7 +107,7 @@ def tasks(ex: dict) -> str:
 def measure(ex: dict, verb: str, opts, out: Path) -> tuple[dict[str, float], list[str]]:
     """Every check first (out writable, root, each network buildable here), then run the
     exercise's measure sweeps on this machine; the quantities its questions read, and why
-    they may be wrong (pipeline.exercise.doubts), said on stderr too."""
+    they may be wrong (judge.exercise.doubts), said on stderr too."""
     sweeps = ex_mod.sweeps(ex)
     session = Session(verb, opts, list(sweeps.values()), [out], checked=True)
     points = {}

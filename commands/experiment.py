@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 from commands.args import add_machine_args, add_output_args, build_options, machine_values
-from pipeline.claims import load_claims, read_by_claims
-from pipeline.experiment import experiment_files, find, load
-from pipeline.results import read_json
-from pipeline.session import run_one
-from pipeline.summary import summary
+from judge.claims import load_claims, read_by_claims
+from run.experiment import experiment_files, find, load
+from run.results import read_json
+from run.session import run_one
+from judge.summary import summary
 
 
 def add_parser(sub) -> None:

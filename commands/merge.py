@@ -11,13 +11,13 @@ from core.errors import BadInput
 from core.jsonfile import MAX_FILE_BYTES
 from core.safefile import archive_members
 from core.text import plain
-from pipeline.merge import merge
-from pipeline.report import build
-from pipeline.plot import plot
-from pipeline.table import table
-from pipeline.store import check_writable, write_atomic
-from pipeline.results import load, load_data
-from pipeline.csvfile import write_csv
+from run.merge import merge
+from judge.report import build
+from judge.plot import plot
+from judge.table import table
+from run.store import check_writable, write_atomic
+from run.results import load, load_data
+from run.csvfile import write_csv
 
 
 def add_parser(sub) -> None:

@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.plot import plot, plot_series
-from pipeline.table import table
-from pipeline.store import check_writable
-from pipeline.results import load
+from judge.plot import plot, plot_series
+from judge.table import table
+from run.store import check_writable
+from run.results import load
 
 
 def add_parser(sub) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from commands.args import require_root
 from netlab.impls import BuildOptions
-from pipeline.claims import beside_paper, show
-from pipeline.experiment import EXPERIMENTS_DIR, ROOT, load
-from pipeline.session import run_one
-from pipeline.summary import summary
-from pipeline.table import readings
+from judge.claims import beside_paper, show
+from run.experiment import EXPERIMENTS_DIR, ROOT, load
+from run.session import run_one
+from judge.summary import summary
+from judge.table import readings
 
 QUICK = EXPERIMENTS_DIR / "quick-comparison.json"
 NAME = "quick-comparison"

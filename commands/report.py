@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import BadInput
-from pipeline.report import build
-from pipeline.experiment import experiment_files
-from pipeline.store import check_writable
-from pipeline.results import load, read_json
+from judge.report import build
+from run.experiment import experiment_files
+from run.store import check_writable
+from run.results import load, read_json
 
 
 def add_parser(sub) -> None:

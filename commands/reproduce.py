@@ -7,15 +7,16 @@ from pathlib import Path
 
 from commands.args import add_build_args, build_options, shard_arg
 from core.errors import BadInput, NetlabError
-from pipeline.claims import load_claims, read_by_claims
-from pipeline.experiment import experiment_files, load
-from pipeline.report import build
-from pipeline.results import RESULTS_DIR
-from pipeline.session import Session
-from pipeline.sweep import Sweep
-from pipeline import estimate, tested
-from pipeline.sensitivity import load_variants, variant_sweep
-from pipeline.validation import experiments as era_experiments
+from judge.claims import load_claims, read_by_claims
+from run.experiment import experiment_files, load
+from judge.report import build
+from run.results import RESULTS_DIR
+from run.session import Session
+from run.sweep import Sweep
+from run import estimate
+from judge import tested
+from judge.sensitivity import load_variants, variant_sweep
+from judge.validation import experiments as era_experiments
 from topologies.hardware import NONE
 
 

@@ -1,4 +1,4 @@
-"""emulate.py run WORKLOAD: a sweep from flags, run by pipeline.session like every sweep."""
+"""emulate.py run WORKLOAD: a sweep from flags, run by run.session like every sweep."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,9 +8,9 @@ from pathlib import Path
 
 from commands.args import NETWORK, add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
 from core.errors import BadInput
-from pipeline.session import run_one
-from pipeline.summary import summary
-from pipeline.sweep import Sweep
+from run.session import run_one
+from judge.summary import summary
+from run.sweep import Sweep
 from workloads import WORKLOADS
 
 

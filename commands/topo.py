@@ -6,7 +6,7 @@ from pathlib import Path
 
 from commands.args import NETWORK, add_axis, axis_type, spec_from
 from core.parser import Parser
-from pipeline.store import check_writable
+from run.store import check_writable
 from topologies.presets import PRESETS
 from topologies.render import wiring_png, wiring_text
 

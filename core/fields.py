@@ -4,7 +4,7 @@ What a measured point IS and what it MEASURED used to be listed by hand in sever
 places (the results schema, the CSV columns, the keys that tell repeats apart, the
 keys that name a network); a key missing from one list silently changed another's
 behaviour. Each producer now declares its fields as `Field`s (topologies.point: the
-network; pipeline.point: the run; each workload: its own), and every list is made
+network; run.point: the run; each workload: its own), and every list is made
 from those declarations.
 """
 from __future__ import annotations

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pipeline import exercise as ex_mod  # noqa: E402
-from pipeline import handout  # noqa: E402
+from judge import exercise as ex_mod  # noqa: E402
+from judge import handout  # noqa: E402
 
 FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Radia", "Ken",
          "Margaret", "Dennis", "Sophie", "Linus", "Hedy", "Tim", "Karen", "Vint", "Shafi", "Niklaus",
@@ -107,7 +107,7 @@ def answers_for(ex: dict, kind: str, name: str, right: dict, rng: random.Random,
 
 
 def check_record(ex: dict, measured: dict[str, float], student: str, answers: dict) -> dict:
-    """What `check` writes beside an answers file (pipeline's own judge, no references)."""
+    """What `check` writes beside an answers file (the judge's own, no references)."""
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "a.json"
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         measured = json.loads(Path(args.teacher_measured).read_text())
         rows = ex_mod.grade(ex, klass, measured, klass / "grades.csv",
                             roster=ex_mod.read_roster(made["roster"]))
-        from pipeline import classpage
+        from judge import classpage
         classpage.write(out / "class.html", classpage.render(ex, rows, measured,
                                                              ex_mod.read_roster(made["roster"])))
         for s in ex_mod.summarize(ex, rows):

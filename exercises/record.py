@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline import exercise  # noqa: E402
+from judge import exercise  # noqa: E402
 
 
 def sig(x: float, digits: int = 4) -> float:

@@ -24,7 +24,7 @@ Not modelled: a card's own latency (era-machines.md M2: a check band, not a para
 The engine's releases are late by the host's timer lateness (the lag), which it records per
 frame; throughput does not drift with it (departures are computed in virtual time), but round
 trips include it, so every point records the lag distribution and a gate fails a point whose
-median or 99th percentile exceeds its bound (LAG_P50_BOUND_US, LAG_P99_BOUND_US; pipeline.gates).
+median or 99th percentile exceeds its bound (LAG_P50_BOUND_US, LAG_P99_BOUND_US; run.gates).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from topologies.timescale import host_cost, scaled_time, wire_rate
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINE_BIN = REPO / "engine" / "target" / "release" / "beowulf-medium"
-ENGINE_NAME = "beowulf-medium"       # its process name (pipeline.monitor watches its CPU)
+ENGINE_NAME = "beowulf-medium"       # its process name (run.monitor watches its CPU)
 
 # Propagation between two stations of a hub segment: two 100 m runs of Cat 3 UTP (10BASE-T's
 # longest) at 0.585 c (the cable's nominal velocity of propagation): 2 x 100 / (0.585 x 3e8) s.
@@ -55,7 +55,7 @@ FIFO_PRIORITY = 10
 # Rates the engine carries by default (real Mbit/s); above, or on a time-scaled network, the tc
 # wire runs (impls.wire_impl).
 ENGINE_MAX_RATE_MBIT = 100.0
-# A point fails its gate when the engine's releases were later than these (pipeline.gates): the
+# A point fails its gate when the engine's releases were later than these (run.gates): the
 # median, which shifts every round trip, by more than a seventh of a minimum frame's wire time at
 # 10 Mbit/s (67.2 us), or the 99th percentile by more than three of them (a sixth of a full
 # frame's 1.23 ms). Measured on the 2-core host (bench/engine.py, reproduce --quick): p50 1-2 us;

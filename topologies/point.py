@@ -2,9 +2,9 @@
 
 Every point records the network it ran on (`network_fields`); these declarations
 say what each of those keys is (core.fields): the settings that name a network
-(pipeline.derive matches networks by them), what the host resolved them to (the
+(run.derive matches networks by them), what the host resolved them to (the
 switch, bonding and wire implementations), and their place in the results schema
-and CSV (pipeline.results makes both from them).
+and CSV (run.results makes both from them).
 """
 from __future__ import annotations
 

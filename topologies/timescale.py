@@ -11,13 +11,13 @@ system's own timeouts are scaled where it is configured (netlab.pfs). Not
 scaled (Linux offers no knob): the delayed-ACK timer (40 ms), TCP's initial
 RTO (1 s), the scheduler's time slice; with D large these become relatively
 shorter, which favours the emulated network slightly. Results record the
-measured rates and x D (pipeline.runner).
+measured rates and x D (run.runner).
 
 Division of labor: a NetworkSpec holds the real network only, and D in its machine
 (`scale` checks D and records it). Whatever runs in scaled time (the kernel's shapers, netem,
 route metrics, the medium engine, the agents' charges, the gates' wire capacities, estimates)
 gets its value through the accessors here, once, where netlab builds the network; readers of
-results get real figures through pipeline.results.real_rate.
+results get real figures through run.results.real_rate.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ surface (`base.Workload`), with `token_agent.py` and `copy_agent.py` running
 inside the nodes (`forker` keeps a warm agent that forks each server or client on
 command, `pfs_agent` runs MACHE01's tests); `charge` lets an agent pay CPU work
 that is not a packet; `ping` measures round trips. `WORKLOADS` is the table the
-pipeline looks them up in. Imports `core`, `topologies` and `netlab` only.
+run looks them up in. Imports `core`, `topologies` and `netlab` only.
 """
 from __future__ import annotations
 

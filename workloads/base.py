@@ -8,7 +8,7 @@ gives x D are made from them) and declares how its points are tabulated and
 drawn (`Figure`). The runner
 looks workloads up in `workloads.WORKLOADS`; it never branches on their names.
 Each also says what a point costs in time (`cost`), so a sweep's length can be
-announced before it starts (pipeline.estimate).
+announced before it starts (run.estimate).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def when(what: str) -> dict:
     return prop(["number", "null"], f"when the transfer {what}, s (monotonic clock, or from the first start)")
 
 
-# what the gates read of a pair or a copy (pipeline/gates.py): typed, since a document from
+# what the gates read of a pair or a copy (run/gates.py): typed, since a document from
 # another host is input like any other
 PART = {"type": "object", "properties": {
     "start": when("started"), "end": when("ended"),
@@ -75,7 +75,7 @@ class Level:
 @dataclass(frozen=True)
 class Figure:
     """How tables and plots show a workload's points: declared here, so the report layer
-    (pipeline.table, pipeline.plot) never asks a workload's name."""
+    (judge.table, judge.plot) never asks a workload's name."""
     what: str                                   # "token exchange throughput": heading of table and plot
     x: str                                      # the point key put across
     x_label: str
@@ -106,14 +106,14 @@ class Workload:
     label: Callable[[dict], str] = lambda pt: ""        # progress-bar text for a point
     normalize: Callable[[dict], dict] | None = None     # unused axes of a point -> None (deduplicated)
     # (what, measured MB/s, most the model allows) for the fidelity gates: a disk-bound figure
-    # above its disks' rate is an artefact (pipeline.gates); None: the flows' gates suffice
+    # above its disks' rate is an artefact (run.gates); None: the flows' gates suffice
     bounds: Callable[[dict], list[tuple[str, float, float]]] | None = None
     # its figure is bytes / the longest pair's time, which holds only if the pairs ran together
     # (the gates check their span); False where each flow reports its own rate
     concurrent_pairs: bool = False
     # (spec, point, settings) -> seconds the point takes on this host: its own window (a duration,
-    # or its bytes over its wires' and disks' rates) and its own setup. pipeline.estimate sums them
-    # into the time a sweep is announced with; None: pipeline.estimate's default per point
+    # or its bytes over its wires' and disks' rates) and its own setup. run.estimate sums them
+    # into the time a sweep is announced with; None: run.estimate's default per point
     cost: Callable[[Any, dict, dict], float] | None = None
 
     @property

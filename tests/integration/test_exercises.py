@@ -17,7 +17,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from pipeline import exercise  # noqa: E402
+from judge import exercise  # noqa: E402
 from tests.integration.hostsnap import diff, snapshot  # noqa: E402
 from tests.unit.test_exercises import in_unit, passes, passing_without_measuring, sheet_commands  # noqa: E402
 

@@ -5,9 +5,9 @@ from tests.integration import require_testbed  # noqa: E402
 require_testbed()
 
 from netlab.testbed import BuildOptions  # noqa: E402
-from pipeline.results import new_document  # noqa: E402
-from pipeline.runner import run_sweep  # noqa: E402
-from pipeline.sweep import Sweep  # noqa: E402
+from run.results import new_document  # noqa: E402
+from run.runner import run_sweep  # noqa: E402
+from run.sweep import Sweep  # noqa: E402
 
 
 def one_flow(tmp_path, switch: str, wire: str = "auto") -> dict:

@@ -12,9 +12,9 @@ require_testbed()
 
 from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
 from netlab.shaping import wire_bytes  # noqa: E402
-from pipeline.results import new_document  # noqa: E402
-from pipeline.runner import run_sweep  # noqa: E402
-from pipeline.sweep import Sweep  # noqa: E402
+from run.results import new_document  # noqa: E402
+from run.runner import run_sweep  # noqa: E402
+from run.sweep import Sweep  # noqa: E402
 from netlab.testbed import BuildOptions  # noqa: E402
 from workloads import iperf, ping  # noqa: E402
 

@@ -20,9 +20,9 @@ require_testbed()
 
 from netlab.impls import BuildOptions  # noqa: E402
 from netlab.pfs import missing_tools  # noqa: E402
-from pipeline.runner import run_sweep  # noqa: E402
-from pipeline.sweep import Sweep  # noqa: E402
-from pipeline.results import new_document, real_rate  # noqa: E402
+from run.runner import run_sweep  # noqa: E402
+from run.sweep import Sweep  # noqa: E402
+from run.results import new_document, real_rate  # noqa: E402
 from tests.integration.hostsnap import diff, kill_then_clean, our_mounts, snapshot  # noqa: E402
 
 if missing_tools():

@@ -7,7 +7,7 @@ import pytest
 
 from netlab.nic import gap_bytes
 from netlab.shaping import tcp_goodput_limit_mbit
-from pipeline.monitor import Monitor
+from run.monitor import Monitor
 from workloads.iperf import run_pairs
 
 SECONDS, OMIT = 8, 2

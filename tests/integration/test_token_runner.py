@@ -11,9 +11,9 @@ from tests.integration import require_testbed  # noqa: E402
 require_testbed()
 
 from netlab.testbed import BuildOptions
-from pipeline.results import load, new_document
-from pipeline.runner import run_sweep
-from pipeline.sweep import Sweep
+from run.results import load, new_document
+from run.runner import run_sweep
+from run.sweep import Sweep
 from tests.integration.hostsnap import diff, snapshot
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]

@@ -22,7 +22,7 @@ pytest.importorskip("jsonschema")
 
 import commands  # noqa: E402
 from netlab.manifest import STATE_DIR  # noqa: E402
-from pipeline.results import RESULTS_DIR  # noqa: E402
+from run.results import RESULTS_DIR  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXERCISES = Path(__file__).resolve().parent.parent.parent / "exercises"
@@ -422,7 +422,7 @@ def write_files(tmp: Path) -> None:
     (tmp / "wirebytes.json").write_text(json.dumps(hostile))
 
 
-PROJECT = {"core", "topologies", "netlab", "workloads", "pipeline", "commands"}
+PROJECT = {"core", "topologies", "netlab", "workloads", "run", "judge", "commands"}
 
 
 def _source(value) -> str:
@@ -457,7 +457,7 @@ def test_mininet_is_hidden():
     with pytest.raises(ImportError):
         import mininet.net  # noqa: F401
     with pytest.raises(ImportError):
-        from pipeline.runner import run_sweep  # noqa: F401
+        from run.runner import run_sweep  # noqa: F401
 
 
 def listing(*dirs: Path) -> dict:

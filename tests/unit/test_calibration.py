@@ -6,9 +6,9 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from pipeline import calibration as K  # noqa: E402
-from pipeline.merge import merge  # noqa: E402
-from pipeline.sweep import Sweep  # noqa: E402
+from run import calibration as K  # noqa: E402
+from run.merge import merge  # noqa: E402
+from run.sweep import Sweep  # noqa: E402
 
 
 def test_the_calibrations_file_is_valid_and_current():

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from pipeline import calibration as K  # noqa: E402
-from pipeline import claims as C  # noqa: E402
+from run import calibration as K  # noqa: E402
+from judge import claims as C  # noqa: E402
 
 
 def pt(throughput, gates_ok=True, repeat=0, **axes):
@@ -275,7 +275,7 @@ def test_tautologies_are_tests_not_claims():
 
 def test_reproduce_spends_repeats_where_claims_read():
     """Points some claim reads repeat; the rest of a figure's curve runs once (--quick: never)."""
-    from pipeline.experiment import experiment_files, load
+    from run.experiment import experiment_files, load
     sweep, _, _ = load(experiment_files()["ipps96-fig2-channels-10"])
     full = sweep.total_points()
     sweep.claimed = C.read_by_claims(C.load_claims(), "ipps96-fig2-channels-10")
@@ -374,7 +374,7 @@ def test_calibrations_and_era_readings_leave_out_failed_gates():
     assert v["verdict"] == K.MET and v["failed_gate"] == 3, v     # the 8.0s would have missed
     [none] = K.verdicts(bad, [CAL])
     assert none["verdict"] == K.NOT_MEASURED and "failed a fidelity gate" in none["reason"]
-    from pipeline import validation as V
+    from judge import validation as V
     check = {"id": "x", "profile": "prototype-1995", "what": "w", "era_value": 1.0, "unit": "MB/s",
              "band": [0.7, 1.1], "why_band": "w", "source": "s",
              "measure": {"experiment": "e", "where": {"pairs": 1}, "metric": "throughput_mbyte_s"}}
@@ -400,7 +400,7 @@ def test_a_calibration_is_judged_in_each_experiment_that_rests_on_it():
 
 
 def test_a_tested_claim_says_what_its_tests_did_in_this_run():
-    from pipeline import tested
+    from judge import tested
     c = claim({"kind": "tested", "note": "a wiring fact", "tests": ["tests/unit/test_x.py::test_y",
                                                                     "tests/integration/test_z.py"]},
               experiments=())
@@ -414,7 +414,7 @@ def test_a_tested_claim_says_what_its_tests_did_in_this_run():
 
 def test_the_tests_tested_claims_name_exist():
     root = Path(__file__).resolve().parent.parent.parent
-    from pipeline import tested
+    from judge import tested
     names = tested.tests_of(C.load_claims())
     assert names
     for node in names:

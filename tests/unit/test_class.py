@@ -25,8 +25,8 @@ pytest.importorskip("jinja2")
 import commands  # noqa: E402
 from core.errors import BadInput  # noqa: E402
 from examples import synthetic_class  # noqa: E402
-from pipeline import classpage, handout  # noqa: E402
-from pipeline import exercise as ex_mod  # noqa: E402
+from judge import classpage, handout  # noqa: E402
+from judge import exercise as ex_mod  # noqa: E402
 
 HUB = "shared-hub"
 SOLUTIONS = ex_mod.EXERCISES_DIR / HUB / "solutions"

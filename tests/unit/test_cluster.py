@@ -83,7 +83,7 @@ def test_a_scale_that_would_push_a_wire_under_the_shaper_floor_is_refused():
 def test_every_verb_means_the_same_switched_cluster():
     """`topo`/`cli` built 32 nodes at 1000 Mbit/s and `run` 16 at 10 (issue 34): the preset's
     own defaults are now the sweep's when the flags are not given."""
-    from pipeline.sweep import Sweep
+    from run.sweep import Sweep
     spec = build_spec("switched-cluster")
     sweep = Sweep.make("pfs", {"topology": ["switched-cluster"]})
     assert (sweep["nodes"], sweep["rate_mbit"]) == (len(spec.nodes), [spec.params["rate_mbit"]]) == (32, [1000.0])

@@ -1,5 +1,5 @@
 """One default per setting per preset: topo show, cli, run and Mininet's `mn --topo` all take a
-preset's nodes, rate and channels from its file (pipeline.sweep.network_default), and a rate out
+preset's nodes, rate and channels from its file (run.sweep.network_default), and a rate out
 of bounds is the same one line from every verb."""
 import json
 import os
@@ -8,7 +8,7 @@ import pytest
 
 import commands
 from commands.args import spec_from
-from pipeline.sweep import Sweep, network_default, network_defaults
+from run.sweep import Sweep, network_default, network_defaults
 from topologies.presets import PRESETS, build_spec
 
 KEYS = ("nodes", "rate_mbit", "channels")

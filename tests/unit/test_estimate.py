@@ -1,14 +1,14 @@
-"""The up-front estimate (pipeline.estimate) and the progress display (pipeline.progress): no network."""
+"""The up-front estimate (run.estimate) and the progress display (run.progress): no network."""
 import io
 import json
 from pathlib import Path
 
 import pytest
 
-from pipeline import estimate
-from pipeline.experiment import EXPERIMENTS_DIR, load
-from pipeline.progress import Progress, plain_line
-from pipeline.sweep import Sweep
+from run import estimate
+from run.experiment import EXPERIMENTS_DIR, load
+from run.progress import Progress, plain_line
+from run.sweep import Sweep
 from topologies.presets import build_spec
 from workloads import WORKLOADS
 

@@ -17,14 +17,14 @@ import pytest
 pytest.importorskip("jsonschema")
 
 from core.errors import BadInput  # noqa: E402
-from pipeline import exercise  # noqa: E402
+from judge import exercise  # noqa: E402
 
 NAMES = list(exercise.exercise_dirs())
 
 
 def test_schema_file_is_current():
     assert json.loads(exercise.SCHEMA_FILE.read_text()) == exercise.SCHEMA, \
-        "exercises/schema.json is stale: run python3 -m pipeline.exercise"
+        "exercises/schema.json is stale: run python3 -m judge.exercise"
 
 
 def test_at_least_six_exercises_with_sheets_and_solutions():

@@ -6,13 +6,13 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from pipeline import experiment  # noqa: E402
-from pipeline.experiment import experiment_files, load  # noqa: E402
+from run import experiment  # noqa: E402
+from run.experiment import experiment_files, load  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(experiment.SCHEMA_FILE.read_text()) == experiment.schema(), \
-        "experiments/schema.json is stale: run python3 -m pipeline.experiment"
+        "experiments/schema.json is stale: run python3 -m run.experiment"
 
 
 @pytest.mark.parametrize("name", sorted(experiment_files()))
@@ -32,9 +32,9 @@ def test_every_axis_in_the_schema_is_described():
 
 def test_defaults_come_from_one_place():
     """Flags, experiment files and the sweep fall back to the same default; nodes, rate and
-    channels to each topology's own (pipeline.sweep.network_default: unset, None, where the
+    channels to each topology's own (run.sweep.network_default: unset, None, where the
     default topologies' differ, as switched-cluster's do)."""
-    from pipeline.sweep import Sweep, axes_for
+    from run.sweep import Sweep, axes_for
     for workload in ("token", "iperf", "filecopy"):
         sweep = Sweep.make(workload, {})
         for axis in axes_for(workload):

@@ -1,14 +1,14 @@
 """Tables and figures of one results document, as the workloads declare them
-(pipeline.table, pipeline.plot), and the main job's reading of a run."""
+(judge.table, judge.plot), and the main job's reading of a run."""
 import json
 from pathlib import Path
 
 import pytest
 
 from commands.quick import paper_lines
-from pipeline.plot import runs
-from pipeline.results import load
-from pipeline.table import config_key, limit, readings, series, table
+from judge.plot import runs
+from run.results import load
+from judge.table import config_key, limit, readings, series, table
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STORED = ROOT / "tests" / "fixtures" / "reproduction"

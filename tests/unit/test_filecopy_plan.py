@@ -4,7 +4,7 @@ import pytest
 from core.errors import BadInput
 from core.values import parse_counts
 from netlab.disk_profiles import PROFILES, parse_disk
-from pipeline.table import table
+from judge.table import table
 from topologies.presets import build_spec
 from topologies.spec import SpecError
 from workloads.filecopy import nodes_used, plan

@@ -1,4 +1,4 @@
-"""Can a claim fail? The judge's own analysis (pipeline/forced.py), on synthetic points and on the
+"""Can a claim fail? The judge's own analysis (judge/forced.py), on synthetic points and on the
 real claims file over the stored reproduction (no root).
 
 A verdict that no admissible measurement could change is no evidence: it must come out
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import claims as C
-from pipeline import forced as F
-from pipeline.calibration import load_calibrations
-from pipeline.results import read_json
+from judge import claims as C
+from judge import forced as F
+from run.calibration import load_calibrations
+from run.results import read_json
 from netlab.shaping import payload_capacity_bytes_s
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reproduction"

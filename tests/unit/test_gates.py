@@ -1,9 +1,9 @@
 """The fidelity gates pass a point a real network could produce and fail the ones it could not."""
 import pytest
 
-from pipeline import gates as G
-from pipeline.gates import evaluate as gate
-from pipeline.gates import payload_capacity_bytes_s
+from run import gates as G
+from run.gates import evaluate as gate
+from run.gates import payload_capacity_bytes_s
 from workloads import WORKLOADS
 
 RATES = {"w0": 10.0, "w1": 10.0}
@@ -198,7 +198,7 @@ def test_a_contended_wire_is_judged_against_the_rate_its_controller_held():
 
 def test_a_lost_charge_fails_the_point():
     """A charge-channel datagram a full budget queue dropped left work uncharged."""
-    from pipeline.gates import evaluate
+    from run.gates import evaluate
     fid = {"wire_bytes": {}, "suspect": None}
     ok = evaluate({"flows": [], "per_copy": [{"charges_lost": 0}]}, fid, {})
     bad = evaluate({"flows": [], "per_pair": [{"charges_lost": 0}, {"charges_lost": 2}]}, fid, {})

@@ -15,9 +15,9 @@ pytest.importorskip("jsonschema")
 
 import commands  # noqa: E402
 from core.errors import BadInput  # noqa: E402
-from pipeline import csvfile, results  # noqa: E402
-from pipeline.csvfile import intervals_csv_path, write_csv  # noqa: E402
-from pipeline.results import load, load_data, real_intervals, validate  # noqa: E402
+from run import csvfile, results  # noqa: E402
+from run.csvfile import intervals_csv_path, write_csv  # noqa: E402
+from run.results import load, load_data, real_intervals, validate  # noqa: E402
 from workloads.iperf import MAX_SAMPLES, interval_for, series  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -205,7 +205,7 @@ def test_flow_names_cannot_inject_formulas(tmp_path):
 def drawn(monkeypatch):
     """The figures plot_series saves, with their axes' labels, captured before they close."""
     pytest.importorskip("matplotlib")
-    import pipeline.plot as plot
+    import judge.plot as plot
     seen = []
     save = plot.save
 

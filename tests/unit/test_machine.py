@@ -5,8 +5,9 @@ import pytest
 
 from core.command import CommandLog
 from netlab.disk_profiles import for_spec
-from pipeline import calibration, validation
-from pipeline.sweep import Sweep
+from run import calibration
+from judge import validation
+from run.sweep import Sweep
 from topologies import hardware
 from topologies.presets import build_spec
 from topologies.spec import Machine

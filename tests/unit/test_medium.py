@@ -10,7 +10,7 @@ import pytest
 from netlab.capabilities import Capabilities
 from netlab.impls import BuildError, BuildOptions, wire_impl
 from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, lag_percentiles, point_record
-from pipeline.gates import engine_late
+from run.gates import engine_late
 from topologies.presets import build_spec
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"

@@ -1,8 +1,8 @@
 """Campaign shards partition a sweep, and merging them gives back the whole sweep."""
 import pytest
 
-from pipeline.merge import MergeError, merge
-from pipeline.sweep import Sweep
+from run.merge import MergeError, merge
+from run.sweep import Sweep
 
 
 def sweep(shard=None) -> Sweep:
@@ -84,9 +84,9 @@ def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp
     pytest.importorskip("jsonschema")
     pytest.importorskip("matplotlib")      # the report draws its figures
     from commands.merge import merge_reproductions
-    from pipeline.claims import judge_all, load_claims, views_present
-    from pipeline.results import load
-    from pipeline.store import write_atomic
+    from judge.claims import judge_all, load_claims, views_present
+    from run.results import load
+    from run.store import write_atomic
 
     stored = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
     whole = {p.stem: load(p) for p in stored}

@@ -1,7 +1,7 @@
 """The fidelity monitor's verdict, both ways (a monitor that never flags would fail here)."""
 import pytest
 
-from pipeline.monitor import CPU_SATURATED, WIRE_FULL, verdict
+from run.monitor import CPU_SATURATED, WIRE_FULL, verdict
 
 
 @pytest.mark.parametrize("cpu, util", [
@@ -34,7 +34,7 @@ def test_the_monitor_records_how_crowded_the_host_was():
     import os
     import time
 
-    from pipeline.monitor import Monitor
+    from run.monitor import Monitor
     with Monitor({}) as mon:
         time.sleep(0.3)
     rep = mon.report()

@@ -2,7 +2,7 @@
 import pytest
 
 from netlab.nic import gap_bytes, nic_gaps, tx_gap_cmds
-from pipeline.sweep import Sweep, network_fields, network_key
+from run.sweep import Sweep, network_fields, network_key
 from topologies.presets import build_spec
 from topologies.spec import SpecError
 

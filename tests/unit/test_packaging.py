@@ -115,7 +115,7 @@ def test_license_is_mit():
 
 def test_results_documents_record_the_version():
     pytest.importorskip("jsonschema")
-    from pipeline.results import new_document, validate
+    from run.results import new_document, validate
     doc = new_document("token", {})
     assert doc["environment"]["netlab_version"] == __version__
     validate(doc)

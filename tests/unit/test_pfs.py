@@ -7,8 +7,8 @@ import pytest
 
 from core.errors import BadInput
 from netlab.pfs import brick_volfile, client_volfile, timeouts
-from pipeline.results import real_rate
-from pipeline.sweep import Sweep
+from run.results import real_rate
+from run.sweep import Sweep
 from topologies.presets import build_spec
 
 

@@ -42,8 +42,8 @@ def test_different_workloads_are_not_overlaid(tmp_path, capsys):
 def test_curves_with_the_same_values_are_both_drawn_and_named():
     """switched-mesh and routed-mesh carry the same local-wire numbers: the second is drawn on top
     in alternate dashes and the legend says it lies on the first, instead of hiding it."""
-    from pipeline.plot import COINCIDE, coincides
-    from pipeline.table import Series
+    from judge.plot import COINCIDE, coincides
+    from judge.table import Series
     a = Series("switched-mesh (local-wire)", "none", "throughput_mbyte_s", "MB/s")
     b = Series("routed-mesh (local-wire)", "none", "throughput_mbyte_s", "MB/s")
     for x, v in ((512, 8.44), (1024, 9.16)):
@@ -72,7 +72,7 @@ def test_overlaid_runs_carry_their_environment_in_the_legend():
 def test_a_reference_line_of_this_run_is_drawn_per_view_from_its_own_points():
     """IPPS'96 Figure 3's "all-local / 4" is the view's own all-local rate / 4 (the prototype's
     7.2 MB/s on its hardware, the ide-1995 disk's 11.7 on today's), never one constant."""
-    from pipeline.plot import line_level
+    from judge.plot import line_level
     doc = {"points": [{"hardware": "prototype-1995", "remote": 0, "throughput_mbyte_s": 7.2},
                       {"hardware": "none", "remote": 0, "throughput_mbyte_s": 11.6},
                       {"hardware": "none", "remote": 0, "throughput_mbyte_s": 11.8},

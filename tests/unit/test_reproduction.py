@@ -10,9 +10,9 @@ pytest.importorskip("jsonschema")
 pytest.importorskip("matplotlib")
 
 import commands  # noqa: E402
-from pipeline.claims import CALIBRATION, NOT_CHECKABLE, TESTED  # noqa: E402
-from pipeline.report import build  # noqa: E402
-from pipeline.results import load  # noqa: E402
+from judge.claims import CALIBRATION, NOT_CHECKABLE, TESTED  # noqa: E402
+from judge.report import build  # noqa: E402
+from run.results import load  # noqa: E402
 
 STORED = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
 
@@ -88,8 +88,8 @@ def test_report_judges_both_hardware_views(docs, tmp_path):
 def test_report_reads_without_a_key(docs, tmp_path):
     """Every measured number carries its unit and names what it is; verdicts are coloured with
     their text; the environment is labelled; the terms are explained; one heading per figure."""
-    from pipeline.report import measured_parts
-    from pipeline.claims import load_claims
+    from judge.report import measured_parts
+    from judge.claims import load_claims
     page = build(docs, tmp_path, quick=True)
     md = (tmp_path / "report.md").read_text()
     html = page.read_text()
@@ -135,7 +135,7 @@ def test_report_reads_without_a_key(docs, tmp_path):
 def test_the_report_shows_the_era_validation_table(docs, tmp_path):
     """Every era check has a row in both files, read (in/below/above band, or not measured with why),
     beside the claims and never among them."""
-    from pipeline.validation import load_checks
+    from judge.validation import load_checks
     page = build(docs, tmp_path, quick=True)
     md, html = (tmp_path / "report.md").read_text(), page.read_text()
     section = md.split("## Era validation")[1].split("## Figures")[0]
@@ -163,7 +163,7 @@ def _net(wire_impl, medium=None, commands=None):
 def test_the_collision_row_and_wire_example_follow_the_wire_that_ran():
     """An engine-only run is not told its hubs charge an average cost, and its wire example shows
     the engine's configuration (a tc wire's argv is empty there)."""
-    from pipeline.report import not_modelled, wire_example
+    from judge.report import not_modelled, wire_example
     config = ["seed 1", "segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1140",
               *(f"port bnlxxww0-eth{i} segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0"
                 for i in range(1, 6))]

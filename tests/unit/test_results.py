@@ -10,12 +10,12 @@ import pytest
 pytest.importorskip("jsonschema")
 
 from core.errors import BadInput  # noqa: E402
-from pipeline import csvfile, results, upgrade  # noqa: E402
-from pipeline.plot import plot  # noqa: E402
-from pipeline.table import table
-from pipeline.results import load, new_document, validate  # noqa: E402
-from pipeline.store import write_atomic  # noqa: E402
-from pipeline.csvfile import write_csv  # noqa: E402
+from run import csvfile, results, upgrade  # noqa: E402
+from judge.plot import plot  # noqa: E402
+from judge.table import table
+from run.results import load, new_document, validate  # noqa: E402
+from run.store import write_atomic  # noqa: E402
+from run.csvfile import write_csv  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 STORED = sorted(FIXTURES.glob("v*-*.json"))
@@ -23,7 +23,7 @@ STORED = sorted(FIXTURES.glob("v*-*.json"))
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(results.SCHEMA_FILE.read_text()) == results.SCHEMA, \
-        "results/schema.json is stale: run python3 -m pipeline.results"
+        "results/schema.json is stale: run python3 -m run.results"
 
 
 def described(node, path="$"):

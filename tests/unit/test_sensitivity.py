@@ -5,15 +5,15 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from pipeline import sensitivity  # noqa: E402
-from pipeline.claims import load_claims  # noqa: E402
-from pipeline.experiment import experiment_files, load as load_experiment  # noqa: E402
+from judge import sensitivity  # noqa: E402
+from judge.claims import load_claims  # noqa: E402
+from run.experiment import experiment_files, load as load_experiment  # noqa: E402
 from tests.unit.test_reproduction import STORED, build, load  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(sensitivity.SCHEMA_FILE.read_text()) == sensitivity.SCHEMA, \
-        "claims/sensitivity.schema.json is stale: run python3 -m pipeline.sensitivity"
+        "claims/sensitivity.schema.json is stale: run python3 -m judge.sensitivity"
 
 
 @pytest.mark.parametrize("quick", [False, True])

@@ -29,8 +29,8 @@ from netlab.relay import relay_egress_cmds                   # noqa: E402
 from netlab.shaping import shared_wire_cmds                  # noqa: E402
 from netlab.testbed import network_name                      # noqa: E402
 from netlab.topo import SpecTopo, switch_node, wire_node     # noqa: E402
-from pipeline.runner import wire_capacities                  # noqa: E402
-from pipeline.sweep import network_fields, network_key       # noqa: E402
+from run.runner import wire_capacities                  # noqa: E402
+from run.sweep import network_fields, network_key       # noqa: E402
 from topologies.presets import build_spec                    # noqa: E402
 from topologies.spec import QUEUE_PACKETS, SUBNET           # noqa: E402
 from workloads.base import path_rate_bytes_s                 # noqa: E402

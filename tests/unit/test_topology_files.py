@@ -126,7 +126,7 @@ def test_a_wiring_mistake_is_one_line_naming_it(tmp_path, over, says):
 
 
 def test_nodes_cannot_change_an_explicit_file_and_a_sweep_takes_its_count(tmp_path):
-    from pipeline.sweep import Sweep
+    from run.sweep import Sweep
     with pytest.raises(BadInput, match="lists 7 nodes"):
         build_spec(str(GATEWAY), nodes=16)
     sweep = Sweep.make("iperf", {"topology": [str(GATEWAY)]})

@@ -1,0 +1,14 @@
+"""The judge: from results documents to numbers people can read and verdicts on the papers.
+
+Division of labor: `table` writes a document as text and `plot` draws it, both
+as its workload's `Figure` declares, and `summary` says what a run measured when
+it ends; `claims` judges the papers' claims against documents (`forced` asks
+whether each verdict could have failed, `tested` runs the tests a tested claim
+names); `validation` reads the era checks, `sensitivity` the variants of open
+choices; `report` writes the claims report with the verdicts (HTML and
+Markdown); `exercise` checks and grades the classroom exercises, `sheet` makes
+their handout pages, `handout` a class's bundle and `classpage` its results page.
+Every verdict word comes from core.verdicts.
+Imports `core`, `topologies`, `netlab`, `workloads` and `run`; the command line
+(`commands`) sits above it and nothing here imports that.
+"""

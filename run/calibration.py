@@ -1,0 +1,209 @@
+"""Calibration points: the measurements a model constant was set from, checked on every run.
+
+A calibration point is not evidence for the papers (the model was set from it),
+but it is the model's own check: if all-local copies do not reach the 11.7 MB/s
+the disk rate was derived from, every number that rests on that disk is wrong.
+claims/calibrations.json lists each point (schema SCHEMA below, written to
+claims/calibrations.schema.json): the points that rest on it (`applies`: their
+workload and hardware or disk profile), which of them measure it (`where`,
+`metric`), its target, and a tolerance declared with its reason before running.
+
+`verdicts(points)` judges every calibration a set of points rests on: met,
+missed, noisy (its repeats spread wider than the tolerance) or not measured.
+Anything but met makes each point it applies to untrusted: the claims that read
+them are "not checkable: calibration ..." (judge.claims), the report shows a
+calibration table, and `run`/`experiment` say so at the end. `plan` gives the
+measurements a sweep must add so that every calibration it rests on is measured
+at least twice in the same run (run.runner runs them).
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from core.errors import BadInput
+from core.jsonfile import check_schema, read_json, write_schema
+from netlab.disk_profiles import for_spec
+from run.gates import trusted
+from run.results import real_rate
+from core.verdicts import Calibration
+from topologies.hardware import hardware_of
+
+ROOT = Path(__file__).resolve().parent.parent
+CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
+SCHEMA_FILE = ROOT / "claims" / "calibrations.schema.json"
+MIN_MEASUREMENTS = 2        # a calibration is judged from repeats, never from one run
+
+MET, MISSED, NOISY, NOT_MEASURED = Calibration.MET, Calibration.MISSED, Calibration.NOISY, Calibration.NOT_MEASURED
+
+_TEXT = {"type": "string", "minLength": 1}
+SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Beowulf Netlab calibration points",
+    "description": "The measurements model constants were set from, each checked on every run "
+                   "(run/calibration.py).",
+    "type": "object", "additionalProperties": False, "required": ["calibrations"],
+    "properties": {"$schema": {"type": "string"}, "calibrations": {"type": "array", "items": {
+        "type": "object", "additionalProperties": False,
+        "required": ["id", "what", "applies", "where", "metric", "target", "tolerance",
+                     "why_tolerance", "source"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
+            "what": {**_TEXT, "description": "the measurement, in words"},
+            "applies": {"type": "object", "additionalProperties": False, "required": ["workload"],
+                        "description": "the points that rest on the constant: a workload and a "
+                                       "hardware profile (point key hardware) or a disk profile "
+                                       "(the point's disk.profile, without a /D time-scale suffix; "
+                                       "a list: any of them, e.g. a profile's name before its disk "
+                                       "transfer was modelled, as stored documents record it)",
+                        "properties": {"workload": _TEXT, "hardware": _TEXT,
+                                       "disk": {"oneOf": [_TEXT, {"type": "array", "items": _TEXT,
+                                                                   "minItems": 1}]}}},
+            "where": {"type": "object", "description": "point key -> value: the points that measure it"},
+            "metric": {**_TEXT, "description": "the point's MB/s key (x D on a time-scaled point)"},
+            "target": {"type": "number", "exclusiveMinimum": 0},
+            "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5,
+                          "description": "relative; declared before running"},
+            "why_tolerance": _TEXT, "source": _TEXT,
+            "claim": {"type": "integer", "description": "the claim (docs/papers.md) it is, if any"}}}}},
+}
+
+
+def load_calibrations(path: Path = CALIBRATIONS_FILE) -> list[dict]:
+    data = read_json(path, "calibrations file")
+    check_schema(data, SCHEMA, f"calibrations file {path}")
+    return data["calibrations"]
+
+
+def disk_profile(point: dict) -> str | None:
+    """The disk profile a point's nodes had, without the time-scale suffix."""
+    disk = point.get("disk")
+    name = disk.get("profile") if isinstance(disk, dict) else disk
+    return name.split("/D")[0] if isinstance(name, str) else None
+
+
+def applies(cal: dict, point: dict) -> bool:
+    """The point rests on this calibration."""
+    a = cal["applies"]
+    return (point.get("workload") == a["workload"]
+            and ("hardware" not in a or hardware_of(point) == a["hardware"])
+            and ("disk" not in a or disk_profile(point) in
+                 (a["disk"] if isinstance(a["disk"], list) else [a["disk"]])))
+
+
+def measures(cal: dict, point: dict) -> bool:
+    return applies(cal, point) and all(point.get(k) == v for k, v in cal["where"].items())
+
+
+def judge(cal: dict, points: list[dict]) -> dict:
+    """One calibration's verdict from the points that measure it."""
+    measuring = [p for p in points if measures(cal, p)]
+    # a measurement that failed a fidelity gate is not the model's: it sets no calibration
+    values = [real_rate(p, cal["metric"]) for p in measuring if trusted(p)]
+    dropped = len(measuring) - len(values)
+    out = {"id": cal["id"], "what": cal["what"], "target": cal["target"], "tolerance": cal["tolerance"],
+           "values": [round(v, 4) for v in values], "measured": None, "spread": None,
+           "failed_gate": dropped}
+    if not values:
+        return {**out, "verdict": NOT_MEASURED, "reason": f"every one of its {dropped} measurements failed a "
+                "fidelity gate" if dropped else "no point of this run measured it"}
+    median = statistics.median(values)
+    spread = (max(values) - min(values)) / 2 / median if median > 0 else 0.0
+    out.update(measured=round(median, 4), spread=round(spread, 4))
+    off = (median - cal["target"]) / cal["target"]
+    band = f"{cal['target']:g} +- {cal['tolerance']:.0%}"
+    if len(values) < MIN_MEASUREMENTS:
+        return {**out, "verdict": NOISY, "reason": f"measured once ({median:.3g}): its noise is unknown"}
+    if spread > cal["tolerance"]:
+        return {**out, "verdict": NOISY, "reason": f"{len(values)} runs spread +-{spread:.0%}, wider "
+                                                   f"than the tolerance (+-{cal['tolerance']:.0%})"}
+    if abs(off) > cal["tolerance"]:
+        return {**out, "verdict": MISSED, "reason": f"median {median:.3g} is {off:+.0%} from {band}"}
+    return {**out, "verdict": MET, "reason": f"median {median:.3g} within {band} ({len(values)} runs"
+                                             + (f"; {dropped} that failed a gate left out)" if dropped else ")")}
+
+
+def verdicts(points: list[dict], cals: list[dict] | None = None) -> list[dict]:
+    """Every calibration that some of the points rest on, judged from those points."""
+    cals = load_calibrations() if cals is None else cals
+    return [judge(c, points) for c in cals if any(applies(c, p) for p in points)]
+
+
+def failed(points: list[dict], cals: list[dict] | None = None) -> dict[str, dict]:
+    """Calibration id -> its verdict, for the ones not met."""
+    return {v["id"]: v for v in verdicts(points, cals) if v["verdict"] != MET}
+
+
+def resting_on(point: dict, bad: dict[str, dict], cals: list[dict]) -> list[dict]:
+    """The failed calibrations this point rests on."""
+    return [bad[c["id"]] for c in cals if c["id"] in bad and applies(c, point)]
+
+
+def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict, int]]:
+    """(calibration, how many more measurements) so that each calibration the planned points
+    rest on is measured MIN_MEASUREMENTS times. `planned` are points as the runner will
+    record them (workload, hardware and disk profile set; no results)."""
+    cals = load_calibrations() if cals is None else cals
+    out = []
+    for c in cals:
+        if any(applies(c, p) for p in planned):
+            have = sum(1 for p in planned if measures(c, p))
+            if have < MIN_MEASUREMENTS:
+                out.append((c, MIN_MEASUREMENTS - have))
+    return out
+
+
+def as_recorded(sweep, spec, pt: dict) -> dict:
+    """A planned point with the keys calibrations match on (workload, hardware, disk profile)."""
+    settings = sweep.settings()
+    hw = hardware_of(spec)
+    out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
+    if "disk" in settings:
+        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer")).name}
+    return out
+
+
+def with_calibrations(sweep, schedule: list) -> tuple[list, list[str]]:
+    """The schedule plus the measurements of every calibration its points rest on that it
+    does not measure twice itself (run.calibration), each added to the first network
+    that can run it; and a line for each calibration this sweep's settings cannot measure
+    (its points are then 'calibration not measured')."""
+    settings, wl = sweep.settings(), sweep.spec_workload
+    planned = [as_recorded(sweep, spec, pt) for spec, pts in schedule for pt in pts]
+    schedule = [(spec, list(pts)) for spec, pts in schedule]
+    cannot = []
+    for cal, missing in plan(planned):
+        clash = {k: v for k, v in cal["where"].items() if k in settings and settings[k] != v}
+        if clash:
+            cannot.append(f"{cal['id']}: this sweep's settings ({', '.join(f'{k} {settings[k]}' for k in clash)}) "
+                          f"cannot measure it ({', '.join(f'{k} {v}' for k, v in clash.items())})")
+            continue
+        for spec, pts in schedule:
+            template = next((pt for pt in pts if not pt.get("calibration_of")
+                             and applies(cal, as_recorded(sweep, spec, pt))), None)
+            if template is None:
+                continue
+            new = {k: v for k, v in {**template, **cal["where"]}.items() if k != "point_index"}
+            new = wl.normalize(new) if wl.normalize else new
+            try:
+                wl.check(spec, new, settings)
+            except BadInput as e:
+                cannot.append(f"{cal['id']}: {e}")
+                break
+            pts += [{**new, "repeat": k, "calibration_of": cal["id"]} for k in range(missing)]
+            break
+    return [(spec, pts) for spec, pts in schedule], cannot
+
+
+def table_lines(results: list[dict]) -> list[str]:
+    """Plain-text calibration lines for the end of a run (missed ones first)."""
+    lines = []
+    for v in sorted(results, key=lambda v: v["verdict"] == MET):
+        head = "calibration" if v["verdict"] == MET else "CALIBRATION " + v["verdict"].upper()
+        lines.append(f"{head}: {v['id']} ({v['what']}): {v['reason']}")
+    return lines
+
+
+if __name__ == "__main__":
+    write_schema(SCHEMA_FILE, SCHEMA)
+    print(f"wrote {SCHEMA_FILE}")

@@ -1,0 +1,258 @@
+"""Fidelity gates, in the spirit of Mininet-HiFi's network invariants.
+
+Each point is checked against what a real network would allow, from the
+flows the workload says it moved (bytes, the wires each crossed, when), on
+the time base of the figure the workload reports:
+- no free bandwidth: the wires of every path segment counted at least the
+  payload that crossed it (framing makes on-wire bytes larger still);
+- within capacity: no segment carried payload faster than its wires' Ethernet
+  payload limit. The time base is the reported figure's: a flow that reports
+  its own rate (iperf, ttcp: `seconds`) is checked at bytes / its own seconds,
+  the others at bytes / the point's elapsed time (the throughput's
+  denominator); a starved pair that stopped overlapping makes "bytes /
+  longest time" exceed the limit, which is how an impossible 1.21 MB/s on one
+  1.18 MB/s wire is caught;
+- within the model's own limits: a workload's `bounds` (disk-bound figures:
+  copies, bonnie, the parallel file system) never above what its throttled
+  disks and ports allow;
+- no saturated emulator: no CPU core, and no thread of a single-threaded
+  emulator part (OVS's userspace datapath), near-saturated while no wire was
+  near full (the monitor's verdict; a host mean hides both);
+- no stalled transport: when every flow had demand queued (`backlogged`: an
+  iperf stream, tokens other than the one turning around filling at least two
+  frames per wire: a lone token's turnaround idles its path by design) yet some flow's
+  whole path idled, and neither a host core, an emulator thread nor a node's
+  modelled CPU budget was busy, nor did loss recovery explain it (retransmitted
+  segments over 1 % of those moved: drops, or reordering over bonded paths,
+  which TCP answers by backing off; or time-outs whose minimum RTO alone covers
+  5 % of the point: a collision drop the 1995 prototype's TCP, without fast
+  retransmit, waits out), the transport held the data back (as the
+  host's bbr did under ping-pong traffic): the point is suspect, with the
+  TCP's counters as the reason. With a card's gap between frames
+  (tx_gap_us) each wire's busy share here and in the two gates below counts
+  against what one card can use (card_share), so the gap the model adds is
+  taken neither for a stall nor for the emulator holding a flow back;
+- no saturated emulator for any flow: with a core or an emulator thread near
+  saturation, every backlogged flow's path was at least 90 % busy (one full
+  wire elsewhere, which spares the point the monitor's verdict, explains
+  nothing for a flow whose own path idled: 8 mesh flows at 141 Mbit/s carried
+  0.86 of their limit with a core 99 % busy);
+- no crowded host: the same demand, on a host so crowded that softirq (where
+  the kernel moves every emulated frame) took half a core, and some flow's
+  path under 90 % busy or over 3 % of the segments sent again: a crowded host
+  delivers frames late, TCP takes late frames for lost ones, retransmits and
+  backs off, so loss recovery excuses nothing there. One 100 Mbit/s flow fell
+  to 0.35-0.85 of its limit beside another network's traffic with no core
+  pegged (busy user processes alone, which softirq preempts, cost it nothing);
+  the emulator, not the model, held it back;
+- concurrency: the token pairs ran at once (their span at most 1.2 x the
+  longest pair's time), since "bytes / longest time" overstates otherwise;
+- every charge paid: a charge-channel datagram (a TCP message's or a disk
+  transfer's CPU cost, netlab.hostcost) that a full budget queue dropped left
+  its work uncharged and its payer waiting out a time-out.
+Utilisation is of what a wire could carry: with the collision model on, the
+rate its controller held over the point (`contended_rate_mbit`).
+A point failing a gate makes every claim that reads it "not checkable".
+"""
+from __future__ import annotations
+
+from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
+from netlab.nic import gap_bytes
+from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
+from topologies.timescale import shaped_rate, time_scale_of
+
+SLACK = 0.02                              # counter timing and rounding
+BOUND_SLACK = 0.05                        # a disk throttle's slice accounting overshoots a little
+MAX_SPAN_OVER_LONGEST = 1.20
+STALLED_UTILISATION = 0.75                # a backlogged flow's busiest segment below this: stalled
+LOSS_EXPLAINS = 0.01                      # retransmitted segments per segment moved that explain a backoff
+CPU_BUDGET_BUSY = 0.70                    # a node's modelled CPU this busy may be the limit
+CORE_BUSY = 0.90
+CROWDED_SOFTIRQ = 0.50                    # a core's softirq share: the host moved frames late
+HELD_BACK_UTILISATION = 0.90              # with the emulator busy or the host crowded, a backlogged
+                                          # path under this was held back (the model fills it: 0.97+)
+CROWDED_RETRANS = 0.03                    # segments sent again per segment moved, there (quiet: <= 1.2 %)
+TIMEOUTS_EXPLAIN = 0.05                   # time-outs x the minimum RTO over this share of the point: idle
+
+
+def trusted(p: dict) -> bool:
+    """The point passed its fidelity gates (older documents: the monitor's verdict)."""
+    gates = p.get("gates")
+    return gates["ok"] if gates else not (p.get("fidelity") or {}).get("suspect")
+
+
+def span_over_longest(flows: list[dict]) -> float | None:
+    """(last end - first start) / the longest flow's own time: 1.0 when all ran at once."""
+    spans = [(f["start"], f["end"]) for f in flows if f.get("start") is not None and f.get("end") is not None]
+    if len(spans) < 2:
+        return None
+    longest = max(e - s for s, e in spans)
+    whole = max(e for _, e in spans) - min(s for s, _ in spans)
+    return whole / longest if longest > 0 else 1.0
+
+
+def _capacity(point: dict, flows: list[dict], carried: dict, rates: dict) -> list[str]:
+    failed = []
+    elapsed = point.get("elapsed_s") or 0.0
+    need: dict[tuple[str, ...], int] = {}
+    rate: dict[tuple[str, ...], float] = {}
+    for f in flows:
+        own = f.get("seconds")
+        for seg in f["path"]:
+            key = tuple(seg)
+            need[key] = need.get(key, 0) + int(f["bytes"])
+            base = own if own else elapsed
+            rate[key] = rate.get(key, 0.0) + (int(f["bytes"]) / base if base > 0 else 0.0)
+    for seg, nbytes in need.items():
+        if carried and all(w in carried for w in seg):
+            have = sum(carried[w] for w in seg)
+            if have < (1 - SLACK) * nbytes:
+                failed.append(f"free bandwidth: {'+'.join(seg)} counted {have} bytes on the wire but "
+                              f"{nbytes} bytes of payload crossed it")
+        if all(w in rates for w in seg):
+            cap = sum(payload_capacity_bytes_s(rates[w]) for w in seg)
+            if rate[seg] > (1 + SLACK) * cap:
+                failed.append(f"over capacity: {'+'.join(seg)} would have carried "
+                              f"{rate[seg] / 1e6:.3f} MB/s of payload, its limit is {cap / 1e6:.3f}")
+    return failed
+
+
+def _bounds(point: dict, bounds) -> list[str]:
+    failed = []
+    for what, measured, most in (bounds(point) if bounds else []):
+        if most and measured > most * (1 + BOUND_SLACK):
+            failed.append(f"over capacity: {what} {measured:.3g} MB/s, the model allows at most "
+                          f"{most:.3g} (its throttled disks and ports)")
+    return failed
+
+
+def crowded(fidelity: dict) -> str | None:
+    """Why the host was too crowded to move frames on time, or None (see module doc)."""
+    softirq = max(fidelity.get("softirq_busy_mean") or [0.0])
+    if softirq < CROWDED_SOFTIRQ:
+        return None
+    pressure = fidelity.get("cpu_pressure")
+    return f"softirq took {softirq:.0%} of a core" + (
+        f" and a task waited for a CPU {pressure:.0%} of the point" if pressure is not None else "")
+
+
+def card_share(point: dict) -> float:
+    """The most of its wire one sending card can use: with a gap between frames (tx_gap_us,
+    netlab.nic) a full frame's wire time over its wire time and the gap; else 1. The busy
+    shares below are of this, so a card's own gap is never taken for a stalled transport."""
+    gap = point.get("tx_gap_us") or 0.0
+    if not gap or not point.get("rate_mbit"):
+        return 1.0
+    return MAX_FRAME_ON_WIRE / (MAX_FRAME_ON_WIRE + gap_bytes(gap, point["rate_mbit"]))
+
+
+def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
+    util = fidelity.get("wire_utilisation") or {}
+    if not flows or not util or not all(f.get("backlogged") for f in flows):
+        return None
+    if max((point.get("cpu_busy") or {}).values(), default=0.0) >= CPU_BUDGET_BUSY:
+        return None      # the modelled CPU may be the limit
+    reach = card_share(point)
+    of = "its rate" if reach == 1 else f"what one card could send on it ({reach:.0%} of its rate)"
+    paths = []
+    for f in flows:
+        segs = [seg for seg in f["path"] if all(w in util for w in seg)]
+        if segs:   # round-robin alternates strictly: one full wire of a bonded segment holds the flow back
+            paths.append(("/".join("+".join(s) for s in f["path"]),
+                          max(util[w] for seg in segs for w in seg) / reach))
+    spin = (point.get("medium") or {}).get("engine_spin") or 0.0   # waiting, not work (run.monitor)
+    busy = max([*(c - spin for c in fidelity.get("core_busy_mean") or []),
+                *(fidelity.get("emulator_thread_busy") or {}).values(), 0.0])
+    if busy >= CORE_BUSY:
+        if fidelity.get("suspect"):
+            return None  # the monitor has said so
+        path, busiest = min(paths, key=lambda p: p[1], default=("", 1.0))
+        if busiest < HELD_BACK_UTILISATION:   # a full wire elsewhere explains nothing for this flow
+            return (f"saturated emulator: a CPU core or emulator thread was {busy:.0%} busy while the busiest "
+                    f"wire of the path {path} carried only {busiest:.0%} of {of}, though every flow had "
+                    "data queued: the emulator, not the model, held it back")
+        return None
+    tcp = point.get("tcp") or {}
+    segments = sum(int(f["bytes"]) for f in flows) / MSS
+    host = crowded(fidelity)
+    again = (tcp.get("retrans_segs", 0) + tcp.get("timeouts", 0)) / segments if segments else 0.0
+    said = (f"TCP {tcp.get('congestion_control', 'unrecorded')}: {tcp.get('retrans_segs', '?')} "
+            f"retransmitted segments, {tcp.get('timeouts', '?')} time-outs")
+    if host and again > CROWDED_RETRANS:
+        return (f"crowded host: every flow had data queued and {again:.0%} of the segments were sent again "
+                f"while {host}: the kernel delivered frames late, TCP took them for lost, so the "
+                f"emulator, not the model, held the flows back ({said})")
+    if not host and again > LOSS_EXPLAINS:
+        return None      # loss recovery (drops, or reordering over bonded paths) held it back: TCP's job
+    rto_s = (tcp.get("rto_min_ms") or 0) / 1e3   # as the routes carried it: x D already (netlab.node)
+    if not host and tcp.get("timeouts", 0) * rto_s >= TIMEOUTS_EXPLAIN * (point.get("elapsed_s") or float("inf")):
+        return None      # time-outs (a modelled collision drop, on a TCP without fast retransmit) idled it
+    for path, busiest in paths:
+        if host and busiest < HELD_BACK_UTILISATION:
+            return (f"crowded host: every flow had data queued, yet the busiest wire of the path {path} "
+                    f"carried only {busiest:.0%} of {of} while {host}: the kernel delivered frames "
+                    f"late, so the emulator, not the model, held the flow back ({said})")
+        if busiest < STALLED_UTILISATION:
+            return (f"stalled transport: every flow had data queued, yet the busiest wire of the path "
+                    f"{path} carried only {busiest:.0%} of {of} while "
+                    f"no core, emulator thread or node budget was busy ({said})")
+    return None
+
+
+def engine_late(medium: dict | None) -> str | None:
+    """The medium engine released frames later than its declared bounds (netlab.medium), or its
+    work (its CPU less the time it spun waiting for a release) filled a core: round trips then
+    carry this host's timing, not the model's."""
+    if not medium:
+        return None
+    lag = medium.get("lag") or {}
+    if lag.get("count") and lag.get("p50_us", 0) > LAG_P50_BOUND_US:
+        return (f"the medium engine released half the frames more than {lag['p50_us']:.0f} us late "
+                f"(bound {LAG_P50_BOUND_US:g} us): every round trip carried the host's timing")
+    if lag.get("count") and lag.get("p99_us", 0) > LAG_P99_BOUND_US:
+        return (f"the medium engine released 1 % of frames more than {lag['p99_us']:.0f} us late "
+                f"(bound {LAG_P99_BOUND_US:g} us): the host could not keep the wires' time")
+    work = (medium.get("engine_cpu") or 0) - (medium.get("engine_spin") or 0)
+    if work >= CORE_BUSY:
+        return f"the medium engine was {work:.0%} busy: it may have been the bottleneck"
+    return None
+
+
+def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
+             concurrent_pairs: bool = False) -> dict:
+    """{"ok", "failed": [reasons], "span_over_longest"} for one measured point.
+    `bounds` is the workload's (workloads.base.Workload.bounds)."""
+    flows = point.get("flows") or []
+    failed = _capacity(point, flows, fidelity.get("wire_bytes") or {}, rates)
+    failed += _bounds(point, bounds)
+    if fidelity.get("suspect"):
+        failed.append(fidelity["suspect"])
+    stalled = _stalled(point, flows, fidelity)
+    if stalled:
+        failed.append(stalled)
+    lost = sum(int(part.get("charges_lost") or 0) for key in ("per_pair", "per_copy")
+               for part in point.get(key) or [])
+    if lost:
+        failed.append(f"charges lost: {lost} charge-channel datagrams were dropped by a full CPU budget "
+                      "queue, so their work went uncharged and their payers waited out a time-out")
+    late = engine_late(point.get("medium"))
+    if late:
+        failed.append(late)
+    ratio = span_over_longest(flows) if concurrent_pairs else None
+    if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
+        failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "
+                      "pair's time, so bytes / longest time overstates the rate")
+    return {"ok": not failed, "failed": failed,
+            "span_over_longest": None if ratio is None else round(ratio, 3)}
+
+
+def recompute(point: dict, bounds=None, concurrent_pairs: bool = False) -> dict:
+    """The point's gates evaluated again from its stored measurements (as a reader of a document
+    sees them): a verdict edited by hand in a results file, or one from an older rule, does not
+    survive. The wires' rates are the point's (scaled by its D, as the runner judged them) and
+    the rates its collision model held."""
+    fidelity = point.get("fidelity") or {}
+    d = time_scale_of(point)
+    rates = {w: shaped_rate(point["rate_mbit"], d) for w in (fidelity.get("wire_bytes") or {})}
+    rates.update(point.get("contended_rate_mbit") or {})
+    return evaluate(point, fidelity, rates, bounds, concurrent_pairs)

@@ -1,0 +1,143 @@
+"""The run part of a measured point, declared by the side that records it, and the whole point.
+
+run.runner records, beside the network (topologies.point) and the workload's
+own fields (each Workload's `fields`), which point and repeat ran where, what the
+monitors saw and what the gates said; run.derive and run.calibration
+add where a point was taken from. This module declares those fields (core.fields)
+and puts the three parts together: the results schema and CSV (run.results),
+the keys that tell repeats apart (judge.claims) and the network's settings
+(run.derive) are all made from these declarations, never listed by hand.
+"""
+from __future__ import annotations
+
+from core.fields import CSV_AFTER, CSV_BEFORE, RECORD, SETTING, Field, by_name, prop
+from topologies.point import NETWORK_FIELDS
+from workloads import WORKLOADS
+from workloads.base import THROUGHPUT, when
+
+
+# schema extras of an object of name -> number (a wire's bytes, a node's busy share): the judge sums them
+NUMBERS = {"additionalProperties": {"type": "number"}}
+
+
+# what the gates read of a flow (run/gates.py): typed, since a document from another host
+# is input like any other
+FLOW = {"type": "object", "required": ["path", "bytes"], "properties": {
+    "path": prop("array", "segments of parallel wires the transfer crossed, in order",
+                 items={"type": "array", "items": {"type": "string"}}),
+    "bytes": prop("integer", "payload bytes it moved", minimum=0),
+    "start": when("started"), "end": when("ended"),
+    "backlogged": prop("boolean", "data was always queued for its path (the stalled-transport gate's premise)")}}
+
+# which row of the sweep: the CSV's first columns
+INDEX_FIELDS = (
+    Field("point_index", "integer", "index of the point in the whole sweep (shards merge by it)", RECORD,
+          csv=CSV_BEFORE, schema={"minimum": 0}),
+    Field("calibration_of", "string", "this point measures a calibration (claims/calibrations.json id) "
+          "that the sweep's own points did not measure twice; it is not a sweep point "
+          "(no point_index) and tables leave it out", RECORD, csv=CSV_BEFORE),
+)
+
+RUN_FIELDS = (
+    Field("workload", "string", "the workload (equals the document's)", SETTING, required=True,
+          schema={"enum": list(WORKLOADS)}),
+    Field("placement", "string", "any | local-wire | remote-wire", SETTING, required=True, csv=CSV_BEFORE),
+    Field("repeat", "integer", "which repeat of the point (0-based)", RECORD, required=True, csv=CSV_BEFORE,
+          schema={"minimum": 0}),
+    THROUGHPUT,
+    Field("host", "string", "machine that measured the point (NETLAB_HOST_LABEL or hostname)", RECORD,
+          csv=CSV_AFTER),
+    Field("wire_load", "object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
+    Field("medium", "object", "what the medium engine did during the point (wire_impl engine only)", schema={
+        "properties": dict(
+            lag=prop("object", "release lateness: count, p50_us, p99_us, max_us (1 us buckets, upper "
+                     "edges); the gate's bounds are LAG_P50_BOUND_US and LAG_P99_BOUND_US in netlab/medium.py"),
+            engine_cpu=prop("number", "the engine process's CPU over the point, in cores (it also "
+                            "runs the receiving nodes' stacks as it releases frames)"),
+            engine_spin=prop("number", "of engine_cpu, the share spent spinning to a release"),
+            late_arrivals=prop("integer", "frames read after the model had passed their arrival time"),
+            sched=prop(["string", "null"], "the engine's scheduling policy (fifo:PRIO or other)"),
+            wires=prop("object", "wire -> frames, collisions, busy (share of the point its "
+                       "delivered carriers used), collision_time (share collisions used), backoff_idle (share the "
+                       "medium lay idle while colliders backed off; the rate a hub could carry is "
+                       "its rate x (1 - collision_time - backoff_idle)), "
+                       "drops_queue, drops_collisions (16 attempts), deferrals, send_errors"))}),
+    Field("scaled", "object", "on a time-scaled point: the workload's MB/s results x D, the real "
+          "network's figures (claims judge these)", schema=NUMBERS),
+    Field("tcp", ("object", "null"), "the TCP the nodes ran, as read back from their namespaces "
+          "(congestion_control, sack, dsack, timestamps, window_scaling, ecn, frto, recovery, "
+          "early_retrans, rmem, wmem, reordering as sysctls; window_clamp_bytes and rto_min_ms "
+          "as the metrics every route carries, the RTO x D on a time-scaled network: the hardware "
+          "profile's tcp block; documents before 2026-11-24 lack the last five) and what it did over the point, "
+          "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
+          "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)", required=True,
+          schema={"properties": {k: prop("integer", f"{k.replace('_', ' ')} over the point, all nodes", minimum=0)
+                                 for k in ("retrans_segs", "timeouts", "loss_probes", "fast_retrans",
+                                           "slow_start_retrans")}}),
+    Field("measured_in", "string", "this point was not measured for this experiment: it is the point of "
+          "that experiment (its name) with the same configuration, measured earlier in the "
+          "same reproduction (experiment files' same_points_as; run/derive.py)", RECORD),
+    Field("contended_rate_mbit", "object", "with the collision model on: wire -> the rate its controller held, "
+          "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
+          "fidelity and the gates are of it", unit="Mbit/s", schema=NUMBERS),
+    Field("cpu_busy", "object", "node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
+          "message's or a disk transfer's cost) used "
+          "while the point ran (only on a profile with a host cost)", schema=NUMBERS),
+    Field("fidelity", "object", "the fidelity monitor's view of the point", required=True, schema={
+        "properties": dict(
+            suspect=prop(["string", "null"], "why the emulator may have been the bottleneck "
+                         "(a core near-saturated while no wire was near full), or null"),
+            host_cpu_mean=prop("number", "mean host CPU busy fraction"),
+            host_cpu_max=prop("number", "highest host CPU busy fraction in one sample"),
+            core_busy_mean=prop("array", "mean busy fraction of each CPU core"),
+            emulator_thread_busy=prop("object", "busy fraction of each thread of a "
+                                      "single-threaded emulator part (ovs-vswitchd)"),
+            softirq_busy_mean=prop("array", "share of each CPU core spent in softirq (where "
+                                   "the kernel moves every emulated frame)"),
+            cpu_pressure=prop(["number", "null"], "share of the point some task waited for a "
+                              "CPU (PSI; null without it): with softirq, how crowded the host was"),
+            wire_bytes=prop("object", "wire -> on-wire bytes (framing included) its shaper "
+                            "counted while the point ran", **NUMBERS),
+            window_s=prop("number", "the time base of wire_utilisation, s"),
+            wire_utilisation=prop("object", "wire -> on-wire bytes carried / capacity", **NUMBERS)),
+        "required": ["suspect"]}),
+    Field("flows", "array", "what the workload moved over the network: each transfer's path (segments "
+          "of parallel wires), bytes, and start/end (s) where known", schema={"items": FLOW}),
+    Field("gates", "object", "the fidelity gates (run/gates.py): a point that fails one makes the "
+          "claims that read it not checkable", schema={
+              "properties": dict(
+                  ok=prop("boolean", "every gate passed"),
+                  failed={**prop("array", "why each failed gate failed"), "items": {"type": "string"}},
+                  span_over_longest=prop(["number", "null"], "token pairs: all pairs' span / the "
+                                         "longest pair's time (1.0 = all ran at once)")),
+              "required": ["ok", "failed"]}),
+)
+
+# every point's fields, in their CSV order: index, network, run
+COMMON_FIELDS = (*INDEX_FIELDS, *NETWORK_FIELDS, *RUN_FIELDS)
+by_name(COMMON_FIELDS)   # refuses a name declared twice at import
+
+
+def point_fields(workload: str) -> dict[str, Field]:
+    """name -> Field of every key a point of `workload` may carry (each declared once)."""
+    return by_name(COMMON_FIELDS, WORKLOADS[workload].fields)
+
+
+def all_fields() -> list[Field]:
+    """Every declaration: the common fields, then each workload's (a name several workloads
+    declare comes once per workload)."""
+    return [*COMMON_FIELDS, *(f for w in WORKLOADS.values() for f in w.fields)]
+
+
+_FIRST = {f.name: f for f in reversed(all_fields())}   # the first declaration of each name wins
+
+
+def field_named(name: str) -> Field | None:
+    """The first declaration of `name` (workloads that share a name share its meaning: a test)."""
+    return _FIRST.get(name)
+
+
+# keys that are results, not parameters: points differing only in these are repeats of one point
+RESULT_KEYS = frozenset(f.name for f in all_fields() if not f.identity)
+# the settings that name the network a point ran on (run.derive matches networks by them)
+NETWORK_KEYS = tuple(f.name for f in NETWORK_FIELDS if f.role == SETTING)

@@ -1,0 +1,278 @@
+"""The results document: one versioned JSON per run, its schema, reading and creating it.
+
+Its format is results/schema.json (generated from SCHEMA below; a test keeps
+them equal), which describes every key, and results/README.md. A point's keys
+are declared where they are produced (run.point); the schema's point part
+and the CSV's columns are made from those declarations. Documents are
+validated whenever they are written (runner, merge) and read (plot, merge,
+report); a document of an older schema version is upgraded on read, a newer
+one refused (run.upgrade). Writing it is run.store's job, its CSV
+run.csvfile's, and the environment it records run.environment's. Every point carries its parameters, its measurements and the
+fidelity monitor's verdict; the environment records what the numbers came
+from, including the exact tc/ip/nft argv applied to every wire and node.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from core.errors import BadInput
+from core.fields import names, properties
+from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
+from core.safefile import read_bytes, write_atomic_bytes
+from run.environment import environment
+from run.gates import recompute
+from run.point import COMMON_FIELDS
+from run.upgrade import SCHEMA_VERSION, upgrade
+from topologies.timescale import time_scale_of
+from workloads import WORKLOADS
+
+ROOT = Path(__file__).resolve().parent.parent
+# run documents go to the checkout's results/ (also under an editable install); a copy installed
+# by `pip install .` has no checkout, and its packages' folder is no place for them: the working
+# folder's results/ then
+RESULTS_DIR = ROOT / "results" if (ROOT / "pyproject.toml").exists() else Path("results")
+SCHEMA_FILE = ROOT / "results" / "schema.json"
+
+
+PAPER_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "description": "The paper's side of the comparison (see docs/papers.md).",
+    "properties": {
+        "source": {"type": "string", "description": "which paper and figure, with its docs/papers.md key"},
+        "hardware": {"type": "string", "description": "the machine the paper's figure ran on"},
+        "values": {"type": "object", "description": "named values of the paper: each an object with "
+                   "value, status (verified | seed | derived) and what it refers to",
+                   "additionalProperties": {"type": "object", "required": ["value", "status"],
+                                            "properties": {"value": {"type": "number"},
+                                                           "status": {"enum": ["verified", "seed",
+                                                                               "derived"]},
+                                                           "where": {"type": "string"},
+                                                           "unit": {"type": "string", "description":
+                                                                    "what the value is in (MB/s, x)"},
+                                                           "measure": {
+                                                               "type": "object", "required": ["kind"],
+                                                               "description": "how a run reads the same "
+                                                               "quantity, to print it beside the paper's "
+                                                               "(never judged): {kind: value, select} or "
+                                                               "{kind: ratio, a, b}, selections as in "
+                                                               "claims/claims.json"}}}},
+        "notes": {"type": "array", "items": {"type": "string"},
+                  "description": "lines printed beside the measured table"},
+        "choices": {"type": "array", "items": {"type": "string"},
+                    "description": "parameters the paper does not give, and what this file chose"},
+        "reference_points": {"type": "array", "description": "the paper's values at a given x, drawn as "
+                             "markers on the plots (x in the figure's x units)",
+                             "items": {"type": "object", "required": ["x", "y", "label"],
+                                       "additionalProperties": False,
+                                       "properties": {"x": {"type": "number", "description": "x value"},
+                                                      "y": {"type": "number", "description": "MB/s"},
+                                                      "label": {"type": "string", "description": "legend text"}}}},
+        "reference_lines": {"type": "array", "description": "horizontal lines drawn on the plots",
+                            "items": {"type": "object", "required": ["label"],
+                                      "additionalProperties": False,
+                                      "anyOf": [{"required": ["y"]}, {"required": ["of"]}],
+                                      "properties": {"y": {"type": "number", "description": "MB/s"},
+                                                     "of": {"type": "object", "required": ["where", "scale"],
+                                                            "additionalProperties": False,
+                                                            "description": "instead of y: a line from this "
+                                                                           "run, per hardware view: the median "
+                                                                           "of the points `where` selects "
+                                                                           "(MB/s of the real network) x scale",
+                                                            "properties": {"where": {"type": "object",
+                                                                                     "description": "point key -> value"},
+                                                                           "scale": {"type": "number",
+                                                                                     "description": "multiplies the median"}}},
+                                                     "label": {"type": "string", "description": "legend text"},
+                                                     "nodes": {"type": "integer", "minimum": 1,
+                                                               "description": "the cluster size the value is "
+                                                                              "for: not drawn beside a run "
+                                                                              "of another size"}}}},
+    },
+}
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+def _obj(description: str, **props) -> dict:
+    return {"type": "object", "description": description, "properties": props}
+
+
+def _t(kind, description: str, **extra) -> dict:
+    return {"type": kind, "description": description, **extra}
+
+
+# every point's fields and each workload's own, from their declarations (run.point)
+COMMON_POINT = properties(COMMON_FIELDS)
+WORKLOAD_POINT = {name: properties(w.fields) for name, w in WORKLOADS.items()}
+REQUIRED_POINT = list(names(COMMON_FIELDS, required=True))
+REQUIRED_BY_WORKLOAD = {name: list(names(w.fields, required=True)) for name, w in WORKLOADS.items()}
+
+SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "https://beowulf-netlab.invalid/results/schema.json",
+    "title": "Beowulf Netlab results document",
+    "description": f"One run of emulate.py (run, experiment, merge): schema version {SCHEMA_VERSION}.",
+    "type": "object",
+    "required": ["schema_version", "tool", "created", "workload", "parameters", "environment",
+                 "complete", "points"],
+    "properties": {
+        "schema_version": {"const": SCHEMA_VERSION, "description": "format version; older ones are "
+                           "upgraded on read, newer ones refused"},
+        "tool": _t("string", "always beowulf-netlab"),
+        "created": _t("string", "local time the run started, ISO 8601"),
+        "command": _t("string", "the command line that made the document"),
+        "name": {"type": ["string", "null"], "pattern": NAME_PATTERN,
+                 "description": "experiment name, if the run came from an experiment file"},
+        "workload": {"enum": list(WORKLOADS), "description": "which workload the points measured"},
+        "parameters": _t("object", "the sweep: every axis by its one name (as `emulate.py run` "
+                         "flags, with underscores) and its value(s)"),
+        "total_points": _t("integer", "points in the whole sweep, whatever this shard", minimum=0),
+        "shard": _t("string", "I/N: this document holds points I, I+N, ... of the sweep",
+                    pattern=r"^[1-9][0-9]*/[1-9][0-9]*$"),
+        "shards": _t("array", "merged documents: the shards merged"),
+        "same_points_as": _t("array", "experiments whose documents gave points of this one (each such "
+                             "point names its source in measured_in)"),
+        "complete": _t("boolean", "every point of the sweep (or shard) finished"),
+        "paper": PAPER_SCHEMA,
+        "calibrations": {"type": "array", "description": "every calibration point the points rest on, "
+                         "judged from this document (run/calibration.py): id, what, target, "
+                         "tolerance, values, measured (median), spread, failed_gate (its measurements "
+                         "left out because they failed a fidelity gate), verdict (met | missed | noisy | "
+                         "not measured), reason", "items": {"type": "object",
+                                                            "required": ["id", "verdict", "reason"]}},
+        "calibration_not_measured": {"type": "array", "items": {"type": "string"},
+                                     "description": "calibrations this sweep's settings could not measure"},
+        "environment": {**_obj(
+            "what the numbers came from",
+            kernel=_t("string", "uname -r"), machine=_t("string", "CPU architecture"),
+            cpus=_t(["integer", "null"], "CPUs of the host"), python=_t("string", "Python version"),
+            tools=_t("object", "versions of mininet, iperf3, ovs, tc, nft"),
+            project_commit=_t("string", "git commit of this tool (-dirty if modified)"),
+            netlab_version=_t("string", "this tool's version (core/version.py); absent in documents "
+                              "before it"),
+            bridge_nf_call_iptables=_t(["string", "null"], "br_netfilter state of the host"),
+            tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
+            capabilities=_t("object", "what `emulate.py doctor` found"),
+            topologies={**_t("object", "per network built (topology@rate, xK for K bonded channels, "
+                             "+profile on a hardware profile, +contention, +txgap<T>us): bonding_impl, "
+                             "switch_impl, wire_impl (engine | tc), medium (the engine's record: engine, version, sched, "
+                             "cpu_latency_us (the idle-state latency it held the cores to; null: not held), "
+                             "prop_ns, lag_p99_bound_us, config: its configuration lines; or null), netem, "
+                             "hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | ifb-htb+engine-latency "
+                             "| null), latency_modelled (a lone packet after idle time delayed by the "
+                             "per-packet cost: with netem or the engine; null without a profile), tx_gap_us "
+                             "(the cards' gap between frames, us; 0 = none), "
+                             "hardware_profile (the profile as it ran), contention (the controller's "
+                             "record: per wire its rate updates, mean backlog, lowest efficiency, highest 16-collision drop "
+                             "rate max_drop_ppm and dropped_frames; or null), collisions_modelled, build_s, timing (build_s, prepare_s, "
+                             "points_s, teardown_s, points: where this network's wall time went, "
+                             "seconds; engine_cpu_s: the medium engine's CPU over the network's life), and applied_commands "
+                             "(owner -> [{argv, rc, stdin?, batch?}], every tc/ip/nft/ethtool/sysctl argv applied; "
+                             "batch {argv, line}: the ip/tc -batch process and line that applied it)"),
+                        "additionalProperties": {"type": "object", "properties": {
+                            "applied_commands": {"type": "object", "additionalProperties": {
+                                "type": "array", "items": {"type": "object", "required": ["argv", "rc"],
+                                                           "properties": {"argv": {"type": "array", "minItems": 1,
+                                                                                   "items": {"type": "string"}},
+                                                                          "rc": {"type": "integer"}}}}}}}},
+            hosts=_t("object", "merged documents: each host's environment")),
+            "required": ["kernel", "tools", "topologies"]},
+        "points": {"type": "array", "description": "one object per measured point",
+                   "items": {"type": "object", "required": REQUIRED_POINT,
+                             "properties": COMMON_POINT}},
+    },
+    "allOf": [{"if": {"properties": {"workload": {"const": w}}},
+               "then": {"properties": {"points": {"items": {
+                   "required": REQUIRED_BY_WORKLOAD[w], "properties": WORKLOAD_POINT[w]}}}}}
+              for w in WORKLOADS],
+}
+
+# v1 parameter names -> the one names of v2
+def real_rate(point: dict, metric: str = "throughput_mbyte_s") -> float:
+    """A point's MB/s as the real network's: x D on a time-scaled point (topologies.timescale)."""
+    scaled = point.get("scaled") or {}
+    return float(scaled[metric] if metric in scaled else point[metric])
+
+
+def real_intervals(point: dict) -> list[tuple[str, list[tuple[float, float, int | None]]]]:
+    """Each flow's series (an iperf pair's `intervals`) as the real network's: (src->dst,
+    [(t_s / D, mbit_s x D, retransmits or None)]); flows without one are left out."""
+    d = time_scale_of(point)
+    out = []
+    for part in point.get("per_pair") or []:
+        if isinstance(part, dict) and part.get("intervals"):
+            name = f"{part.get('src', '?')}->{part.get('dst', '?')}"
+            out.append((name, [(s[0] / d, s[1] * d, int(s[2]) if len(s) > 2 else None)
+                               for s in part["intervals"]]))
+    return out
+
+
+_VALIDATOR = None
+
+
+def _validator():
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        import jsonschema
+        base = jsonschema.validators.validator_for(SCHEMA)
+        checker = base.TYPE_CHECKER.redefine("array", lambda _c, x: isinstance(x, (list, tuple)))
+        _VALIDATOR = jsonschema.validators.extend(base, type_checker=checker)(SCHEMA)
+    return _VALIDATOR
+
+
+def validate(doc: dict, where: str = "the results document") -> None:
+    """BadInput (one line) when doc does not match SCHEMA. A document in memory may hold tuples
+    where its file will hold arrays (a flow's path): both are arrays here."""
+    import jsonschema
+    try:
+        _validator().validate(doc)
+    except jsonschema.ValidationError as e:
+        path = ".".join(str(p) for p in e.absolute_path) or "the top level"
+        shown = repr(e.instance)
+        msg = e.message if len(shown) <= 60 else e.message.replace(shown, shown[:50] + "...")  # why, not what
+        msg = msg if len(msg) <= 160 else msg[:157] + "..."
+        raise BadInput(f"{where} does not match results/schema.json at {path}: {msg}")
+
+
+def load(path: str | Path) -> dict:
+    """Read, upgrade and validate a results document; BadInput (one line) otherwise."""
+    return load_data(read_bytes(Path(path), "results document", MAX_FILE_BYTES), f"results document {path}")
+
+
+def load_data(data: bytes, where: str) -> dict:
+    """A results document from its bytes (e.g. a member of a lab host's archive), upgraded and
+    validated; `where` names it in every error."""
+    doc = upgrade(parse_json(data, where), where)
+    validate(doc, where)
+    for i, p in enumerate(doc["points"]):
+        # judged from the measurements, never from a stored verdict (nor from its absence: an
+        # older document's points get the gates its measurements allow)
+        if isinstance(p.get("rate_mbit"), (int, float)):
+            wl = WORKLOADS[p.get("workload") or doc["workload"]]
+            try:
+                p["gates"] = recompute(p, wl.bounds, wl.concurrent_pairs)
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as e:
+                raise BadInput(f"{where}: point {i} holds a measurement of the wrong kind "
+                               f"({type(e).__name__}: {str(e)[:80]}): not a document this tool wrote")
+    return doc
+
+
+def new_document(workload: str, parameters: dict, paper: dict | None = None,
+                 name: str | None = None) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "tool": "beowulf-netlab",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": shlex.join(["emulate.py", *sys.argv[1:]]), "name": name,
+            "workload": workload, "parameters": parameters, "environment": environment(),
+            "paper": paper or {}, "complete": False, "points": []}
+
+
+def write_schema() -> None:
+    write_atomic_bytes(SCHEMA_FILE, json.dumps(SCHEMA, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    write_schema()
+    print(f"wrote {SCHEMA_FILE}")
