@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from core.errors import BadInput, DataCorrupted
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import HARDWARE, TRANSFERS, DiskProfile, for_spec, parse_disk
+from netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import Figure, Workload, path_rate_bytes_s
@@ -44,6 +44,11 @@ AXES = (
          "drive's media rate) or dma (the calibrated rate, the CPU copies the buffer only); both derived from "
          "the all-local calibration; nothing with --hardware none or a --disk rate", many=False,
          choices=TRANSFERS),
+    Axis("today_disk", "text", TODAY_DEFAULT, "the disk today's hosts (--hardware none) get with --disk "
+         "hardware: ide-1995 (the demonstration system's all-local calibration, 1.67 MB/s each way), a "
+         "hardware profile's calibrated rate as a plain throttle, nothing on the CPU (e.g. prototype-1995: "
+         "1.03), or era: the profile built for the wire's rate (the papers' file-copy figures)", many=False,
+         validator=today_disk),
     Axis("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time, a multiple of 4K "
          "(the copies bypass the page cache, whose transfers are 4 KB-aligned; the papers do not say)",
          many=False, minimum=4096, maximum=16 << 20, unit="bytes"),
@@ -216,7 +221,8 @@ def check(spec, point: dict, settings: dict) -> None:
 
 def disk_of(settings: dict, spec) -> DiskProfile:
     """The disk this sweep's settings give every node of the network (--disk, --disk-transfer)."""
-    return for_spec(settings["disk"], spec, settings.get("disk_transfer", HARDWARE))
+    return for_spec(settings["disk"], spec, settings.get("disk_transfer", HARDWARE),
+                    settings.get("today_disk", TODAY_DEFAULT))
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
