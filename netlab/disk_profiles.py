@@ -70,6 +70,7 @@ PROFILES: dict[str, DiskProfile] = {
 }
 
 
+TODAY_DEFAULT = "ide-1995"   # what today's hosts get by default (today_disk)
 HARDWARE = "hardware"    # the --disk value that takes the hardware profile's disk
 TRANSFERS = (HARDWARE, "pio", "dma")   # --disk-transfer: the profile's default, or one of its modes
 
@@ -94,11 +95,38 @@ def parse_disk(text: str) -> DiskProfile | None:
     return DiskProfile(f"{read:g}/{write:g}", read, write, "given by the user")
 
 
-def for_spec(setting: str, spec, transfer: str | None = HARDWARE) -> DiskProfile:
+def for_spec(setting: str, spec, transfer: str | None = HARDWARE, today: str = TODAY_DEFAULT) -> DiskProfile:
     """The disk every node of this network gets for a --disk setting: its machine's hardware
     profile's (spec.machine.profile, resolved when the spec was built; never reloaded) at its
-    time scale. The workloads' and the calibration's one way to ask."""
-    return for_hardware(setting, spec.machine.profile, spec.machine.time_scale, transfer)
+    time scale; today: what today's hosts get (--today-disk). The workloads' and the
+    calibration's one way to ask."""
+    return for_hardware(setting, spec.machine.profile, spec.machine.time_scale, transfer, today,
+                        spec.params.get("rate_mbit"))
+
+
+def today_disk(name: str, rate_mbit: float | None = None) -> DiskProfile:
+    """The disk today's hosts (a profile without a disk, such as none) get with --disk hardware:
+    ide-1995 (the demonstration system's all-local calibration), or a 1996 hardware profile's
+    calibrated rate as a plain throttle with nothing on the CPU (today's hosts pay no CPU cost);
+    era: the profile built for the wire's rate (prototype-1995 at 10 Mbit/s, demonstration-1996
+    at 100). The papers' file-copy figures declare era, so today's view sets each figure's own
+    machine's disks against its network and changes only the hosts' CPUs (experiments/*.json
+    `choices` says why); without a rate (checking the setting) era is only accepted."""
+    from topologies.hardware import ERA, load, profile_names, resolve
+    if name == TODAY_DEFAULT:
+        return PROFILES[TODAY_DEFAULT]
+    if name == ERA and rate_mbit is None:
+        return PROFILES[TODAY_DEFAULT]
+    if name != ERA and name not in profile_names():
+        raise BadInput(f"--today-disk takes {TODAY_DEFAULT}, {ERA} or a hardware profile with a disk "
+                       f"({', '.join(profile_names())}), got {name!r}")
+    profile = resolve(name, rate_mbit) if name == ERA else load(name)
+    if not profile.disk:
+        raise BadInput(f"--today-disk {profile.name}: that hardware profile has no disk; use {TODAY_DEFAULT}")
+    d = profile.disk
+    return DiskProfile(f"{profile.name}-throttle", float(d["read_mbyte_s"]), float(d["write_mbyte_s"]),
+                       f"hardware profile {profile.name}'s calibrated rate as a plain throttle, nothing on "
+                       f"the CPU (today's hosts): {d['derivation']}")
 
 
 def transfer_cost(profile: Profile, mode: str) -> tuple[float, float]:
@@ -111,9 +139,10 @@ def transfer_cost(profile: Profile, mode: str) -> tuple[float, float]:
 
 
 def for_hardware(setting: str, profile: Profile | None, time_scale: float = 1.0,
-                 transfer: str | None = HARDWARE) -> DiskProfile:
+                 transfer: str | None = HARDWARE, today: str = TODAY_DEFAULT,
+                 rate_mbit: float | None = None) -> DiskProfile:
     """The disk a node gets: --disk if it names one, else the hardware
-    profile's disk (ide-1995 for a profile without one, such as none, or no profile);
+    profile's disk (for a profile without one, such as none, or no profile: today_disk(today));
     on a time-scaled network (topologies.timescale) D times slower. With the
     profile's disk and a transfer model, the CPU's share of it (module doc);
     transfer None: the calibrated rate with nothing on the CPU, for workloads
@@ -135,7 +164,7 @@ def for_hardware(setting: str, profile: Profile | None, time_scale: float = 1.0,
                               if mode == "pio" else "the calibrated rate, the buffer copy on the CPU"),
                            mode, cpu)
     elif disk is None and own is None:
-        disk = PROFILES["ide-1995"]
+        disk = today_disk(today, rate_mbit)
     elif disk is None:
         d = profile.disk
         disk = DiskProfile(f"{profile.name}", float(d["read_mbyte_s"]), float(d["write_mbyte_s"]),

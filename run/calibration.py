@@ -23,7 +23,7 @@ from pathlib import Path
 
 from core.errors import BadInput
 from core.jsonfile import check_schema, read_json, write_schema
-from netlab.disk_profiles import for_spec
+from netlab.disk_profiles import TODAY_DEFAULT, for_spec
 from run.gates import trusted
 from run.results import real_rate
 from core.verdicts import Calibration
@@ -159,7 +159,8 @@ def as_recorded(sweep, spec, pt: dict) -> dict:
     hw = hardware_of(spec)
     out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
     if "disk" in settings:
-        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer")).name}
+        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer"),
+                                           settings.get("today_disk", TODAY_DEFAULT)).name}
     return out
 
 

@@ -18,7 +18,7 @@ from core.errors import BadInput, DataCorrupted
 from core.fields import SETTING, Field
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
-from netlab.disk_profiles import HARDWARE, TRANSFERS, DiskProfile, for_spec, parse_disk
+from netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import PYTHON, Agents
 from workloads.base import PART, Figure, Workload, path_rate_bytes_s
@@ -45,6 +45,11 @@ AXES = (
          "drive's media rate) or dma (the calibrated rate, the CPU copies the buffer only); both derived from "
          "the all-local calibration; nothing with --hardware none or a --disk rate", many=False,
          choices=TRANSFERS),
+    Axis("today_disk", "text", TODAY_DEFAULT, "the disk today's hosts (--hardware none) get with --disk "
+         "hardware: ide-1995 (the demonstration system's all-local calibration, 1.67 MB/s each way), a "
+         "hardware profile's calibrated rate as a plain throttle, nothing on the CPU (e.g. prototype-1995: "
+         "1.03), or era: the profile built for the wire's rate (the papers' file-copy figures)", many=False,
+         validator=today_disk),
     Axis("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time, a multiple of 4K "
          "(the copies bypass the page cache, whose transfers are 4 KB-aligned; the papers do not say)",
          many=False, minimum=4096, maximum=16 << 20, unit="bytes"),
@@ -69,6 +74,9 @@ FIELDS = (
     DISK,
     Field("disk_transfer", "string", "how a hardware profile's disk moved its bytes: hardware, pio or dma "
           "(setting; absent in documents before it)", SETTING, schema={"enum": list(TRANSFERS)}),
+    Field("today_disk", "string", "the disk today's hosts (hardware none) got with disk hardware: ide-1995, "
+          "era or a hardware profile's calibrated rate as a plain throttle (setting; absent in documents "
+          "before it: ide-1995)", SETTING),
     Field("chunk", "integer", "bytes each copy read, sent and wrote at a time (setting; absent in "
           "documents before it)", SETTING, unit="B", schema={"minimum": 1}),
     Field("relays", "string", "routed meshes: idle or copying, where the local copies went (setting; "
@@ -244,7 +252,8 @@ def check(spec, point: dict, settings: dict) -> None:
 
 def disk_of(settings: dict, spec) -> DiskProfile:
     """The disk this sweep's settings give every node of the network (--disk, --disk-transfer)."""
-    return for_spec(settings["disk"], spec, settings.get("disk_transfer", HARDWARE))
+    return for_spec(settings["disk"], spec, settings.get("disk_transfer", HARDWARE),
+                    settings.get("today_disk", TODAY_DEFAULT))
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:

@@ -78,7 +78,8 @@ def test_an_order_of_a_pinned_point_over_a_capped_one_cannot_fail():
 
 
 def test_the_judge_shows_a_claim_that_cannot_fail_as_forced_never_reproduced():
-    """The real claims file over the stored reproduction: the claims the analysis finds unable to
+    """The real claims file over the stored reproduction (made before the declared today_disk,
+    with ide-1995 disks on today's view): the claims the analysis finds unable to
     fail, per view, and why. Today's view of IPPS'96 Figure 3 (claim 9) is forced by its disk
     calibration and its wire; no forced claim is counted as reproduced."""
     found = {}
@@ -96,3 +97,41 @@ def test_the_judge_shows_a_claim_that_cannot_fail_as_forced_never_reproduced():
     assert (C.TODAY, 9) in found, found
     assert "calibration ide-1995-disk" in found[(C.TODAY, 9)]
     assert sorted(found) == [(C.TODAY, 9)], found     # the list a change to the claims must update
+
+
+def _today_points(name: str, values: dict[int, float]) -> dict:
+    """The experiment's today's-view network (hardware none) as reproduce builds it, every point
+    measured at values[remote], with the disk and wires that network really gets."""
+    from netlab.disk_profiles import for_spec
+    from run.experiment import experiment_files, load
+    from run.sweep import Sweep, network_fields
+    sweep = load(experiment_files()[name], quick=True)[0]
+    sweep = Sweep(sweep.workload, {**sweep.values, "hardware": ["none"]}, None)
+    settings = sweep.settings()
+    points = []
+    for spec, pts in sweep.schedule():
+        disk = for_spec(settings["disk"], spec, settings.get("disk_transfer"), settings["today_disk"])
+        wires = [w.name for w in spec.wires]
+        for pt in pts:
+            r = pt["remote"]
+            points.append({**network_fields(spec), **pt, "workload": "filecopy", "repeat": 0,
+                           "throughput_mbyte_s": values[r], "disk": disk.record(),
+                           "flows": [{"path": [wires], "bytes": 1, "start": 0, "end": 1} for _ in range(r)]})
+    return {name: {"name": name, "workload": "filecopy", "points": points}}
+
+
+def test_todays_view_of_the_prototypes_figure_gets_its_own_disk_so_claim_9_can_fail():
+    """The declared disk choice (experiments' today_disk era): today's hosts of IPPS'96 Figure 3
+    get the prototype's calibrated 1.03 MB/s a copy, pinned by prototype-1995-disk at 7.22 +- 5 %,
+    so all-local / all-remote can fall under 4 when the network carries 2.4 MB/s: claim 9 can fail
+    there (with the demonstration system's 1.67 it could not)."""
+    claim9 = next(c for c in C.load_claims() if c["id"] == 9)
+    stored = _today_points("ipps96-fig3-prototype", {0: 7.2, 7: 1.6})
+    disk = stored["ipps96-fig3-prototype"]["points"][0]["disk"]
+    assert disk["profile"] == "prototype-1995-throttle" and disk["read_mbyte_s"] == 1.03
+    can, why = F.forced(claim9, stored, load_calibrations())
+    assert can is False and "calibration prototype-1995-disk" in why, why
+    # the demonstration system's figure keeps its own (1.67 a copy, the ide-1995 calibration's rate)
+    fig5 = _today_points("ipps96-fig5-demonstration", {r: 10.0 for r in range(8)})
+    disk5 = fig5["ipps96-fig5-demonstration"]["points"][0]["disk"]
+    assert disk5["profile"] == "demonstration-1996-throttle" and disk5["read_mbyte_s"] == 1.67
