@@ -35,7 +35,7 @@ qdisc, so a relay's netem tree (netlab.relay) still applies after the CPU.
 """
 from __future__ import annotations
 
-from netlab.shaping import netem_args, rate_arg
+from netlab.shaping import frame_time_s, netem_args, rate_arg
 from topologies.spec import Impairment
 from topologies.hardware import HostCost
 
@@ -130,3 +130,18 @@ def busy_fraction(sent_bytes: int, seconds: float, cost: HostCost) -> float:
     if seconds <= 0:
         return 0.0
     return sent_bytes * cost.per_byte_ns / 1e9 / seconds
+
+
+TCP_IP_ETH_HEADERS = 14 + 20 + 20   # a 1996 TCP segment's headers as the budget counts them (no options)
+
+
+def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1) -> float:
+    """What the model should charge one lone TCP message and its reply on one wire, from the
+    profile's constants alone (a host-cost calibration's target, claims/calibrations.json):
+    each way, the sender's and the receiver's per-message cost (the charge channel), their
+    per-packet cost and the segment's bytes at per_byte_ns (the budget), and the frame's wire
+    time. No ACK of its own: each reply carries it."""
+    l2 = payload + TCP_IP_ETH_HEADERS
+    one_way = (2 * cost.per_message_us + 2 * (cost.per_packet_us + l2 * cost.per_byte_ns / 1e3)
+               + frame_time_s(l2, rate_mbit) * 1e6)
+    return 2 * one_way

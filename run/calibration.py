@@ -59,8 +59,11 @@ SCHEMA = {
                         "properties": {"workload": _TEXT, "hardware": _TEXT,
                                        "disk": {"oneOf": [_TEXT, {"type": "array", "items": _TEXT,
                                                                    "minItems": 1}]}}},
-            "where": {"type": "object", "description": "point key -> value: the points that measure it"},
-            "metric": {**_TEXT, "description": "the point's MB/s key (x D on a time-scaled point)"},
+            "where": {"type": "object", "description": "point key -> value: the points that measure it "
+                                                       "(a list: any of its values; a calibration a sweep adds "
+                                                       "takes the first its network accepts)"},
+            "metric": {**_TEXT, "description": "the point's key to read: MB/s (x D on a time-scaled point) "
+                                               "or a round trip (rtt_ms_median)"},
             "target": {"type": "number", "exclusiveMinimum": 0},
             "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5,
                           "description": "relative; declared before running"},
@@ -92,7 +95,18 @@ def applies(cal: dict, point: dict) -> bool:
 
 
 def measures(cal: dict, point: dict) -> bool:
-    return applies(cal, point) and all(point.get(k) == v for k, v in cal["where"].items())
+    """The point is a measurement of this calibration (a list in `where`: any of its values)."""
+    return applies(cal, point) and all(point.get(k) in v if isinstance(v, list) else point.get(k) == v
+                                       for k, v in cal["where"].items())
+
+
+def _choices(where: dict) -> list[dict]:
+    """The single-valued `where`s a list in it allows, in its order (e.g. placement any, then
+    local-wire: the first a network takes)."""
+    out = [{}]
+    for k, v in where.items():
+        out = [{**o, k: x} for o in out for x in (v if isinstance(v, list) else [v])]
+    return out
 
 
 def judge(cal: dict, points: list[dict]) -> dict:
@@ -174,25 +188,34 @@ def with_calibrations(sweep, schedule: list) -> tuple[list, list[str]]:
     schedule = [(spec, list(pts)) for spec, pts in schedule]
     cannot = []
     for cal, missing in plan(planned):
-        clash = {k: v for k, v in cal["where"].items() if k in settings and settings[k] != v}
+        clash = {k: v for k, v in cal["where"].items() if k in settings
+                 and (settings[k] not in v if isinstance(v, list) else settings[k] != v)}
         if clash:
             cannot.append(f"{cal['id']}: this sweep's settings ({', '.join(f'{k} {settings[k]}' for k in clash)}) "
                           f"cannot measure it ({', '.join(f'{k} {v}' for k, v in clash.items())})")
             continue
-        for spec, pts in schedule:
+        refused = None
+        for spec, pts in schedule:    # the first network that can run it (a mesh may not take its placement)
             template = next((pt for pt in pts if not pt.get("calibration_of")
                              and applies(cal, as_recorded(sweep, spec, pt))), None)
             if template is None:
                 continue
-            new = {k: v for k, v in {**template, **cal["where"]}.items() if k != "point_index"}
-            new = wl.normalize(new) if wl.normalize else new
-            try:
-                wl.check(spec, new, settings)
-            except BadInput as e:
-                cannot.append(f"{cal['id']}: {e}")
+            for where in _choices(cal["where"]):
+                new = {k: v for k, v in {**template, **where}.items() if k != "point_index"}
+                new = wl.normalize(new) if wl.normalize else new
+                try:
+                    wl.check(spec, new, settings)
+                except BadInput as e:
+                    refused = refused or f"{cal['id']}: {e}"
+                    continue
                 break
+            else:
+                continue
             pts += [{**new, "repeat": k, "calibration_of": cal["id"]} for k in range(missing)]
             break
+        else:
+            if refused:
+                cannot.append(refused)
     return [(spec, pts) for spec, pts in schedule], cannot
 
 

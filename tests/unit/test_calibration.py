@@ -68,3 +68,53 @@ def test_merged_shards_keep_every_calibration_measurement():
     b = shard(2, [{"point_index": 1, "host": "b"}, {"calibration_of": "ide-1995-disk", "host": "b"}])
     out = merge([a, b])
     assert [p.get("point_index") for p in out["points"]] == [0, 1, None, None] and out["complete"]
+
+
+ROUND_TRIPS = {"prototype-1995-round-trip": ("prototype-1995", 10),
+               "demonstration-1996-round-trip": ("demonstration-1996", 100)}
+
+
+def test_the_host_cost_calibrations_are_the_profiles_own_constants():
+    """A token claim rests on the host-cost model: its target is what the profile's constants
+    charge a lone 1-byte round trip (netlab.hostcost.round_trip_us), never a paper's number, and
+    it stays equal to them when a constant changes."""
+    from netlab.hostcost import round_trip_us
+    from topologies.hardware import load
+    cals = {c["id"]: c for c in K.load_calibrations()}
+    for cid, (profile, rate) in ROUND_TRIPS.items():
+        c = cals[cid]
+        assert c["applies"] == {"workload": "token", "hardware": profile} and c["metric"] == "rtt_ms_median"
+        assert c["target"] == pytest.approx(round_trip_us(load(profile).host_cost, rate) / 1e3, abs=5e-4)
+        # a model that skipped one per-packet pass (of four) or one message charge would miss it
+        cost = load(profile).host_cost
+        one_pass = (cost.per_packet_us + 55 * cost.per_byte_ns / 1e3) / 1e3
+        assert one_pass / c["target"] > c["tolerance"] and cost.per_message_us / 1e3 / c["target"] > c["tolerance"]
+
+
+@pytest.mark.parametrize("name, topology, placement", [
+    ("ipps96-fig2-channels-10", "single-net", "any"), ("hpdc96-fig3-topologies", "bonded-dual-net", "any"),
+    ("hpdc96-fig5-demand", "routed-mesh", "local-wire"), ("ipps96-fig4-channels-100", "single-net", "any")])
+def test_every_token_figure_measures_its_round_trip_on_one_wire(name, topology, placement):
+    """The round trip is measured where its target holds: one pair on one wire (a remote-wire pair
+    would cross a relay), in every experiment whose token points rest on it."""
+    from run.experiment import experiment_files, load
+    sweep = load(experiment_files()[name], quick=True)[0]
+    schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
+    extra = [(spec.topology, p) for spec, pts in schedule for p in pts if p.get("calibration_of")]
+    assert cannot == [] and len(extra) == K.MIN_MEASUREMENTS
+    for topo, p in extra:
+        assert p["calibration_of"].endswith("-round-trip") and (topo, p["placement"]) == (topology, placement)
+        assert (p["pairs"], p["token_size"], p["tokens_in_flight"]) == (1, 1, 1)
+
+
+def test_an_under_charging_model_misses_its_round_trip():
+    """Measurements at a model that paid no per-message cost (0.55 ms, the UDP round trip) miss;
+    the model as built (1.727-1.731 ms, era-validation-latency 2026-11-27) meets it."""
+    c = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-round-trip")
+    def pts(*ms):
+        return [{"workload": "token", "hardware": "prototype-1995", "pairs": 1, "token_size": 1,
+                 "tokens_in_flight": 1, "transport": "tcp", "placement": "any", "rtt_ms_median": v,
+                 "gates": {"ok": True, "failed": []}, "fidelity": {"suspect": None}, "repeat": i}
+                for i, v in enumerate(ms)]
+    assert K.judge(c, pts(0.55, 0.551))["verdict"] == K.MISSED
+    assert K.judge(c, pts(1.727, 1.731))["verdict"] == K.MET

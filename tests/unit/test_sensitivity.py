@@ -33,8 +33,9 @@ def test_every_variant_changes_a_setting_of_an_experiment_the_claims_read(quick)
 def test_the_table_reports_moves_and_the_verdicts_stay_the_runs(tmp_path):
     docs = {load(p)["name"]: load(p) for p in STORED}
     claims = load_claims()
-    # a variant whose document is the experiment's own moves nothing
-    v = sensitivity.load_variants()[0]
+    # a variant whose document is the experiment's own moves nothing (a file-copy one: the stored
+    # token documents predate the host-cost calibrations, so their claims are not checkable already)
+    v = next(v for v in sensitivity.load_variants() if v["experiment"] == "hpdc96-fig4-disknet")
     rows = sensitivity.rows(claims, docs, {v["id"]: docs[v["experiment"]]})
     assert rows and all(not r["moved"] for r in rows)
     assert {r["claim"] for r in rows} == {c["id"] for c in claims if v["experiment"] in c["experiments"]}
