@@ -141,7 +141,12 @@ SCHEMA = {
                      "description": "which way the emulator's known shortcomings push the measured "
                                     "number: a relation in the same direction is no evidence",
                      "properties": {"direction": {"enum": ["up", "down"]},
-                                    "why": {"type": "string", "minLength": 1}}},
+                                    "why": {"type": "string", "minLength": 1},
+                                    "views": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                              "items": {"enum": ["none", "paper", "paper+contention"]},
+                                              "description": "the views it holds on (none: today's "
+                                                             "hosts, paper: the paper's hardware); "
+                                                             "absent: every view"}}},
             "consequence": {"type": "object", "additionalProperties": False, "required": ["of", "why"],
                             "description": "what the calibrations fix: a claim whose number follows from "
                                            "calibration points is judged and shown, but counted as their "
@@ -508,17 +513,24 @@ def _tested(claim: dict, docs: dict, tests: dict[str, str] | None) -> dict:
     return _result(claim, TESTED, None, f"{note} ({'; '.join(s for s in said if s)})", Evidence(), docs)
 
 
+def bias_on(claim: dict, which: str | None) -> dict | None:
+    """The claim's declared bias on this view (None: no bias there; which None: every view)."""
+    bias = claim.get("bias")
+    return bias if bias and (which is None or which in bias.get("views", [which])) else None
+
+
 def judge(claim: dict, docs: dict[str, dict], bad: dict[str, dict[str, dict]] | None = None,
-          cals: list[dict] | None = None, tests: dict[str, str] | None = None) -> dict:
-    """The verdict on one claim from the documents (experiment name -> document); tests: what
-    the tested claims' tests did in this run (None: not run)."""
+          cals: list[dict] | None = None, tests: dict[str, str] | None = None,
+          which: str | None = None) -> dict:
+    """The verdict on one claim from the documents (experiment name -> document) of one view
+    (which; None: all points); tests: what the tested claims' tests did in this run (None: not run)."""
     check = claim["check"]
     if check["kind"] == "tested":
         return _tested(claim, docs, tests)
     # a calibration claim is the calibration itself: its own miss is its verdict, not a reason
     ev = Evidence(None if claim.get("calibration") else bad, cals)
     first = claim["experiments"][0] if claim["experiments"] else ""
-    bias = claim.get("bias")
+    bias = bias_on(claim, which)
     verdict, measured, reason = _check(check, docs, first, ev, bias)
     if ev.problems:
         return _result(claim, NOT_CHECKABLE, measured, ev.problems[0], ev, docs)
@@ -612,9 +624,9 @@ def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = Non
     chosen = view(docs, which) if which else docs
     cals = cal.load_calibrations() if cals is None else cals
     bad = bad_calibrations(chosen, cals)
-    out = [judge(c, chosen, bad, cals, tests) for c in claims]
+    out = [judge(c, chosen, bad, cals, tests, which) for c in claims]
     for claim, r in zip(claims, out):
-        can, why = forcing.forced(claim, chosen, cals)
+        can, why = forcing.forced({**claim, "bias": bias_on(claim, which)}, chosen, cals)
         r["can_fail"] = {"analysed": can is not None, "forced": bool(can), "why": why}
         if can and r["verdict"] in PASSES:
             r["reason"] = f"it cannot fail here: {why}. It read: {r['reason']}"

@@ -458,3 +458,15 @@ def test_a_negative_bound_is_widened_away_from_zero():
     assert "physical bound" not in inside["reason"], inside
     beyond = judge(drop, *runs(pt(1.0), pt(1.6, topology="bonded-dual-net")))
     assert beyond["verdict"] == C.NOT_CHECKABLE and "physical bound" in beyond["reason"]
+
+
+def test_a_bias_declared_for_one_view_holds_on_that_view_only():
+    """Today's hosts pay almost nothing per packet, so a bias can hold there and not on the paper's
+    hardware: declared with views, the relation is no evidence on today's view and is on the other."""
+    points = runs(pt(1.1), pt(2.3 * 1.1, topology="bonded-dual-net"))
+    relation = {"kind": "ratio", "a": sel(topology="bonded-dual-net"), "b": sel(topology="single-net"),
+                "shape": {"op": ">", "value": 1.0}}
+    c = claim(relation, bias={**UP, "views": ["none"]})
+    assert C.judge(c, docs(*points), which="none")["verdict"] == C.NOT_CHECKABLE
+    assert C.judge(c, docs(*points), which="paper")["verdict"] == C.REPRODUCED
+    assert C.judge(claim(relation, bias=UP), docs(*points), which="paper")["verdict"] == C.NOT_CHECKABLE
