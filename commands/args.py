@@ -60,8 +60,8 @@ def add_impairment_args(p) -> None:
 
 
 def add_machine_args(p, single: bool = False, from_file: bool = False) -> None:
-    """--hardware, --contention, --time-scale and --tx-gap-us: the machines beyond their wires,
-    their speed, and their network cards' gap between frames. from_file: a verb whose file
+    """--hardware, --contention, --time-scale, --tx-gap-us and --queue-packets: the machines beyond
+    their wires, their speed, their network cards' gap between frames and their queues. from_file: a verb whose file
     (an experiment) sets them, so an unset flag means the file's value, not the axis default."""
     g = p.add_argument_group("the papers' machines (hardware profiles: hardware/*.json) and time scale")
 
@@ -73,9 +73,10 @@ def add_machine_args(p, single: bool = False, from_file: bool = False) -> None:
              nargs="?", const="on", metavar="on|off")
     add_axis(g, axis("time_scale"), single, note=own)
     add_axis(g, axis("tx_gap_us"), note=own)
+    add_axis(g, axis("queue_packets"), note=own)
 
 
-MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us")
+MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us", "queue_packets")
 
 
 def machine_values(args) -> dict:

@@ -23,7 +23,7 @@ from topologies.timescale import time_scale_of
 def _network(spec) -> dict:
     net = network_fields(spec)
     return {**net, "rate_mbit": float(net["rate_mbit"]), "time_scale": time_scale_of(spec),
-            "tx_gap_us": float(net.get("tx_gap_us") or 0)}
+            "tx_gap_us": float(net.get("tx_gap_us") or 0), "queue_packets": int(net.get("queue_packets") or 0)}
 
 
 def _key(network: dict, point: dict, axes: list[str]) -> tuple:
@@ -62,6 +62,7 @@ def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, 
             net["rate_mbit"] = float(net["rate_mbit"]) if net["rate_mbit"] is not None else None
             net["time_scale"] = time_scale_of(p)
             net["tx_gap_us"] = float(p.get("tx_gap_us") or 0)    # absent: no gap
+            net["queue_packets"] = int(p.get("queue_packets") or 0)   # absent: as built
             found.setdefault(_key(net, p, axes), (name, p))
     return found
 

@@ -57,6 +57,10 @@ NETWORK_AXES = (
          "M6): a sender gets frame / (frame + gap) of its wire, others fill the gap (netlab/nic.py); "
          "0: no gap. Unmeasured for the 1996 cards, so no profile sets it: claims/sensitivity.json "
          "runs 40 and 70", many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
+    Axis("queue_packets", "int", 0, "every queue a packet waits in, in frames: each card's transmit "
+         "queue and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 frames, a "
+         "number no era source gives, so claims/sensitivity.json runs 30 and 300)", many=False,
+         minimum=0, maximum=10000, unit="frames"),
     Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: each "
          "topology's own (its file's: switched-cluster 32)", many=False,
          minimum=2, maximum=MAX_NODES),
@@ -75,7 +79,7 @@ NETWORK_AXES = (
          aliases=("--relay-delay",)),
 )
 IMPAIRMENT_AXES = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
-UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us")   # in a document's parameters only when set
+UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us", "queue_packets")   # in a document's parameters only when set
 NETWORK = {a.name: a for a in NETWORK_AXES}
 
 
@@ -118,6 +122,7 @@ def network_key(spec) -> str:
         key += f"+{hardware_of(spec)}"
     key += "+contention" if spec.machine.contention else ""
     key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us else ""
+    key += f"+q{spec.machine.queue_packets}" if spec.machine.queue_packets else ""
     return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 
 
@@ -220,7 +225,8 @@ class Sweep:
         impair = {k: self[k] for k in IMPAIRMENT_AXES}
         for topo, rate, ch, hw, cont, d in self.networks():
             yield build_spec(topo, nodes=self.own(topo, "nodes"), rate_mbit=rate, channels=ch, hardware=hw,
-                             contention=cont, time_scale=d, tx_gap_us=self["tx_gap_us"], **impair)
+                             contention=cont, time_scale=d, tx_gap_us=self["tx_gap_us"],
+                             queue_packets=self["queue_packets"] or None, **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
         """[(spec, points)] this run measures. Every point carries its index in

@@ -33,6 +33,9 @@ NETWORK_FIELDS = (
     Field("tx_gap_us", "number", "every network card waited this long after each frame it sent before "
           "the next (one frame in flight; netlab/nic.py, --tx-gap-us), us in real time; "
           "absent = 0, no gap", SETTING, unit="us", csv=CSV_BEFORE, schema={"minimum": 0}),
+    Field("queue_packets", "integer", "every queue a packet waited in (each card's transmit queue, each "
+          "node's CPU budget backlog), frames, when a sensitivity variant set it; absent = as built "
+          "(100 on every wire, the profile's budget queue)", SETTING, csv=CSV_BEFORE, schema={"minimum": 2}),
     Field("contention_default", "string", "the hardware profile's collisions default when the point ran "
           "(hardware/<name>.json `collisions`): a point whose contention equals it ran "
           "as its machine is modelled by default (the report's view of the paper's "
@@ -51,4 +54,5 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
             "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
             "hardware": hardware_of(spec), "contention": "on" if spec.machine.contention else "off",
             "contention_default": "on" if spec.machine.contention_default else "off",
-            **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {})}
+            **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {}),
+            **({"queue_packets": spec.machine.queue_packets} if spec.machine.queue_packets else {})}

@@ -141,6 +141,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None)
     tx_gap_us = options.pop("tx_gap_us", None) or 0.0
+    queue_packets = options.pop("queue_packets", None) or None
     time_scale = options.pop("time_scale", None)
     time_scale = 1.0 if time_scale is None else time_scale
     kwargs = {}
@@ -155,29 +156,36 @@ def build_spec(name: str, **options) -> NetworkSpec:
         wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
                           impair.get("loss_pct", 0.0))
         spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
-    return scale(machine(spec, hardware, contention, tx_gap_us), time_scale)
+    return scale(machine(spec, hardware, contention, tx_gap_us, queue_packets), time_scale)
 
 
 def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None,
-            tx_gap_us: float = 0.0) -> NetworkSpec:
+            tx_gap_us: float = 0.0, queue_packets: int | None = None) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.machine: the
     profile itself (`era` resolved), contention, and the profile's default as
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic: no profile
-    sets one, its length was never measured), resolved here once."""
+    sets one, its length was never measured), resolved here once. queue_packets, when given,
+    replaces every queue a packet waits in (each card's transmit queue and each node's CPU
+    budget backlog; both 100 frames otherwise, a number no era source gives: claims/sensitivity.json
+    sweeps it)."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     tx_gap_us = check_tx_gap(tx_gap_us, spec.params["rate_mbit"])
     if tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
+    cost = profile.host_cost and (dataclasses.replace(profile.host_cost, queue_packets=queue_packets)
+                                  if queue_packets else profile.host_cost)
     return dataclasses.replace(
         spec, machine=dataclasses.replace(spec.machine, profile=profile, contention=contention,
-                                          contention_default=profile.collides, tx_gap_us=tx_gap_us),
+                                          contention_default=profile.collides, tx_gap_us=tx_gap_us,
+                                          queue_packets=queue_packets),
         notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
                                 "(one frame in flight until its Tx-done interrupt)"]
                               if tx_gap_us else [])),
-        wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex)
+        wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex,
+                                        **({"queue_packets": queue_packets} if queue_packets else {}))
                     for w in spec.wires),
-        nodes=tuple(dataclasses.replace(n, host_cost=profile.host_cost, tcp=profile.tcp) for n in spec.nodes))
+        nodes=tuple(dataclasses.replace(n, host_cost=cost, tcp=profile.tcp) for n in spec.nodes))

@@ -128,6 +128,7 @@ class Machine:
     contention_default: bool = False
     time_scale: float = 1.0
     tx_gap_us: float = 0.0
+    queue_packets: int | None = None   # every queue a packet waits in, when set (sensitivity; else as built)
 
     @property
     def hardware(self) -> str:

@@ -49,3 +49,19 @@ def test_the_table_reports_moves_and_the_verdicts_stay_the_runs(tmp_path):
     plain = tmp_path / "plain"
     build(docs, plain, quick=True)
     assert json.loads((plain / "claims.json").read_text()) == json.loads((tmp_path / "claims.json").read_text())
+
+
+def test_the_queue_variants_set_every_queue_a_packet_waits_in():
+    """queue_packets (100 frames as built: no era source) is swept: the variant's networks give
+    every card's transmit queue and every node's CPU backlog its value, and record it."""
+    from netlab.hostcost import cpu_cmds
+    from topologies.point import network_fields
+    for v in (v for v in sensitivity.load_variants() if v["id"].startswith("queues-")):
+        sweep = sensitivity.variant_sweep(v, True)[0]
+        for spec in sweep.specs():
+            q = v["set"]["queue_packets"]
+            assert {w.queue_packets for w in spec.wires} == {q}
+            assert network_fields(spec)["queue_packets"] == q
+            cost = spec.nodes[0].host_cost
+            argv = [" ".join(c) for c in cpu_cmds(["b0-eth0"], cost, False)]
+            assert cost.queue_packets == q and any(f"pfifo limit {q}" in a for a in argv), argv
