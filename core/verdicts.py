@@ -63,8 +63,9 @@ MEANING: dict[StrEnum, str] = {
     Verdict.NOT_REPRODUCED: "trusted points were measured and the claim's check failed on them.",
     Verdict.NOT_CHECKABLE: "no verdict: a point it reads failed a fidelity gate, a calibration it rests "
                            "on was not met, its repeats disagree (noisy), or it was not measured.",
-    Verdict.CALIBRATION: "a measurement a constant of the model was set from (claims/calibrations.json), "
-                         "checked on every run against a tolerance declared beforehand; one not met makes "
+    Verdict.CALIBRATION: "a measurement a constant of the model was set from, or that its constants "
+                         "predict (a 1996 profile's lone round trip; claims/calibrations.json), checked "
+                         "on every run against a tolerance declared beforehand; one not met makes "
                          "every point resting on it untrusted.",
     Verdict.TESTED: "a fact of the wiring, checked by a named test rather than measured as a claim.",
     Verdict.FORCED: "the claim could not have failed on this view: every measurement the calibrations "
