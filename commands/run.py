@@ -6,11 +6,11 @@ import json
 import sys
 from pathlib import Path
 
-from commands.args import NETWORK, add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
+from commands.args import add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
 from core.errors import BadInput
 from run.session import run_one
 from judge.summary import summary
-from run.sweep import Sweep
+from run.sweep import NETWORK, Sweep
 from workloads import WORKLOADS
 
 

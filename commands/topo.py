@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from commands.args import NETWORK, add_axis, axis_type, spec_from
+from commands.args import add_axis, axis_type, spec_from
+from run.sweep import NETWORK
 from core.parser import Parser
 from run.store import check_writable
 from topologies.presets import PRESETS

@@ -3,16 +3,23 @@
 Four things are judged, each with its own family of words: a paper's claim
 (claims, forced), a calibration point (calibration), an era reading
 (validation) and a student's answer (exercise); a tested claim's test run
-(tested) has its own outcome. The words are StrEnum members, so they are the
+(tested) has its own outcome. The words are str Enum members, so they are the
 plain strings results documents, answers files and reports have always held
 ("met" == Verdict.MET), and the report's glossary reads their meanings here.
 """
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import Enum
 
 
-class Verdict(StrEnum):
+class Word(str, Enum):
+    """A verdict word: equal to, printed and stored as its plain string (enum.StrEnum is 3.11+;
+    pyproject.toml promises 3.9)."""
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class Verdict(Word):
     """A claim's verdict (claims.judge_all)."""
     REPRODUCED = "reproduced"
     IN_SHAPE = "reproduced in shape"
@@ -24,7 +31,7 @@ class Verdict(StrEnum):
     CONSEQUENCE = "calibration consequence"
 
 
-class Calibration(StrEnum):
+class Calibration(Word):
     """A calibration point's verdict (calibration.judge)."""
     MET = "met"
     MISSED = "missed"
@@ -32,7 +39,7 @@ class Calibration(StrEnum):
     NOT_MEASURED = "not measured"
 
 
-class Reading(StrEnum):
+class Reading(Word):
     """Where an era check's median fell (validation.read): never a verdict on a claim."""
     IN_BAND = "in band"
     BELOW = "below band"
@@ -40,14 +47,14 @@ class Reading(StrEnum):
     NOT_MEASURED = "not measured"
 
 
-class Answer(StrEnum):
+class Answer(Word):
     """A student's answer to one question (exercise.judge_answers)."""
     PASS = "pass"
     WRONG = "wrong"
     MISSING = "missing"
 
 
-class TestRun(StrEnum):
+class TestRun(Word):
     """A tested claim's test, run by `reproduce` (tested.run)."""
     PASSED = "passed"
     FAILED = "failed"
@@ -56,7 +63,7 @@ class TestRun(StrEnum):
 
 PASSES = (Verdict.REPRODUCED, Verdict.IN_SHAPE)   # the claim verdicts that count as reproduced
 
-MEANING: dict[StrEnum, str] = {
+MEANING: dict[Word, str] = {
     Verdict.REPRODUCED: "the measured value is within the claim's declared tolerance of the paper's, "
                         "and the relation it states holds.",
     Verdict.IN_SHAPE: "reproduced in shape: the relation the claim states holds, the number does not.",
@@ -74,8 +81,8 @@ MEANING: dict[StrEnum, str] = {
     Calibration.MET: "the calibration's median of its repeats is within its declared tolerance.",
     Calibration.MISSED: "the calibration's median is outside its tolerance: every number resting on it "
                         "is untrusted.",
-    Calibration.NOISY: "not checkable because the repeats disagree on the verdict, or spread wider than "
-                       "the claim's or calibration's tolerance.",
+    Calibration.NOISY: "the repeats disagree on the verdict, or spread wider than the tolerance (a "
+                       "claim's or a calibration's): a claim that is noisy is not checkable.",
     Calibration.NOT_MEASURED: "no trusted measurement of it in this run.",
     Reading.IN_BAND: "an era check's median fell inside the band declared before running.",
     Reading.BELOW: "an era check's median fell below its band: a mechanism the model lacks, never a "

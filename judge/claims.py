@@ -145,8 +145,9 @@ SCHEMA = {
                                     "views": {"type": "array", "minItems": 1, "uniqueItems": True,
                                               "items": {"enum": ["none", "paper", "paper+contention"]},
                                               "description": "the views it holds on (none: today's "
-                                                             "hosts, paper: the paper's hardware); "
-                                                             "absent: every view"}}},
+                                                             "hosts, paper: the paper's hardware, "
+                                                             "paper+contention: it with the collision "
+                                                             "model switched); absent: every view"}}},
             "consequence": {"type": "object", "additionalProperties": False, "required": ["of", "why"],
                             "description": "what the calibrations fix: a claim whose number follows from "
                                            "calibration points is judged and shown, but counted as their "

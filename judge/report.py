@@ -39,7 +39,7 @@ from judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_
                              view, views_present)
 from judge.plot import plot
 from judge.table import table, trusted
-from core.verdicts import MEANING
+from core.verdicts import MEANING, Answer
 from topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -194,7 +194,7 @@ def glossary() -> list[tuple[str, str]]:
         quick.add((data.get("quick") or {}).get("repeats", runs))
     counts = {"quick": "/".join(map(str, sorted(quick))), "full": "/".join(map(str, sorted(full)))}
     return ([(term, text.format(**counts) if term == "repeats" else text) for term, text in GLOSSARY]
-            + [(str(word), meaning) for word, meaning in MEANING.items()])
+            + [(str(word), meaning) for word, meaning in MEANING.items() if not isinstance(word, Answer)])
 
 
 def not_modelled(docs: dict[str, dict]) -> list[tuple[str, str]]:

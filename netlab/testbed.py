@@ -222,6 +222,8 @@ class Testbed:
                 "collisions_modelled": self.contention is not None
                 or (self.medium is not None and any(w.contention and not w.full_duplex for w in self.spec.wires)),
                 "tx_gap_us": self.spec.machine.tx_gap_us,
+                # --queue-packets: every card's and CPU budget's queue (the profile record shows its own)
+                "queue_packets": self.spec.machine.queue_packets,
                 "contention": self.contention.record() if self.contention else None,
                 "build_s": round(self.build_s, 3),
                 "tcp": self.tcp, "tcp_host_default": self.caps.tcp_host_default,

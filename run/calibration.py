@@ -28,6 +28,8 @@ from run.gates import trusted
 from run.results import real_rate
 from core.verdicts import Calibration
 from topologies.hardware import hardware_of
+from topologies.point import network_fields
+from topologies.timescale import time_scale_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
@@ -58,7 +60,14 @@ SCHEMA = {
                                        "transfer was modelled, as stored documents record it)",
                         "properties": {"workload": _TEXT, "hardware": _TEXT,
                                        "disk": {"oneOf": [_TEXT, {"type": "array", "items": _TEXT,
-                                                                   "minItems": 1}]}}},
+                                                                   "minItems": 1}]},
+                                       "rate_mbit": {"type": "number", "description": "only points "
+                                                     "at this wire rate (its target holds there)"},
+                                       "wire_impl": {**_TEXT, "description": "only points on this "
+                                                     "wire implementation (a planned point, whose "
+                                                     "wire is chosen when it is built, is taken to)"},
+                                       "real_time": {"const": True, "description": "only points "
+                                                     "not time-scaled (D = 1)"}}},
             "where": {"type": "object", "description": "point key -> value: the points that measure it "
                                                        "(a list: any of its values; a calibration a sweep adds "
                                                        "takes the first its network accepts)"},
@@ -91,7 +100,10 @@ def applies(cal: dict, point: dict) -> bool:
     return (point.get("workload") == a["workload"]
             and ("hardware" not in a or hardware_of(point) == a["hardware"])
             and ("disk" not in a or disk_profile(point) in
-                 (a["disk"] if isinstance(a["disk"], list) else [a["disk"]])))
+                 (a["disk"] if isinstance(a["disk"], list) else [a["disk"]]))
+            and ("rate_mbit" not in a or point.get("rate_mbit") == a["rate_mbit"])
+            and ("wire_impl" not in a or point.get("wire_impl", a["wire_impl"]) == a["wire_impl"])
+            and (not a.get("real_time") or time_scale_of(point) == 1))
 
 
 def measures(cal: dict, point: dict) -> bool:
@@ -101,8 +113,8 @@ def measures(cal: dict, point: dict) -> bool:
 
 
 def _choices(where: dict) -> list[dict]:
-    """The single-valued `where`s a list in it allows, in its order (e.g. placement any, then
-    local-wire: the first a network takes)."""
+    """The single-valued `where`s a list in it allows, in its order (e.g. placement local-wire,
+    then any: the first a network takes)."""
     out = [{}]
     for k, v in where.items():
         out = [{**o, k: x} for o in out for x in (v if isinstance(v, list) else [v])]
@@ -168,10 +180,10 @@ def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict
 
 
 def as_recorded(sweep, spec, pt: dict) -> dict:
-    """A planned point with the keys calibrations match on (workload, hardware, disk profile)."""
+    """A planned point with the keys calibrations match on (workload, its network, disk profile)."""
     settings = sweep.settings()
-    hw = hardware_of(spec)
-    out = {"workload": sweep.workload, "hardware": hw, **settings, **pt}
+    out = {"workload": sweep.workload, **network_fields(spec), "time_scale": time_scale_of(spec),
+           **settings, **pt}
     if "disk" in settings:
         out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer"),
                                            settings.get("today_disk", TODAY_DEFAULT)).name}

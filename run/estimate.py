@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from run import calibration
 from run.derive import shared_calibrations, shared_points
-from run.sweep import Sweep, network_fields
+from run.sweep import Sweep
+from topologies.point import network_fields
 from topologies.timescale import time_scale_of
 
 # Building, preparing and tearing down one network on this host (Debian 12, 2 cores, kernel

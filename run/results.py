@@ -190,7 +190,7 @@ SCHEMA = {
               for w in WORKLOADS],
 }
 
-# v1 parameter names -> the one names of v2
+
 def real_rate(point: dict, metric: str = "throughput_mbyte_s") -> float:
     """A point's MB/s as the real network's: x D on a time-scaled point (topologies.timescale)."""
     scaled = point.get("scaled") or {}

@@ -23,7 +23,8 @@ from run.monitor import Monitor
 from run.progress import Progress
 from run.store import write_atomic
 from run.csvfile import write_csv
-from run.sweep import Sweep, network_fields, network_key
+from run.sweep import Sweep, network_key
+from topologies.point import network_fields
 from topologies.timescale import time_scale_of, wire_rate
 
 

@@ -57,9 +57,9 @@ NETWORK_AXES = (
          "M6): a sender gets frame / (frame + gap) of its wire, others fill the gap (netlab/nic.py); "
          "0: no gap. Unmeasured for the 1996 cards, so no profile sets it: claims/sensitivity.json "
          "runs 40 and 70", many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
-    Axis("queue_packets", "int", 0, "every queue a packet waits in, in frames: each card's transmit "
-         "queue and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 frames, a "
-         "number no era source gives, so claims/sensitivity.json runs 30 and 300)", many=False,
+    Axis("queue_packets", "int", 0, "the queues a packet waits in, in frames: each card's transmit "
+         "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 "
+         "frames, a number no era source gives, so claims/sensitivity.json runs 30 and 300)", many=False,
          minimum=0, maximum=10000, unit="frames"),
     Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: each "
          "topology's own (its file's: switched-cluster 32)", many=False,

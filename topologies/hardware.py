@@ -206,10 +206,11 @@ class TcpSettings:
         return {TCP_SYSCTLS[k]: " ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
                 for k, v in self.record().items() if k in TCP_SYSCTLS}
 
-    def route_metrics(self, time_scale: float = 1) -> list[str]:
-        """ip route arguments that set the window clamp and minimum RTO (the RTO x D)."""
+    def route_metrics(self) -> list[str]:
+        """ip route arguments that set the window clamp and minimum RTO, in real time (a
+        time-scaled node's RTO comes from topologies.timescale.rto_min_ms; netlab.node applies it)."""
         out = ["window", str(self.window_clamp_bytes)] if self.window_clamp_bytes else []
-        return out + ["rto_min", f"{self.rto_min_ms * time_scale:.0f}ms"]
+        return out + ["rto_min", f"{self.rto_min_ms:.0f}ms"]
 
     def record(self) -> dict:
         """Key -> value, as results documents keep it (buffers as lists)."""

@@ -33,8 +33,8 @@ NETWORK_FIELDS = (
     Field("tx_gap_us", "number", "every network card waited this long after each frame it sent before "
           "the next (one frame in flight; netlab/nic.py, --tx-gap-us), us in real time; "
           "absent = 0, no gap", SETTING, unit="us", csv=CSV_BEFORE, schema={"minimum": 0}),
-    Field("queue_packets", "integer", "every queue a packet waited in (each card's transmit queue, each "
-          "node's CPU budget backlog), frames, when a sensitivity variant set it; absent = as built "
+    Field("queue_packets", "integer", "the queues a packet waited in (each card's transmit queue on its "
+          "wire, each node's CPU budget backlog), frames, when a sensitivity variant set it; absent = as built "
           "(100 on every wire, the profile's budget queue)", SETTING, csv=CSV_BEFORE, schema={"minimum": 2}),
     Field("contention_default", "string", "the hardware profile's collisions default when the point ran "
           "(hardware/<name>.json `collisions`): a point whose contention equals it ran "

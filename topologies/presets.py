@@ -134,8 +134,8 @@ def check_topology(name: str) -> str:
 
 def build_spec(name: str, **options) -> NetworkSpec:
     """Build a preset by name. Options it does not take must be unset (None);
-    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention, tx_gap_us and time_scale
-    apply to any preset."""
+    delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention, tx_gap_us, queue_packets
+    and time_scale apply to any preset."""
     preset_ = preset(name)
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     hardware = options.pop("hardware", None) or NONE
@@ -168,14 +168,17 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     profile itself (`era` resolved), contention, and the profile's default as
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic: no profile
     sets one, its length was never measured), resolved here once. queue_packets, when given,
-    replaces every queue a packet waits in (each card's transmit queue and each node's CPU
-    budget backlog; both 100 frames otherwise, a number no era source gives: claims/sensitivity.json
-    sweeps it)."""
+    replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
+    frames otherwise, a number no era source gives: claims/sensitivity.json sweeps it); a
+    relay's --relay-delay queue and, on a profile without a host cost, a --tx-gap-us card queue
+    keep 100."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     tx_gap_us = check_tx_gap(tx_gap_us, spec.params["rate_mbit"])
     if tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
+    if queue_packets is not None and not 2 <= queue_packets <= 10000:
+        raise SpecError(f"--queue-packets takes 0 (as built) or 2..10000 frames, got {queue_packets}")
     cost = profile.host_cost and (dataclasses.replace(profile.host_cost, queue_packets=queue_packets)
                                   if queue_packets else profile.host_cost)
     return dataclasses.replace(

@@ -118,3 +118,19 @@ def test_an_under_charging_model_misses_its_round_trip():
                 for i, v in enumerate(ms)]
     assert K.judge(c, pts(0.55, 0.551))["verdict"] == K.MISSED
     assert K.judge(c, pts(1.727, 1.731))["verdict"] == K.MET
+
+
+def test_the_round_trip_applies_only_where_its_target_holds():
+    """Its target is the profile's at its own rate on the medium engine in real time: a token sweep
+    at another rate or time-scaled rests on no round trip (the tc wire charges no wire time and a
+    scaled round trip is D times longer), and is not given one to miss."""
+    def extra(**given):
+        sweep = Sweep.make("token", {"topology": ["single-net"], "hardware": ["prototype-1995"],
+                                     "pairs": [2], **given})
+        return added(K.with_calibrations(sweep, sweep.schedule())[0])
+    assert [p["calibration_of"] for p in extra(rate_mbit=[10])] == ["prototype-1995-round-trip"] * 2
+    assert extra(rate_mbit=[100]) == [] and extra(rate_mbit=[10], time_scale=[2]) == []
+    c = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-round-trip")
+    point = {"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10}
+    assert K.applies(c, point) and K.applies(c, {**point, "wire_impl": "engine"})
+    assert not K.applies(c, {**point, "wire_impl": "tc"}) and not K.applies(c, {**point, "time_scale": 4})

@@ -185,7 +185,10 @@ def test_the_1996_profiles_run_the_era_tcp():
     assert proto.reordering > 14335 // 1460 + 1 and demo.reordering == 3
     assert proto.recovery == proto.early_retrans == proto.sack == 0
     # a time-scaled network waits D times longer; today's view clamps nothing
-    assert proto.route_metrics(20)[-1] == "4000ms"
+    from topologies import timescale
+    from topologies.presets import build_spec
+    spec = build_spec("single-net", nodes=2, hardware="prototype-1995", time_scale=20)
+    assert timescale.rto_min_ms(spec, spec.nodes[0]) == 4000
     assert hardware.load("none").tcp.route_metrics() == ["rto_min", "200ms"]
     assert "window at most 14335 B" in hardware.describe_tcp(proto.record())
     assert "no fast retransmit" in hardware.describe_tcp(proto.record())

@@ -65,3 +65,11 @@ def test_the_queue_variants_set_every_queue_a_packet_waits_in():
             cost = spec.nodes[0].host_cost
             argv = [" ".join(c) for c in cpu_cmds(["b0-eth0"], cost, False)]
             assert cost.queue_packets == q and any(f"pfifo limit {q}" in a for a in argv), argv
+
+
+def test_a_queue_of_one_frame_is_refused_before_anything_runs():
+    from core.errors import SpecError
+    from topologies.presets import build_spec
+    with pytest.raises(SpecError, match="--queue-packets takes 0"):
+        build_spec("single-net", nodes=2, hardware="prototype-1995", queue_packets=1)
+    assert build_spec("single-net", nodes=2, queue_packets=2).wires[0].queue_packets == 2
