@@ -83,7 +83,8 @@ def test_the_host_cost_calibrations_are_the_profiles_own_constants():
     cals = {c["id"]: c for c in K.load_calibrations()}
     for cid, (profile, rate) in ROUND_TRIPS.items():
         c = cals[cid]
-        assert c["applies"] == {"workload": "token", "hardware": profile} and c["metric"] == "rtt_ms_median"
+        assert c["applies"] == {"workload": "token", "hardware": profile, "rate_mbit": rate,
+                                "wire_impl": "engine", "real_time": True} and c["metric"] == "rtt_ms_median"
         assert c["target"] == pytest.approx(round_trip_us(load(profile).host_cost, rate) / 1e3, abs=5e-4)
         # a model that skipped one per-packet pass (of four) or one message charge would miss it
         cost = load(profile).host_cost
@@ -112,7 +113,7 @@ def test_an_under_charging_model_misses_its_round_trip():
     the model as built (1.727-1.731 ms, era-validation-latency 2026-11-27) meets it."""
     c = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-round-trip")
     def pts(*ms):
-        return [{"workload": "token", "hardware": "prototype-1995", "pairs": 1, "token_size": 1,
+        return [{"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10, "pairs": 1, "token_size": 1,
                  "tokens_in_flight": 1, "transport": "tcp", "placement": "any", "rtt_ms_median": v,
                  "gates": {"ok": True, "failed": []}, "fidelity": {"suspect": None}, "repeat": i}
                 for i, v in enumerate(ms)]

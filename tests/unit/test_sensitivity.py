@@ -68,7 +68,7 @@ def test_the_queue_variants_set_every_queue_a_packet_waits_in():
 
 
 def test_a_queue_of_one_frame_is_refused_before_anything_runs():
-    from core.errors import SpecError
+    from topologies.spec import SpecError
     from topologies.presets import build_spec
     with pytest.raises(SpecError, match="--queue-packets takes 0"):
         build_spec("single-net", nodes=2, hardware="prototype-1995", queue_packets=1)
