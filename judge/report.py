@@ -466,10 +466,12 @@ def calibration_rows(docs: dict[str, dict], shown: list[str]) -> list[dict]:
     for w in shown:
         for name, vs in calibrations(view(docs, w), cals).items():
           for v in vs:
+            metric = next((c["metric"] for c in cals if c["id"] == v["id"]), "")
+            unit = "ms" if metric.endswith("_ms_median") else "MB/s"    # a round trip, or a rate
             measured = "not measured" if v["measured"] is None else \
-                f"{v['measured']:.3g} MB/s (+-{v['spread']:.1%}, {len(v['values'])} runs)"
+                f"{v['measured']:.3g} {unit} (+-{v['spread']:.1%}, {len(v['values'])} runs)"
             rows.append({"view": SHORT[w], "experiment": name, "id": v["id"], "what": v["what"],
-                         "target": f"{v['target']:g} MB/s +- {v['tolerance']:.0%}", "measured": measured,
+                         "target": f"{v['target']:g} {unit} +- {v['tolerance']:.0%}", "measured": measured,
                          "verdict": v["verdict"], "class": VERDICT_CLASS.get(v["verdict"], "na"),
                          "why": v["reason"]})
     return rows
