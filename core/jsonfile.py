@@ -64,3 +64,16 @@ def check_schema(data: Any, schema: dict, what: str) -> None:
 def write_schema(path: Path, schema: dict) -> None:
     """Publish a schema kept in code as the JSON file users' editors read."""
     write_atomic_bytes(path, json.dumps(schema, indent=2) + "\n")
+
+
+TEXT = {"type": "string", "minLength": 1}   # a text field of a data file: never empty
+
+
+def list_file_schema(title: str, description: str, key: str, required: list[str], properties: dict) -> dict:
+    """The schema of a data file that is one list of records under `key` (calibrations, era
+    checks, sensitivity variants): each record an object of exactly these properties."""
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "title": title, "description": description,
+            "type": "object", "additionalProperties": False, "required": [key],
+            "properties": {"$schema": {"type": "string"}, key: {"type": "array", "items": {
+                "type": "object", "additionalProperties": False, "required": required,
+                "properties": properties}}}}

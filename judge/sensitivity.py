@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import BadInput
-from core.jsonfile import check_schema, read_json, write_schema
+from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
 from judge.claims import PAPER, judge_all
 from run.experiment import experiment_files, load
 from run.sweep import axes_for
@@ -23,23 +23,19 @@ ROOT = Path(__file__).resolve().parent.parent
 VARIANTS_FILE = ROOT / "claims" / "sensitivity.json"
 SCHEMA_FILE = ROOT / "claims" / "sensitivity.schema.json"
 
-_TEXT = {"type": "string", "minLength": 1}
-SCHEMA = {
-    "$schema": "http://json-schema.org/draft-07/schema#",
-    "title": "Beowulf Netlab sensitivity variants",
-    "description": "Other values of the choices the papers leave open, each run as a variant of one "
-                   "experiment; the report shows how the claims reading it move (judge/sensitivity.py).",
-    "type": "object", "additionalProperties": False, "required": ["variants"],
-    "properties": {"$schema": {"type": "string"}, "variants": {"type": "array", "items": {
-        "type": "object", "additionalProperties": False, "required": ["id", "experiment", "set", "why"],
-        "properties": {
+SCHEMA = list_file_schema(
+    "Beowulf Netlab sensitivity variants",
+    "Other values of the choices the papers leave open, each run as a variant of one "
+    "experiment; the report shows how the claims reading it move (judge/sensitivity.py).",
+    "variants",
+    ["id", "experiment", "set", "why"],
+    {
             "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
-            "experiment": {**_TEXT, "description": "experiments/<name>.json"},
+            "experiment": {**TEXT, "description": "experiments/<name>.json"},
             "set": {"type": "object", "minProperties": 1,
                     "description": "axis -> value(s), as in an experiment file's sweep; replaces the "
                                    "experiment's (and its quick) values"},
-            "why": {**_TEXT, "description": "why this value is open: what the papers leave unsaid"}}}}},
-}
+            "why": {**TEXT, "description": "why this value is open: what the papers leave unsaid"}})
 
 
 def load_variants(path: Path = VARIANTS_FILE) -> list[dict]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from core.jsonfile import check_schema, read_json, write_schema
+from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
 from run.gates import trusted
 from core.verdicts import Reading
 from topologies.hardware import hardware_of
@@ -28,38 +28,33 @@ SCHEMA_FILE = ROOT / "claims" / "era-checks.schema.json"
 
 IN_BAND, BELOW, ABOVE, NOT_MEASURED = Reading.IN_BAND, Reading.BELOW, Reading.ABOVE, Reading.NOT_MEASURED
 
-_TEXT = {"type": "string", "minLength": 1}
-SCHEMA = {
-    "$schema": "http://json-schema.org/draft-07/schema#",
-    "title": "Beowulf Netlab era checks",
-    "description": "Figures measured on 1995-96 machines outside the papers, each with a band declared "
-                   "before running; read, never judged (judge/validation.py).",
-    "type": "object", "additionalProperties": False, "required": ["checks"],
-    "properties": {"$schema": {"type": "string"}, "checks": {"type": "array", "items": {
-        "type": "object", "additionalProperties": False,
-        "required": ["id", "profile", "what", "era_value", "unit", "band", "why_band", "source", "measure"],
-        "properties": {
+SCHEMA = list_file_schema(
+    "Beowulf Netlab era checks",
+    "Figures measured on 1995-96 machines outside the papers, each with a band declared "
+    "before running; read, never judged (judge/validation.py).",
+    "checks",
+    ["id", "profile", "what", "era_value", "unit", "band", "why_band", "source", "measure"],
+    {
             "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
-            "profile": {**_TEXT, "description": "the hardware profile compared (hardware/<name>.json)"},
-            "what": {**_TEXT, "description": "the era measurement, in words"},
+            "profile": {**TEXT, "description": "the hardware profile compared (hardware/<name>.json)"},
+            "what": {**TEXT, "description": "the era measurement, in words"},
             "era_value": {"type": "number", "exclusiveMinimum": 0},
-            "unit": _TEXT,
+            "unit": TEXT,
             "band": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0},
                      "minItems": 2, "maxItems": 2, "description": "[low, high] in unit: where the "
                      "profile's reading is expected, declared before running"},
-            "why_band": _TEXT, "source": _TEXT,
+            "why_band": TEXT, "source": TEXT,
             "measure": {"description": "null: no workload here measures it (say why in not_measured)",
                         "oneOf": [{"type": "null"}, {
                             "type": "object", "additionalProperties": False,
                             "required": ["experiment", "where", "metric"],
                             "properties": {
-                                "experiment": {**_TEXT, "description": "experiments/<name>.json"},
+                                "experiment": {**TEXT, "description": "experiments/<name>.json"},
                                 "where": {"type": "object", "description": "point key -> value"},
-                                "metric": {**_TEXT, "description": "the point's key read"},
+                                "metric": {**TEXT, "description": "the point's key read"},
                                 "scale": {"type": "number", "exclusiveMinimum": 0,
                                           "description": "unit per metric unit (ms -> us: 1000)"}}}]},
-            "not_measured": {**_TEXT, "description": "why a check without a measure is not measured"}}}}},
-}
+            "not_measured": {**TEXT, "description": "why a check without a measure is not measured"}})
 
 
 def load_checks(path: Path = CHECKS_FILE) -> list[dict]:

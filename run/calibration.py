@@ -22,7 +22,7 @@ import statistics
 from pathlib import Path
 
 from core.errors import BadInput
-from core.jsonfile import check_schema, read_json, write_schema
+from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
 from netlab.disk_profiles import TODAY_DEFAULT, for_spec
 from run.gates import trusted
 from run.results import real_rate
@@ -38,32 +38,28 @@ MIN_MEASUREMENTS = 2        # a calibration is judged from repeats, never from o
 
 MET, MISSED, NOISY, NOT_MEASURED = Calibration.MET, Calibration.MISSED, Calibration.NOISY, Calibration.NOT_MEASURED
 
-_TEXT = {"type": "string", "minLength": 1}
-SCHEMA = {
-    "$schema": "http://json-schema.org/draft-07/schema#",
-    "title": "Beowulf Netlab calibration points",
-    "description": "The measurements model constants were set from, each checked on every run "
-                   "(run/calibration.py).",
-    "type": "object", "additionalProperties": False, "required": ["calibrations"],
-    "properties": {"$schema": {"type": "string"}, "calibrations": {"type": "array", "items": {
-        "type": "object", "additionalProperties": False,
-        "required": ["id", "what", "applies", "where", "metric", "target", "tolerance",
+SCHEMA = list_file_schema(
+    "Beowulf Netlab calibration points",
+    "The measurements model constants were set from, each checked on every run "
+    "(run/calibration.py).",
+    "calibrations",
+    ["id", "what", "applies", "where", "metric", "target", "tolerance",
                      "why_tolerance", "source"],
-        "properties": {
+    {
             "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
-            "what": {**_TEXT, "description": "the measurement, in words"},
+            "what": {**TEXT, "description": "the measurement, in words"},
             "applies": {"type": "object", "additionalProperties": False, "required": ["workload"],
                         "description": "the points that rest on the constant: a workload and a "
                                        "hardware profile (point key hardware) or a disk profile "
                                        "(the point's disk.profile, without a /D time-scale suffix; "
                                        "a list: any of them, e.g. a profile's name before its disk "
                                        "transfer was modelled, as stored documents record it)",
-                        "properties": {"workload": _TEXT, "hardware": _TEXT,
-                                       "disk": {"oneOf": [_TEXT, {"type": "array", "items": _TEXT,
+                        "properties": {"workload": TEXT, "hardware": TEXT,
+                                       "disk": {"oneOf": [TEXT, {"type": "array", "items": TEXT,
                                                                    "minItems": 1}]},
                                        "rate_mbit": {"type": "number", "description": "only points "
                                                      "at this wire rate (its target holds there)"},
-                                       "wire_impl": {**_TEXT, "description": "only points on this "
+                                       "wire_impl": {**TEXT, "description": "only points on this "
                                                      "wire implementation (a planned point, whose "
                                                      "wire is chosen when it is built, is taken to)"},
                                        "real_time": {"const": True, "description": "only points "
@@ -71,14 +67,13 @@ SCHEMA = {
             "where": {"type": "object", "description": "point key -> value: the points that measure it "
                                                        "(a list: any of its values; a calibration a sweep adds "
                                                        "takes the first its network accepts)"},
-            "metric": {**_TEXT, "description": "the point's key to read: MB/s (x D on a time-scaled point) "
+            "metric": {**TEXT, "description": "the point's key to read: MB/s (x D on a time-scaled point) "
                                                "or a round trip (rtt_ms_median)"},
             "target": {"type": "number", "exclusiveMinimum": 0},
             "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5,
                           "description": "relative; declared before running"},
-            "why_tolerance": _TEXT, "source": _TEXT,
-            "claim": {"type": "integer", "description": "the claim (docs/papers.md) it is, if any"}}}}},
-}
+            "why_tolerance": TEXT, "source": TEXT,
+            "claim": {"type": "integer", "description": "the claim (docs/papers.md) it is, if any"}})
 
 
 def load_calibrations(path: Path = CALIBRATIONS_FILE) -> list[dict]:
