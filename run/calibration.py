@@ -160,17 +160,19 @@ def resting_on(point: dict, bad: dict[str, dict], cals: list[dict]) -> list[dict
     return [bad[c["id"]] for c in cals if c["id"] in bad and applies(c, point)]
 
 
-def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict, int]]:
-    """(calibration, how many more measurements) so that each calibration the planned points
-    rest on is measured MIN_MEASUREMENTS times. `planned` are points as the runner will
-    record them (workload, hardware and disk profile set; no results)."""
+def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict, int, str]]:
+    """(calibration, how many more measurements, on which hardware) so that each calibration the
+    planned points rest on is measured MIN_MEASUREMENTS times on every hardware they run on (each
+    view is judged from its own measurements: today's throttle and the profile's PIO disk may share
+    a calibration, never its measurements). `planned` are points as the runner will record them
+    (workload, network and disk profile set; no results)."""
     cals = load_calibrations() if cals is None else cals
     out = []
     for c in cals:
-        if any(applies(c, p) for p in planned):
-            have = sum(1 for p in planned if measures(c, p))
+        for hw in dict.fromkeys(hardware_of(p) for p in planned if applies(c, p)):
+            have = sum(1 for p in planned if hardware_of(p) == hw and measures(c, p))
             if have < MIN_MEASUREMENTS:
-                out.append((c, MIN_MEASUREMENTS - have))
+                out.append((c, MIN_MEASUREMENTS - have, hw))
     return out
 
 
@@ -194,7 +196,7 @@ def with_calibrations(sweep, schedule: list) -> tuple[list, list[str]]:
     planned = [as_recorded(sweep, spec, pt) for spec, pts in schedule for pt in pts]
     schedule = [(spec, list(pts)) for spec, pts in schedule]
     cannot = []
-    for cal, missing in plan(planned):
+    for cal, missing, hw in plan(planned):
         clash = {k: v for k, v in cal["where"].items() if k in settings
                  and (settings[k] not in v if isinstance(v, list) else settings[k] != v)}
         if clash:
@@ -203,6 +205,8 @@ def with_calibrations(sweep, schedule: list) -> tuple[list, list[str]]:
             continue
         refused = None
         for spec, pts in schedule:    # the first network that can run it (a mesh may not take its placement)
+            if hardware_of(spec) != hw:
+                continue
             template = next((pt for pt in pts if not pt.get("calibration_of")
                              and applies(cal, as_recorded(sweep, spec, pt))), None)
             if template is None:

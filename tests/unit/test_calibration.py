@@ -135,3 +135,19 @@ def test_the_round_trip_applies_only_where_its_target_holds():
     point = {"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10}
     assert K.applies(c, point) and K.applies(c, {**point, "wire_impl": "engine"})
     assert not K.applies(c, {**point, "wire_impl": "tc"}) and not K.applies(c, {**point, "time_scale": 4})
+
+
+@pytest.mark.parametrize("name, quick", [("hpdc96-fig4-disknet", True), ("ipps96-fig6-balance", False)])
+def test_each_view_measures_its_calibration_itself(name, quick):
+    """Today's throttle and the profile's PIO disk share prototype-1995-disk: each hardware must
+    still measure it twice (a view is judged from its own measurements; one view's two runs once
+    left the other measured zero or one times)."""
+    from commands.reproduce import with_hardware
+    from run.experiment import experiment_files, load
+    from topologies.hardware import hardware_of
+    sweep = with_hardware(load(experiment_files()[name], quick=quick)[0], "both", None)
+    schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
+    planned = [K.as_recorded(sweep, spec, pt) for spec, pts in schedule for pt in pts]
+    cal = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-disk")
+    for hw in ("none", "prototype-1995"):
+        assert sum(1 for p in planned if hardware_of(p) == hw and K.measures(cal, p)) >= K.MIN_MEASUREMENTS, hw
