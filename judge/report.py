@@ -157,6 +157,9 @@ def gate_summary(docs: dict[str, dict]) -> list[tuple[str, int, int, list[str]]]
         for p in failed[:5]:
             why = (p.get("gates") or {}).get("failed") or [p["fidelity"].get("suspect")]
             reasons.append(f"point {p.get('point_index')} ({p['topology']} {p['placement']}): {why[0]}")
+        again = sum(1 for p in doc["points"] if p.get("remeasured"))
+        if again:   # run.gates.host_stalled: the first go was discarded, the second is the record
+            reasons.append(f"{again} point(s) measured again after a passing stall of the host")
         out.append((name, len(doc["points"]), len(failed), reasons))
     return out
 

@@ -218,6 +218,18 @@ def engine_late(medium: dict | None) -> str | None:
     return None
 
 
+def host_stalled(point: dict) -> bool:
+    """The point failed its gates only because 1 % of its frames left late while half left on
+    time: a passing stall of the host (writeback, another tenant of the cores), not the model
+    nor the emulator's load, which would also fail the median or the busy gate. The runner
+    measures such a point once more and records why (the `remeasured` field)."""
+    gates = point.get("gates") or {}
+    lag = (point.get("medium") or {}).get("lag") or {}
+    return (not gates.get("ok", True) and lag.get("p50_us", 0) <= LAG_P50_BOUND_US
+            and lag.get("p99_us", 0) > LAG_P99_BOUND_US
+            and gates.get("failed") == [engine_late(point.get("medium"))])
+
+
 def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
              concurrent_pairs: bool = False) -> dict:
     """{"ok", "failed": [reasons], "span_over_longest"} for one measured point.

@@ -111,6 +111,9 @@ RUN_FIELDS = (
                   span_over_longest=prop(["number", "null"], "token pairs: all pairs' span / the "
                                          "longest pair's time (1.0 = all ran at once)")),
               "required": ["ok", "failed"]}),
+    Field("remeasured", "array", "why an earlier go at this point failed its gates: a passing stall of "
+          "the host (run.gates.host_stalled). That go was discarded and the point measured once more; "
+          "this record is the second go's", RECORD, schema={"items": {"type": "string"}}),
 )
 
 # every point's fields, in their CSV order: index, network, run

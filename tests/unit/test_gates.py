@@ -203,3 +203,29 @@ def test_a_lost_charge_fails_the_point():
     ok = evaluate({"flows": [], "per_copy": [{"charges_lost": 0}]}, fid, {})
     bad = evaluate({"flows": [], "per_pair": [{"charges_lost": 0}, {"charges_lost": 2}]}, fid, {})
     assert ok["ok"] and not bad["ok"] and "charges lost: 2" in bad["failed"][0]
+
+
+def test_only_a_passing_host_stall_is_measured_again():
+    """1 % of frames late with the median on time is a stall of the host; a late median, a busy
+    engine or any other failed gate beside it is the model's or the emulator's and stands."""
+    def judged(p50, p99, cpu=0.5, other=()):
+        medium = {"lag": {"count": 1000, "p50_us": p50, "p99_us": p99, "max_us": 2001},
+                  "engine_cpu": cpu, "engine_spin": 0.0}
+        failed = [*other, *([G.engine_late(medium)] if G.engine_late(medium) else [])]
+        return {"medium": medium, "gates": {"ok": not failed, "failed": failed}}
+
+    assert G.host_stalled(judged(3, 1511))
+    assert not G.host_stalled(judged(3, 40))                   # passed: nothing to measure again
+    assert not G.host_stalled(judged(50, 1511))                # every round trip late
+    assert not G.host_stalled(judged(3, 40, cpu=0.95))         # the engine was the bottleneck
+    assert not G.host_stalled(judged(3, 1511, other=["charges lost: 1"]))
+    assert not G.host_stalled({"gates": {"ok": False, "failed": ["x"]}})   # no engine record
+
+
+def test_the_report_counts_the_points_measured_again():
+    from judge.report import gate_summary
+    base = {"topology": "single-net", "placement": "any", "fidelity": {"suspect": None},
+            "gates": {"ok": True, "failed": []}}
+    doc = {"points": [{**base, "point_index": 0}, {**base, "point_index": 1, "remeasured": ["late"]}]}
+    assert gate_summary({"e": doc}) == [("e", 2, 0, ["1 point(s) measured again after a passing stall "
+                                                     "of the host"])]
