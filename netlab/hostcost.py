@@ -9,10 +9,13 @@ the CPU for per_packet_us + L x per_byte_ns, and packets wait their turn:
 - a sender is slowed by its own sends and by the ACKs it receives;
 - a relay pays for a forwarded packet twice (received, then sent) from the
   same budget as its own traffic, so routing competes with its own work;
+- the medium engine (netlab.medium) delays each frame by the sender's and the
+  receiver's per_packet_us + its bytes x per_byte_ns, the time the budget
+  charges it: a lone packet pays its CPU time though HTB lets it go at the start;
 - on kernels with netem, a netem leaf also delays every packet by
-  per_packet_us (the latency a lone packet saw); without netem a lone packet
-  after idle time passes at once (HTB charges after sending), which is what
-  `latency_modelled` (in each network's environment, netlab.testbed) records.
+  per_packet_us (the latency a lone packet saw); without netem or the engine a
+  lone packet after idle time passes at once (HTB charges after sending), which
+  is what `latency_modelled` (in each network's environment, netlab.testbed) records.
 A relay whose profile charges a forwarding copy (Linux 1.2's ip_forward copies
 every packet: relay_copy_per_byte_ns) sorts its packets into two leaves of the
 budget: its own (from or to its address) and forwarded ones, whose leaf may use

@@ -13,10 +13,11 @@ every frame a station puts on a wire (the kernel's receive timestamp is its arri
 computes when its last bit arrives in virtual time, and releases it then, on every kernel alike.
 
 What a port's numbers are:
-- a node's card: its queue is the wire's `queue_packets`; the sender's per-packet CPU time
-  (the profile's per_packet_us) delays a frame before it queues and the receiver's after it
-  arrives, as netem leaves did on stock kernels (a lone packet pays them; the CPU budget's HTB in
-  the node still sets the throughput and carries the charge channel); the card's gap
+- a node's card: its queue is the wire's `queue_packets`; the sender's CPU time for the
+  packet (the profile's per_packet_us + the frame's bytes x per_byte_ns) delays a frame before
+  it queues and the receiver's after it arrives (a lone packet pays them: the CPU budget's HTB
+  in the node lets a packet go when its CPU time starts, sets the throughput and carries the
+  charge channel; the engine adds the time that packet's CPU work takes); the card's gap
   (--tx-gap-us) spaces its frames from each frame's end on the wire;
 - a switch's port: no latency, no gap; its output queue is the wire's queue.
 Not modelled: a card's own latency (era-machines.md M2: a check band, not a parameter).
@@ -95,14 +96,15 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
                      f"prop_ns={round(scaled_time(PROP_NS, d))}")
     for intf, wire, node in ports:
         w = spec.wire(wire)
-        delay = gap = 0
+        delay = gap = per_byte = 0
         if node is not None:
             cost = host_cost(spec, spec.node(node))
             if cost is not None:
                 delay = round(cost.per_packet_us * 1e3)
+                per_byte = round(cost.per_byte_ns * 1e3)
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
         lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
-                     f"rx_delay_ns={delay} tx_gap_ns={gap}")
+                     f"rx_delay_ns={delay} ps_per_byte={per_byte} tx_gap_ns={gap}")
     return "\n".join(lines) + "\n"
 
 

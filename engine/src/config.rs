@@ -4,7 +4,7 @@
 //! ```text
 //! seed 42
 //! segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1000
-//! port bnl00w0-eth1 segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0
+//! port bnl00w0-eth1 segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0
 //! ```
 //!
 //! Unknown keys, missing values and out-of-range numbers are errors: a typo must not run a
@@ -81,6 +81,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
                         ("port", "queue") => port.queue_frames = number(k, v, 100_000).map_err(at)? as usize,
                         ("port", "tx_delay_ns") => port.tx_delay_ns = number(k, v, MAX_DELAY_NS).map_err(at)?,
                         ("port", "rx_delay_ns") => port.rx_delay_ns = number(k, v, MAX_DELAY_NS).map_err(at)?,
+                        ("port", "ps_per_byte") => port.ps_per_byte = number(k, v, 1_000_000_000).map_err(at)?,
                         ("port", "tx_gap_ns") => port.tx_gap_ns = number(k, v, MAX_DELAY_NS).map_err(at)?,
                         _ => return Err(at(format!("{} has no key {:?}", kind, k))),
                     }
@@ -122,12 +123,13 @@ mod tests {
     #[test]
     fn parses_a_network() {
         let c = parse("seed 5\nsegment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1000 # hub\n\
-                       port a-eth0 segment=w0 tx_delay_ns=90000\nport b-eth0 segment=w0 queue=7\n")
+                       port a-eth0 segment=w0 tx_delay_ns=90000 ps_per_byte=248000\nport b-eth0 segment=w0 queue=7\n")
             .unwrap();
         assert_eq!(c.seed, 5);
         assert_eq!(c.segments[0].1.rate_bps, 10_000_000);
         assert!(!c.segments[0].1.full_duplex);
         assert_eq!(c.ports[0].1.tx_delay_ns, 90_000);
+        assert_eq!(c.ports[0].1.ps_per_byte, 248_000);
         assert_eq!(c.ports[1].1.queue_frames, 7);
     }
 

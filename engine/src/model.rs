@@ -51,6 +51,11 @@ pub struct SegmentConfig {
     pub prop_ns: Ns,
 }
 
+/// A host's time for `len` bytes at `ps_per_byte` picoseconds each, in ns.
+pub fn bytes_time(len: u64, ps_per_byte: u64) -> Ns {
+    len * ps_per_byte / 1000
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct PortConfig {
     pub segment: usize,
@@ -60,6 +65,9 @@ pub struct PortConfig {
     pub tx_delay_ns: Ns,
     /// Latency after the frame's last bit arrives, before the receiving host gets it.
     pub rx_delay_ns: Ns,
+    /// Each byte of the frame adds this to either latency (the host's copies: a packet occupies
+    /// its CPU for per_packet + bytes x per_byte, and leaves or arrives when that is done).
+    pub ps_per_byte: u64,
     /// The card's gap: after a frame ends, its next frame cannot start for this long.
     pub tx_gap_ns: Ns,
 }
@@ -323,7 +331,7 @@ impl Model {
         } else {
             t
         };
-        let delay = self.ports[port].cfg.tx_delay_ns;
+        let delay = self.ports[port].cfg.tx_delay_ns + bytes_time(len, self.ports[port].cfg.ps_per_byte);
         self.push(t + delay, Ev::Enqueue { port, frame: Frame { handle, len, dsts } });
     }
 
@@ -616,7 +624,7 @@ impl Model {
         }
         for &d in &frame.dsts {
             let d = d as usize;
-            let at = t + prop + self.ports[d].cfg.rx_delay_ns;
+            let at = t + prop + self.ports[d].cfg.rx_delay_ns + bytes_time(frame.len, self.ports[d].cfg.ps_per_byte);
             self.push(at, Ev::Deliver { handle: frame.handle, port: d });
         }
         if !self.ports[port].queue.is_empty() {
@@ -734,7 +742,7 @@ mod tests {
     #[test]
     fn a_ping_pays_two_wire_times_and_both_hosts_latencies() {
         let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500 };
-        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0 };
+        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0 };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1442, vec![1]);
         let out = run(&mut m, 10 * MS);
@@ -744,6 +752,20 @@ mod tests {
         let out = run(&mut m, 20 * MS);
         let back = match out[0] { Output::Deliver { due, .. } => due, _ => panic!() };
         assert!(back >= 2 * carrier_ns(1442, 10_000_000) + 4 * 90 * US);
+    }
+
+    #[test]
+    fn each_host_also_pays_its_per_byte_time_for_the_frame() {
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500 };
+        let tx = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US,
+                              tx_gap_ns: 0, ps_per_byte: 248_000 };
+        let rx = PortConfig { ps_per_byte: 38_000, ..tx.clone() };
+        let mut m = Model::new(vec![seg], vec![tx, rx], 1).unwrap();
+        m.arrive(0, 0, 1, 69, vec![1]);
+        let out = run(&mut m, 10 * MS);
+        let due = match out[0] { Output::Deliver { due, .. } => due, _ => panic!() };
+        // the sender's 69 B at 248 ns, the receiver's at 38 ns: each port's own host
+        assert_eq!(due, 90 * US + 69 * 248 + carrier_ns(69, 10_000_000) + 500 + 90 * US + 69 * 38);
     }
 
     #[test]
@@ -951,7 +973,7 @@ mod tests {
     #[test]
     fn the_next_output_is_a_carriers_end_plus_the_receivers_latency() {
         let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1000 };
-        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0 };
+        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0 };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1514, vec![1]);
         let end = 90 * US + carrier_ns(1514, 10_000_000);

@@ -38,9 +38,11 @@ def test_the_config_names_every_wire_and_port_with_the_profiles_costs():
     lines = text.splitlines()
     assert lines[0] == "seed 3"
     assert lines[1] == f"segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns={PROP_NS}"
-    cost = spec.node("b0").host_cost.per_packet_us
-    assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={round(cost * 1000)} "
-                        f"rx_delay_ns={round(cost * 1000)} tx_gap_ns=0")
+    cost = spec.node("b0").host_cost
+    # a packet occupies the CPU for per_packet + bytes x per_byte (the prototype's 59 + 189 PIO)
+    assert cost.per_byte_ns == 248
+    assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={round(cost.per_packet_us * 1000)} "
+                        f"rx_delay_ns={round(cost.per_packet_us * 1000)} ps_per_byte=248000 tx_gap_ns=0")
 
 
 def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
@@ -50,7 +52,7 @@ def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
     lines = engine_config(spec, ports).splitlines()
     node, switch = lines[-2], lines[-1]
     assert "tx_gap_ns=70000" in node and "tx_delay_ns=0 " not in node
-    assert switch.endswith("tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0")
+    assert switch.endswith("tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0")
     for w in spec.wires:
         seg = next(ln for ln in lines if ln.startswith(f"segment {w.name} "))
         assert ("duplex=full" in seg) == w.full_duplex
