@@ -179,8 +179,7 @@ def plan(planned: list[dict], cals: list[dict] | None = None) -> list[tuple[dict
 def as_recorded(sweep, spec, pt: dict) -> dict:
     """A planned point with the keys calibrations match on (workload, its network, disk profile)."""
     settings = sweep.settings()
-    out = {"workload": sweep.workload, **network_fields(spec), "time_scale": time_scale_of(spec),
-           **settings, **pt}
+    out = {"workload": sweep.workload, **network_fields(spec), **settings, **pt}
     if "disk" in settings:
         out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer"),
                                            settings.get("today_disk", TODAY_DEFAULT)).name}

@@ -20,10 +20,17 @@ from topologies.point import network_fields
 from topologies.timescale import time_scale_of
 
 
+def _normal(net: dict) -> dict:
+    """A network's settings (a spec's network_fields, or a stored point) as keys compare them:
+    an absent D, card gap or queue setting reads as its default, the rate as a float."""
+    rate = net.get("rate_mbit")
+    return {**{k: net.get(k) for k in NETWORK_KEYS}, "rate_mbit": None if rate is None else float(rate),
+            "time_scale": time_scale_of(net), "tx_gap_us": float(net.get("tx_gap_us") or 0),
+            "queue_packets": int(net.get("queue_packets") or 0)}
+
+
 def _network(spec) -> dict:
-    net = network_fields(spec)
-    return {**net, "rate_mbit": float(net["rate_mbit"]), "time_scale": time_scale_of(spec),
-            "tx_gap_us": float(net.get("tx_gap_us") or 0), "queue_packets": int(net.get("queue_packets") or 0)}
+    return _normal(network_fields(spec))
 
 
 def _key(network: dict, point: dict, axes: list[str]) -> tuple:
@@ -58,12 +65,7 @@ def _measured(sweep: Sweep, sources: dict[str, dict]) -> dict[tuple, tuple[str, 
         for p in doc.get("points", []):
             if p.get("calibration_of"):
                 continue
-            net = {k: p.get(k) for k in NETWORK_KEYS}
-            net["rate_mbit"] = float(net["rate_mbit"]) if net["rate_mbit"] is not None else None
-            net["time_scale"] = time_scale_of(p)
-            net["tx_gap_us"] = float(p.get("tx_gap_us") or 0)    # absent: no gap
-            net["queue_packets"] = int(p.get("queue_packets") or 0)   # absent: as built
-            found.setdefault(_key(net, p, axes), (name, p))
+            found.setdefault(_key(_normal(p), p, axes), (name, p))
     return found
 
 

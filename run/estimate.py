@@ -18,7 +18,6 @@ from run import calibration
 from run.derive import shared_calibrations, shared_points
 from run.sweep import Sweep
 from topologies.point import network_fields
-from topologies.timescale import time_scale_of
 
 # Building, preparing and tearing down one network on this host (Debian 12, 2 cores, kernel
 # datapath OVS, the medium engine): measured 2026-11-27 in the timing records
@@ -75,7 +74,7 @@ def as_document(sweep: Sweep, schedule: list | None = None) -> dict:
     run.derive matches a later experiment's points against."""
     schedule = sweep.schedule() if schedule is None else schedule
     return {"workload": sweep.workload, "parameters": sweep.parameters(),
-            "points": [{**network_fields(spec), "time_scale": time_scale_of(spec), **pt}
+            "points": [{**network_fields(spec), **pt}
                        for spec, pts in schedule for pt in pts]}
 
 

@@ -134,7 +134,6 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                     point["cpu_busy"] = cpu
                 d = time_scale_of(spec)
                 if d != 1:   # measured in scaled time; x D is the real network's figure
-                    point["time_scale"] = d
                     point["scaled"] = {k: point[k] * d for k in workload.rate_keys
                                        if isinstance(point.get(k), (int, float))}
                 if held:

@@ -13,6 +13,7 @@ from typing import Any
 from core.fields import CSV_BEFORE, RESOLVED, SETTING, Field
 from topologies.hardware import hardware_of
 from topologies.spec import NetworkSpec
+from topologies.timescale import DEFAULT_TIME_SCALE
 
 NETWORK_FIELDS = (
     Field("topology", "string", "topology preset the point ran on", SETTING, required=True, csv=CSV_BEFORE),
@@ -54,5 +55,6 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
             "channels": spec.params.get("channels"), "nodes": len(spec.nodes),
             "hardware": hardware_of(spec), "contention": "on" if spec.machine.contention else "off",
             "contention_default": "on" if spec.machine.contention_default else "off",
+            **({"time_scale": spec.machine.time_scale} if spec.machine.time_scale != DEFAULT_TIME_SCALE else {}),
             **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {}),
             **({"queue_packets": spec.machine.queue_packets} if spec.machine.queue_packets else {})}
