@@ -24,10 +24,14 @@ HTB charges a packet after sending it: a datagram comes back once its turn has c
 the payer also waits the datagram's cost after it is back, in which the budget works off
 that debt: the work takes its turn, then its time. The trip itself (send, the redirect,
 the wake-up: 10-30 us on the 2-core host, against 219-292 us of a 1996 message) is this
-host's time, not the modelled CPU's: the wait is shortened by the shortest of the last
-FLOOR_WINDOW trips (PROBES sent at start fill it), the floor a trip through an idle budget
+host's time, not the modelled CPU's: the wait is shortened by the floor a trip through an idle budget
 costs, so a lone message takes its modelled time and a queued one its turn as well
-(without it the host-cost calibrations read 2-14 % high, a 1 ms disk piece 3 %). On kernels with netem the budget
+(without it the host-cost calibrations read 2-14 % high, a 1 ms disk piece 3 %). The floor is
+measured once, by PROBES sent at start through the idle budget, never from the trips of the
+charges themselves: under steady disk charges every trip queues behind the last one's debt, a
+floor taken from them grew to its cap, each wait shrank by it and the next datagram queued
+again (a feedback that crowded the host: engine lag p50 4-14 -> 23-26 us on 7 remote copies at
+100 Mbit/s). On kernels with netem the budget
 also delays every datagram by the per-packet latency (LAT), which the payer counts as
 part of that time (else each piece would leave the CPU idle that long). The budget banks
 up to one packet's cost while idle (netlab/hostcost.py burst_bytes), so after idle time
@@ -36,7 +40,6 @@ never does.
 """
 from __future__ import annotations
 
-import collections
 import select
 import socket
 import threading
@@ -46,9 +49,8 @@ BEHIND_LIMIT = 1 << 20  # disk bytes written but not yet paid before the process
                         # woke bdflush and waited once a share of its few MB of buffers was dirty)
 LOST_AFTER_S = 5.0      # a datagram not back by then was dropped by a full budget queue
 SEQ_BYTES = 8           # each datagram opens with its number
-PROBES = 8              # trips through the idle budget at start: the first floor
-FLOOR_WINDOW = 32       # the floor is the shortest of this many last trips (host speed drifts)
-FLOOR_CAP_S = 100e-6    # never more: a longer "floor" is queueing behind other work, not the host
+PROBES = 8              # trips through the idle budget at start: the floor is their shortest
+FLOOR_CAP_S = 50e-6     # never more: a longer "floor" is queueing behind other work, not the host
 
 
 class ChargeError(OSError):
@@ -68,24 +70,20 @@ class _Channel:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((addr, 0))
         self.sock.connect(self.sock.getsockname())
-        self.trips: collections.deque[float] = collections.deque(maxlen=FLOOR_WINDOW)
+        trips = []
         for _ in range(PROBES):
-            self._trip(SEQ_BYTES, time.perf_counter())
+            t0 = time.perf_counter()
+            if self._trip(SEQ_BYTES):
+                trips.append(time.perf_counter() - t0)
+        self.lost = 0              # a probe lost at start is not a charge lost
+        # seconds of a trip through the idle budget: this host's, to come off each wait
+        self.floor = min(min(trips, default=0.0), FLOOR_CAP_S)
 
-    def floor(self) -> float:
-        """Seconds of a trip through the idle budget: this host's, to come off the wait."""
-        return min(min(self.trips, default=0.0), FLOOR_CAP_S)
-
-    def _trip(self, payload: int, t0: float) -> float:
-        """One datagram of payload bytes sent and waited for: when it was back; its trip since
-        t0 joins the window (not if it never came back)."""
+    def _trip(self, payload: int) -> bool:
+        """One datagram of payload bytes sent and waited for; False if it never came back."""
         self.seq += 1
         self.sock.send(self.seq.to_bytes(SEQ_BYTES, "big") + bytes(payload - SEQ_BYTES))
-        came = self._back(self.seq)
-        back = time.perf_counter()
-        if came:
-            self.trips.append(back - t0)
-        return back
+        return self._back(self.seq)
 
     def own_time(self, budget_bytes: int) -> float:
         """Seconds a datagram's own cost takes once it is back, less the netem delay it waited."""
@@ -94,12 +92,12 @@ class _Channel:
     def pay(self, budget_bytes: float) -> None:
         self.debt += budget_bytes
         while self.debt >= self.overhead:
-            t0 = time.perf_counter()
             payload = max(SEQ_BYTES, int(min(self.debt, self.piece)) - self.overhead)
-            back = self._trip(payload, t0)
+            self._trip(payload)
+            back = time.perf_counter()
             self.debt -= payload + self.overhead
             self.paid += payload + self.overhead
-            end = back - self.floor() + self.own_time(payload + self.overhead)
+            end = back - self.floor + self.own_time(payload + self.overhead)
             self._wait(max(0.0, end - time.perf_counter()))
 
     def _back(self, seq: int) -> bool:
