@@ -24,14 +24,13 @@ HTB charges a packet after sending it: a datagram comes back once its turn has c
 the payer also waits the datagram's cost after it is back, in which the budget works off
 that debt: the work takes its turn, then its time. The trip itself (send, the redirect,
 the wake-up: 10-30 us on the 2-core host, against 219-292 us of a 1996 message) is this
-host's time, not the modelled CPU's: the wait is shortened by the floor a trip through an idle budget
-costs, so a lone message takes its modelled time and a queued one its turn as well
-(without it the host-cost calibrations read 2-14 % high, a 1 ms disk piece 3 %). The floor is
-measured once, by PROBES sent at start through the idle budget, never from the trips of the
-charges themselves: under steady disk charges every trip queues behind the last one's debt, a
-floor taken from them grew to its cap, each wait shrank by it and the next datagram queued
-again (a feedback that crowded the host: engine lag p50 4-14 -> 23-26 us on 7 remote copies at
-100 Mbit/s). On kernels with netem the budget
+host's time, not the modelled CPU's: the wait is shortened by the floor a trip through an
+idle budget costs, so a lone message takes its modelled time and a queued one its turn as
+well (on the host's loopback a 219 us charge took 245 us without it, 231 with it). The floor
+is measured once, by PROBES sent at start through the idle budget, never from the charges'
+own trips: under steady disk charges each trip queues behind the last one's debt, so a floor
+taken from them would grow, shorten each wait, and make the next datagram queue longer still.
+On kernels with netem the budget
 also delays every datagram by the per-packet latency (LAT), which the payer counts as
 part of that time (else each piece would leave the CPU idle that long). The budget banks
 up to one packet's cost while idle (netlab/hostcost.py burst_bytes), so after idle time
@@ -71,10 +70,12 @@ class _Channel:
         self.sock.bind((addr, 0))
         self.sock.connect(self.sock.getsockname())
         trips = []
-        for _ in range(PROBES):
+        for _ in range(PROBES):   # a lost probe (a full budget queue) ends them: no floor then
             t0 = time.perf_counter()
-            if self._trip(SEQ_BYTES):
-                trips.append(time.perf_counter() - t0)
+            if not self._trip(SEQ_BYTES):
+                trips = []
+                break
+            trips.append(time.perf_counter() - t0)
         self.lost = 0              # a probe lost at start is not a charge lost
         # seconds of a trip through the idle budget: this host's, to come off each wait
         self.floor = min(min(trips, default=0.0), FLOOR_CAP_S)
