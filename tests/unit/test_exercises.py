@@ -381,8 +381,8 @@ def test_sheet_derived_answers_cover_what_a_student_can_read():
                        (10 * 1448 / 1538 * (1 - ACK_SHARE), "x (1 - 0.02843)"),
                        (2 * 10 * 1448 / 1538, "2 x the 10 Mbit/s"), (100 * 1448 / 1538 / 2, "0.5 x the 100"),
                        (17.32, "17.32 Mbit/s (printed)"),            # the README's Lab VM table
-                       (1.14 * 8, "1.14 MB/s (printed)"),             # README: one TCP flow, MB/s
-                       (2.75 * 8, "2.75 MB/s (printed)")):            # README: one flow on a 486
+                       (1.135 * 8, "1.135 MB/s (printed)"),           # README: one TCP flow, MB/s
+                       (2.80 * 8, "2.8 MB/s (printed)")):             # README: one flow on a 486
         assert any(how in m for m in passing_without_measuring(probe, {"v": value})), (value, how)
     q2 = {"id": "q98", "text": "y", "unit": "Mbit/s", "expected": {"measured": "v / 2"}, "tolerance": 0.001}
     probe = {**ex, "questions": [*given, q, q2]}
