@@ -99,11 +99,17 @@ def add_build_args(p) -> None:
                         "wire time; CSMA/CD per frame); tc = bridge + HTB (bandwidth only: a lone "
                         "frame pays no wire time) (default auto: the engine where it is built, up to "
                         "100 Mbit/s, time scale 1, no --delay/--loss; else tc)")
+    p.add_argument("--host-path", choices=("subtract", "keep"), default=BuildOptions.host_path,
+                   help="1996 profiles on the medium engine: subtract = time a lone round trip when "
+                        "the network is built and take this host's own path (what the engine did not "
+                        "hold) off the per-packet delays, so a round trip reads the model's time on "
+                        "any host; keep = leave it on top (default subtract; recorded as host_path)")
     p.add_argument("-v", "--verbose", action="store_true", help="show Mininet's progress")
 
 
 def build_options(args) -> BuildOptions:
-    return BuildOptions(switch=args.switch, bonding=args.bonding, wire=args.wire, verbose=args.verbose)
+    return BuildOptions(switch=args.switch, bonding=args.bonding, wire=args.wire,
+                        host_path=args.host_path, verbose=args.verbose)
 
 
 def spec_from(args):

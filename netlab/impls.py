@@ -35,6 +35,7 @@ class BuildOptions:
     switch: str = "auto"    # auto | ovs | ovs-user | lxbr
     bonding: str = "auto"   # auto | kernel | nft
     wire: str = "auto"      # auto | engine | tc (netlab.medium, netlab.shaping)
+    host_path: str = "subtract"   # subtract | keep: this host's own round-trip path off the engine's delays (run.hostpath)
     verbose: bool = False
     require_kernel: bool = field(default_factory=require_kernel_default)
 

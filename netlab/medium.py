@@ -84,10 +84,13 @@ def engine_available() -> bool:
     return ENGINE_BIN.is_file() and os.access(ENGINE_BIN, os.X_OK)
 
 
-def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], seed: int = 1) -> str:
+def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], seed: int = 1,
+                  less_ns: int = 0) -> str:
     """The engine's configuration (engine/src/config.rs) for `spec`: `ports` lists each
     root-namespace port as (interface, wire name, node name or None for a switch's port).
-    Its rates and times are in scaled time (topologies.timescale)."""
+    Its rates and times are in scaled time (topologies.timescale). less_ns: each node's
+    per-packet delay less this, never below zero (this host's own path per pass, measured on
+    the built network: run.hostpath)."""
     d = spec.machine.time_scale
     lines = [f"seed {int(seed)}"]
     for w in spec.wires:
@@ -100,7 +103,7 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
         if node is not None:
             cost = host_cost(spec, spec.node(node))
             if cost is not None:
-                delay = round(cost.per_packet_us * 1e3)
+                delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns))
                 per_byte = round(cost.per_byte_ns * 1e3)
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
         lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
@@ -151,6 +154,13 @@ class Medium:
         self.stop()
         raise RuntimeFailure("the medium engine did not open its ports within "
                              f"{START_TIMEOUT_S:g} s; run with --wire tc")
+
+    def restart(self, config: str) -> "Medium":
+        """The same ports under another configuration (run.hostpath's retimed delays): the
+        engine stopped and started again, its counters from zero."""
+        self.stop()
+        self.config, self._last = config, None
+        return self.start()
 
     def _read(self) -> dict | None:
         try:
@@ -214,6 +224,15 @@ class Medium:
 
     def port_counters(self, wire: str) -> dict[str, dict]:
         return {name: p for name, p in self.snapshot()["ports"].items() if p["segment"] == wire}
+
+
+def mean_hold_us(before: dict, after: dict) -> float | None:
+    """How long the engine held a frame on average between two snapshots, from its arrival
+    (the kernel's timestamp) to its release, in us; None when it released none."""
+    frames = after["held"]["frames"] - before["held"]["frames"]
+    if frames <= 0:
+        return None
+    return (after["held"]["sum_ns"] - before["held"]["sum_ns"]) / frames / 1e3
 
 
 def lag_percentiles(buckets: dict[int, int]) -> dict[str, float]:

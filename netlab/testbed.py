@@ -80,6 +80,8 @@ class Testbed:
         self.contention: ContentionControl | None = None
         self.medium: Medium | None = None  # the frame-timed medium engine, when impls['wire'] is 'engine'
         self.medium_final: dict | None = None   # its last counters, once it has stopped
+        self.engine_ports: list[tuple[str, str, str | None]] = []   # (interface, wire, node or None)
+        self.host_path: dict | None = None   # this host's own path taken off the engine's delays (run.hostpath)
         self.tcp: dict | None = None      # the nodes' TCP as read back from their namespaces
         self._on_teardown: list = []
 
@@ -133,9 +135,17 @@ class Testbed:
             wire = self.wire(w.name)
             wire.spec_name = w.name
             ports += [(intf, w.name, node) for intf, node in wire.engine_ports()]
+        self.engine_ports = ports
         self.medium = Medium(engine_config(self.spec, ports), STATE_DIR, self.manifest.prefix).start()
         for w in self.spec.wires:
             self.wire(w.name).medium = self.medium
+
+    def retime_medium(self, less_ns: int) -> None:
+        """Restart the engine with each node's per-packet delay less less_ns (this host's own
+        path per pass, measured by run.hostpath); the wires keep reading the same Medium."""
+        if self.medium is None:
+            raise RuntimeFailure("no medium engine carries this network's wires")
+        self.medium.restart(engine_config(self.spec, self.engine_ports, less_ns=less_ns))
 
     def _allow_tcp(self) -> None:
         """Let the namespaces choose the profile's congestion control (recorded under 'host')."""
@@ -218,6 +228,7 @@ class Testbed:
                                                                                  "ifb-htb+engine-latency"),
                 "wire_impl": self.impls["wire"],
                 "medium": None if self.medium is None else self.medium.record(),
+                "host_path": self.host_path,
                 "hardware_profile": self.spec.machine.profile.record() if self.spec.machine.profile else None,
                 "collisions_modelled": self.contention is not None
                 or (self.medium is not None and any(w.contention and not w.full_duplex for w in self.spec.wires)),

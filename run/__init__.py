@@ -5,7 +5,8 @@ expands a sweep into networks and points; `experiment` reads and checks
 experiment files; `estimate` says up front how many points and minutes a run
 takes (each workload's point cost); `session` runs sweeps for a command (every
 check first, then the networks one at a time) and `runner` builds each network,
-runs its points under the `monitor` (fidelity) and shows its `progress`;
+has `hostpath` time this host's own round trip on it and take it off the medium
+engine's delays, runs its points under the `monitor` (fidelity) and shows its `progress`;
 `gates` judges each point's fidelity (again whenever a document is read) and
 `calibration` adds and judges the calibration points a sweep rests on, per
 experiment, as it runs; `derive` takes points one experiment shares with

@@ -18,6 +18,7 @@ from netlab.testbed import BuildOptions, Testbed
 from run import calibration
 from run.derive import shared_calibrations, take_networks
 from run.gates import evaluate, host_stalled
+from run.hostpath import subtract_host_path
 from run.estimate import point_seconds
 from run.monitor import Monitor
 from run.progress import Progress
@@ -92,6 +93,7 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
     for spec, points in schedule:
         t_build = time.monotonic()
         with Testbed(spec, opts, caps) as tb:
+            subtract_host_path(tb)
             t_built = time.monotonic()
             env = tb.environment()
             doc["environment"]["topologies"][network_key(spec)] = {

@@ -123,9 +123,11 @@ def open_cli(spec, opts: BuildOptions, before: str = "") -> int:
 
     from netlab.console import run_cli
     from netlab.testbed import Testbed
+    from run.hostpath import subtract_host_path
     for handler in lg.handlers:  # node output is the CLI's product: stdout, in order
         handler.setStream(sys.stdout)
     with Testbed(spec, opts) as tb:
+        subtract_host_path(tb)
         env = tb.environment()
         if before:
             print(before)

@@ -64,11 +64,13 @@ FIELDS = (
 
 def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
                  exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp",
-                 agents: WarmAgents | None = None) -> dict:
+                 agents: WarmAgents | None = None, charged: bool = True) -> dict:
     """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures. agents: the network's
     warm token agents (prepare); without them, agents for this exchange alone. Over TCP each
-    node with a CPU budget pays its per-message cost (netlab.hostcost's charge channel)."""
-    charges = {h.name: h.charge_args() for pair in pairs for h in pair} if transport == "tcp" else {}
+    node with a CPU budget pays its per-message cost (netlab.hostcost's charge channel) unless
+    not `charged` (run.hostpath's probe: this host's path alone)."""
+    charges = {h.name: h.charge_args() for pair in pairs for h in pair} \
+        if transport == "tcp" and charged else {}
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
     udp = ["--udp"] if transport == "udp" else []
     with ExitStack() as stack:

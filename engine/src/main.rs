@@ -146,31 +146,33 @@ impl Lag {
     }
 }
 
+/// The frames the model holds: bytes, how many ports still await them, and their arrival time.
 struct Slab {
-    frames: Vec<Option<(Vec<u8>, u32)>>,
+    frames: Vec<Option<(Vec<u8>, u32, Ns)>>,
     free: Vec<usize>,
 }
 
 impl Slab {
-    fn put(&mut self, bytes: Vec<u8>, refs: u32) -> u64 {
+    fn put(&mut self, bytes: Vec<u8>, refs: u32, arrival: Ns) -> u64 {
         match self.free.pop() {
             Some(i) => {
-                self.frames[i] = Some((bytes, refs));
+                self.frames[i] = Some((bytes, refs, arrival));
                 i as u64
             }
             None => {
-                self.frames.push(Some((bytes, refs)));
+                self.frames.push(Some((bytes, refs, arrival)));
                 (self.frames.len() - 1) as u64
             }
         }
     }
-    fn get(&self, h: u64) -> &[u8] {
-        &self.frames[h as usize].as_ref().expect("a live frame").0
+    fn get(&self, h: u64) -> (&[u8], Ns) {
+        let f = self.frames[h as usize].as_ref().expect("a live frame");
+        (&f.0, f.2)
     }
     fn release(&mut self, h: u64) {
         let slot = &mut self.frames[h as usize];
         let done = match slot {
-            Some((_, refs)) => {
+            Some((_, refs, _)) => {
                 *refs -= 1;
                 *refs == 0
             }
@@ -195,6 +197,11 @@ struct Engine {
     macs: Vec<HashMap<[u8; 6], usize>>,
     slab: Slab,
     lag: Lag,
+    // every delivery's time inside the engine, from the frame's arrival (its kernel timestamp) to
+    // its release: what a round trip spent here, the rest being the host's own path (the
+    // runner's host-path probe reads it)
+    held_ns: u128,
+    held: u64,
     seq: u64,
     wakeups: u64,
     frames_no_timestamp: u64,
@@ -247,7 +254,7 @@ impl Engine {
         for o in outs.drain(..) {
             match o {
                 Output::Deliver { handle, port, due } => {
-                    let bytes = self.slab.get(handle);
+                    let (bytes, arrival) = self.slab.get(handle);
                     let now = mono();
                     let rc = unsafe {
                         libc::send(self.ports[port].fd, bytes.as_ptr() as *const libc::c_void, bytes.len(), libc::MSG_DONTWAIT)
@@ -256,6 +263,8 @@ impl Engine {
                         self.ports[port].send_errors += 1;
                     }
                     self.lag.record(now.saturating_sub(due));
+                    self.held_ns += now.saturating_sub(arrival) as u128;
+                    self.held += 1;
                     self.slab.release(handle);
                 }
                 Output::Dropped { handle, .. } => self.slab.drop_all(handle),
@@ -272,7 +281,8 @@ impl Engine {
         s.push_str(&format!(
             "{{\"engine\": \"beowulf-medium\", \"version\": \"{}\", \"seq\": {}, \"pid\": {}, \"time_ns\": {}, \"uptime_s\": {:.6}, \
              \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\", \
-             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6}, \"cpu_latency_us\": {},\n",
+             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6}, \"cpu_latency_us\": {}, \
+             \"held\": {{\"frames\": {}, \"sum_ns\": {}}},\n",
             env!("CARGO_PKG_VERSION"),
             self.seq,
             std::process::id(),
@@ -286,7 +296,9 @@ impl Engine {
             self.timer_wakeups,
             self.early_ns,
             self.spin_ns as f64 / 1e9,
-            self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string())
+            self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string()),
+            self.held,
+            self.held_ns
         ));
         s.push_str(&format!(
             " \"lag\": {{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
@@ -437,6 +449,8 @@ fn main() {
         macs: vec![HashMap::new(); nseg],
         slab: Slab { frames: Vec::new(), free: Vec::new() },
         lag: Lag { hist: vec![0; LAG_BUCKETS], sum_ns: 0, max_ns: 0 },
+        held_ns: 0,
+        held: 0,
         seq: 0,
         wakeups: 0,
         frames_no_timestamp: 0,
@@ -543,7 +557,7 @@ fn main() {
             }
             let len = bytes.len() as u64;
             let refs = dsts.len() as u32;
-            let h = eng.slab.put(bytes, refs);
+            let h = eng.slab.put(bytes, refs, t);
             eng.model.arrive(t.min(now), port, h, len, dsts);
         }
         eng.model.advance(now, &mut outs);

@@ -1,0 +1,85 @@
+"""This host's own path through a lone round trip, timed on each built network and taken off the
+medium engine's per-packet delays, so that a 1996 round trip reads the model's time on any host.
+
+Why. The engine delays each frame by the sender's and the receiver's modelled CPU time for it
+(netlab.medium), but a round trip also crosses what this host does outside the engine: the
+namespaces' TCP stacks, the CPU budget's IFB passes, the veths, the processes' wake-ups. That
+came on top of the model (about 60 us a round trip on this 2-core host, more through a bond),
+so a lone round trip on the demonstration profile read 6-10 % over what its constants charge,
+and a faster host would have read less: the same profile, other numbers.
+
+How. Before any point, the token agent exchanges PROBE_EXCHANGES 1-byte messages between two
+nodes of one wire, one in flight, paying no charges (its per-message cost is the charge
+channel's, whose own trip charge.py already takes off). The agent times each round trip; the
+engine reports how long it held each frame, from its arrival (the kernel's timestamp) to its
+release (`held`). What a round trip spent outside the engine,
+    h = median round trip - 2 x mean hold,
+is this host's own path. The engine is then restarted with each node's per-packet delay less
+h / 4 (a round trip passes four: two sends, two receives), never below zero, and the network
+records what was measured and taken (`host_path` in its environment).
+
+Why the round-trip calibration can still fail. h is measured outside the engine, from the
+engine's own hold times: a delay the engine failed to apply shortens its holds, not h, so the
+calibration (whose target is the model's whole time, claims/calibrations.json) still misses.
+What h cannot remove: a host slower under load than when idle (the lag gates judge that), and
+paths the probe did not take (a relay's forwarding is timed only where the probed pair's path
+crosses one).
+"""
+from __future__ import annotations
+
+from netlab.medium import mean_hold_us
+from topologies.timescale import host_cost
+from workloads import token
+
+PROBE_EXCHANGES = 200      # about 0.25-0.4 s of 1996 round trips; the median needs no more
+PROBE_PORT = 6990          # below the token workload's ports
+SUBTRACT, KEEP = "subtract", "keep"
+
+
+def probe_pair(tb) -> tuple[str, str] | None:
+    """Two nodes with a modelled per-packet delay on one wire of the engine (the first such
+    wire, its first two nodes), or None."""
+    by_wire: dict[str, list[str]] = {}
+    for _intf, wire, node in tb.engine_ports:
+        cost = host_cost(tb.spec, tb.spec.node(node)) if node is not None else None
+        if cost is not None and cost.per_packet_us > 0 and node not in by_wire.setdefault(wire, []):
+            by_wire[wire].append(node)
+    return next(((nodes[0], nodes[1]) for nodes in by_wire.values() if len(nodes) >= 2), None)
+
+
+def per_pass_us(rtt_us: float, hold_us: float, smallest_delay_us: float) -> tuple[float, float]:
+    """This host's own path per round trip (rtt - 2 x hold), and what each of a round trip's
+    four delays is shortened by: a quarter of it, never below zero nor above the smallest
+    modelled delay (pure)."""
+    path = rtt_us - 2 * hold_us
+    return path, min(max(path / 4, 0.0), smallest_delay_us)
+
+
+def subtract_host_path(tb) -> dict | None:
+    """Time this host's own path on the built network and take it off the engine's per-packet
+    delays (module doc); the record, also kept as tb.host_path; None where nothing applies
+    (no engine, no modelled delay, or --host-path keep)."""
+    if tb.medium is None or tb.opts.host_path != SUBTRACT:
+        return None
+    pair = probe_pair(tb)
+    if pair is None:
+        return None
+    a, b = (tb.host(n) for n in pair)
+    before = tb.medium.snapshot(max_age_s=0)
+    result = token.run_exchange([(a, b)], size=1, tokens=1, exchanges=PROBE_EXCHANGES,
+                                base_port=PROBE_PORT, charged=False)
+    hold = mean_hold_us(before, tb.medium.snapshot(max_age_s=0))
+    rtt = result["rtt_ms_median"] * 1e3
+    smallest = min(c.per_packet_us for n in tb.spec.nodes
+                   if (c := host_cost(tb.spec, n)) is not None and c.per_packet_us > 0)
+    record = {"pair": f"{pair[0]}->{pair[1]}", "round_trips": result["round_trips"],
+              "rtt_us": round(rtt, 1), "hold_us": None if hold is None else round(hold, 1)}
+    if hold is None:
+        tb.host_path = {**record, "path_us": None, "less_per_pass_us": 0.0,
+                        "why": "the engine held no frame of the probe: nothing taken off"}
+        return tb.host_path
+    path, less = per_pass_us(rtt, hold, smallest)
+    tb.retime_medium(round(less * 1e3))
+    tb.host_path = {**record, "path_us": round(path, 1), "less_per_pass_us": round(less, 1)}
+    return tb.host_path
+

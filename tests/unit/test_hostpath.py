@@ -1,0 +1,58 @@
+"""This host's own round-trip path taken off the engine's delays (run.hostpath): the arithmetic,
+the engine's configuration it yields, which pair it probes, and where it does nothing. No root."""
+from types import SimpleNamespace
+
+from netlab.impls import BuildOptions
+from netlab.medium import engine_config, mean_hold_us
+from run.hostpath import KEEP, probe_pair, per_pass_us, subtract_host_path
+from topologies.presets import build_spec
+
+
+def ports(spec) -> list[tuple[str, str, str | None]]:
+    return [(f"p{i}", w.name, n.name) for w in spec.wires for i, n in enumerate(spec.members(w.name))]
+
+
+def test_a_quarter_of_the_path_outside_the_engine_comes_off_each_delay():
+    # demonstration-like: the model holds a 1-byte frame about 150 us, a round trip reads 360
+    path, less = per_pass_us(rtt_us=360.0, hold_us=150.0, smallest_delay_us=69.0)
+    assert path == 60.0 and less == 15.0
+
+
+def test_the_subtraction_is_never_negative_nor_more_than_the_delay():
+    assert per_pass_us(280.0, 150.0, 69.0) == (-20.0, 0.0)      # a probe faster than the hold
+    assert per_pass_us(1000.0, 150.0, 69.0) == (700.0, 69.0)    # a stalled probe: at most the delay
+
+
+def test_the_config_shortens_every_node_delay_and_no_switch_port():
+    spec = build_spec("switched-mesh", nodes=4, rate_mbit=100, hardware="demonstration-1996")
+    w = spec.wires[0]
+    ps = [("n", w.name, spec.members(w.name)[0].name), ("s", w.name, None)]
+    full = round(spec.node(spec.members(w.name)[0].name).host_cost.per_packet_us * 1000)
+    node, switch = engine_config(spec, ps, less_ns=15000).splitlines()[-2:]
+    assert f"tx_delay_ns={full - 15000} rx_delay_ns={full - 15000} " in node
+    assert "tx_delay_ns=0 rx_delay_ns=0 " in switch
+    node = engine_config(spec, ps, less_ns=10 ** 9).splitlines()[-2]
+    assert "tx_delay_ns=0 rx_delay_ns=0 " in node and "ps_per_byte=38000" in node   # the bytes' time stays
+
+
+def test_the_mean_hold_comes_from_two_snapshots():
+    before = {"held": {"frames": 10, "sum_ns": 1_000_000}}
+    after = {"held": {"frames": 410, "sum_ns": 61_000_000}}
+    assert mean_hold_us(before, after) == 150.0
+    assert mean_hold_us(after, after) is None
+
+
+def test_the_probe_pair_is_two_costed_nodes_on_one_wire():
+    spec = build_spec("single-net", nodes=4, rate_mbit=10, hardware="prototype-1995")
+    assert probe_pair(SimpleNamespace(spec=spec, engine_ports=ports(spec))) == ("b0", "b1")
+    today = build_spec("single-net", nodes=4, rate_mbit=10)
+    assert probe_pair(SimpleNamespace(spec=today, engine_ports=ports(today))) is None
+
+
+def test_nothing_is_probed_without_an_engine_or_with_keep():
+    spec = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995")
+    keep = SimpleNamespace(spec=spec, engine_ports=ports(spec), medium=object(),
+                           opts=BuildOptions(host_path=KEEP))
+    tc = SimpleNamespace(spec=spec, engine_ports=[], medium=None, opts=BuildOptions())
+    assert subtract_host_path(keep) is None and subtract_host_path(tc) is None
+    assert BuildOptions().host_path == "subtract"
