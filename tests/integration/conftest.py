@@ -19,9 +19,9 @@ def testbed(caps):
 
     stack = contextlib.ExitStack()
 
-    def make(topo, switch="auto", bonding="auto", wire="auto", **opts):
-        return stack.enter_context(Testbed(build_spec(topo, **opts),
-                                           BuildOptions(switch=switch, bonding=bonding, wire=wire), caps))
+    def make(topo, switch="auto", bonding="auto", wire="auto", host_path="subtract", **opts):
+        return stack.enter_context(Testbed(build_spec(topo, **opts), BuildOptions(
+            switch=switch, bonding=bonding, wire=wire, host_path=host_path), caps))
     with stack:
         yield make
 

@@ -11,12 +11,14 @@ from tests.integration import require_testbed  # noqa: E402
 require_testbed()
 
 from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
+from netlab.hostcost import round_trip_us  # noqa: E402
 from netlab.shaping import wire_bytes  # noqa: E402
 from run.results import new_document  # noqa: E402
 from run.runner import run_sweep  # noqa: E402
 from run.sweep import Sweep  # noqa: E402
 from netlab.testbed import BuildOptions  # noqa: E402
-from workloads import iperf, ping  # noqa: E402
+from run.hostpath import subtract_host_path  # noqa: E402
+from workloads import iperf, ping, token  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -89,3 +91,28 @@ def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     ratio = busy["throughput_mbyte_s"] / quiet["throughput_mbyte_s"]
     assert abs(ratio - 1) <= 0.05 or not busy["gates"]["ok"], (quiet["throughput_mbyte_s"],
                                                                busy["throughput_mbyte_s"], busy["gates"])
+
+
+def lone_round_trip_us(tb) -> float:
+    """A lone 1-byte TCP round trip between b0 and b1 (the calibration's: charges paid), median us."""
+    return token.run_exchange([(tb.host("b0"), tb.host("b1"))], size=1, tokens=1,
+                              exchanges=300)["rtt_ms_median"] * 1e3
+
+
+def test_this_hosts_own_path_comes_off_a_1996_round_trip(testbed):
+    """The demonstration profile's lone round trip: with this host's own path taken off (run.hostpath)
+    it reads the profile's constants within the calibration's 5 %, shorter than with the path kept
+    by about the four delays' subtraction, and never under its frames' wire time; what was taken is
+    at most each delay and is recorded."""
+    tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996", host_path="keep")
+    kept = lone_round_trip_us(tb)
+    tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996")
+    rec = subtract_host_path(tb)
+    cost = tb.spec.node("b0").host_cost
+    assert rec is not None and tb.environment()["host_path"] == rec
+    assert 0 <= rec["less_per_pass_us"] <= cost.per_packet_us and rec["hold_us"] > 2 * cost.per_packet_us
+    taken = lone_round_trip_us(tb)
+    target = round_trip_us(cost, 100)
+    assert abs(taken / target - 1) <= 0.05, (taken, target, kept, rec)
+    assert taken < kept, (taken, kept, rec)
+    assert taken >= 2 * carrier_ms(1 + 54, 100) * 1e3

@@ -62,7 +62,7 @@ def test_disks_calibration_validation_and_testbed_never_reload_a_profile(monkeyp
     tb = object.__new__(Testbed)
     tb.spec, tb.impls, tb.medium, tb.contention, tb.build_s, tb.tcp, tb.log = \
         proto, {"bonding": None, "switch": None, "wire": "tc", "host_cost": None}, None, None, 0.0, None, CommandLog()
-    tb.opts = SimpleNamespace(require_kernel=False)
+    tb.opts, tb.host_path = SimpleNamespace(require_kernel=False), None
     tb.caps = SimpleNamespace(tcp_host_default=None, as_record=dict)
     env = tb.environment()
     assert env["hardware"] == "prototype-1995"

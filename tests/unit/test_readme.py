@@ -186,15 +186,15 @@ def test_every_stated_number_is_the_recorded_measurement():
 
 
 def test_counts_the_readme_quotes_are_those_of_their_files():
-    """'the median of six exercise check runs' is what every runs.json holds; the results
+    """'the median of at least six exercise check runs' is what every runs.json holds; the results
     README's schema version is the one the code writes."""
     import json
     from run.upgrade import SCHEMA_VERSION
     readme = " ".join(README.read_text().split())
-    m = re.search(r"median of (\w+) `exercise check` runs", readme)
+    m = re.search(r"median of at least (\w+) `exercise check` runs", readme)
     assert m, "the README no longer says how many recorded runs the solutions' median takes"
     runs = {len(json.loads(p.read_text())["runs"]) for p in (ROOT / "exercises").glob("*/solutions/runs.json")}
-    assert runs == {_WORDS[m.group(1)]}, (m.group(1), runs)
+    assert min(runs) == _WORDS[m.group(1)], (m.group(1), runs)
     results_readme = (ROOT / "results" / "README.md").read_text()
     assert f"(schema version {SCHEMA_VERSION})" in results_readme
     assert f"| `schema_version` | {SCHEMA_VERSION} " in results_readme
