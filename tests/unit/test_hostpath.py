@@ -56,3 +56,20 @@ def test_nothing_is_probed_without_an_engine_or_with_keep():
     tc = SimpleNamespace(spec=spec, engine_ports=[], medium=None, opts=BuildOptions())
     assert subtract_host_path(keep) is None and subtract_host_path(tc) is None
     assert BuildOptions().host_path == "subtract"
+
+
+def test_a_failed_probe_leaves_the_delays_and_says_why(monkeypatch):
+    from core.errors import RuntimeFailure
+    from run import hostpath
+
+    def fail(*_a, **_k):
+        raise RuntimeFailure("token agent on b1 did not start")
+    spec = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995")
+    retimed = []
+    medium = SimpleNamespace(snapshot=lambda max_age_s: {"held": {"frames": 0, "sum_ns": 0}})
+    tb = SimpleNamespace(spec=spec, engine_ports=ports(spec), medium=medium, opts=BuildOptions(),
+                         host=lambda n: n, retime_medium=retimed.append, host_path=None)
+    monkeypatch.setattr(hostpath.token, "run_exchange", fail)
+    rec = subtract_host_path(tb)
+    assert retimed == [] and rec["less_per_pass_us"] == 0.0 and "did not start" in rec["why"]
+    assert tb.host_path is rec
