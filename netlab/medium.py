@@ -226,13 +226,18 @@ class Medium:
         return {name: p for name, p in self.snapshot()["ports"].items() if p["segment"] == wire}
 
 
-def mean_hold_us(before: dict, after: dict) -> float | None:
-    """How long the engine held a frame on average between two snapshots, from its arrival
-    (the kernel's timestamp) to its release, in us; None when it released none."""
-    frames = after["held"]["frames"] - before["held"]["frames"]
+def one_way_hold_us(before: dict, after: dict, senders: list[str], receivers: list[str]) -> float | None:
+    """How long a frame the `senders` ports put in spent inside the engine on its way, on
+    average between two snapshots (us): every delivery to a `receivers` port (the other end's,
+    and any switch port a frame crosses on the way: each crossing is one more delivery) from its
+    frame's arrival to its release, over the frames the senders put in. None when they put none.
+    Meant for an otherwise idle network whose switches know the senders' addresses (a flooded
+    frame is delivered more than once)."""
+    frames = sum(after["ports"][p]["frames_in"] - before["ports"][p]["frames_in"] for p in senders)
     if frames <= 0:
         return None
-    return (after["held"]["sum_ns"] - before["held"]["sum_ns"]) / frames / 1e3
+    held = sum(after["ports"][p]["held_ns"] - before["ports"][p]["held_ns"] for p in receivers)
+    return held / frames / 1e3
 
 
 def lag_percentiles(buckets: dict[int, int]) -> dict[str, float]:

@@ -10,11 +10,15 @@ and a faster host would have read less: the same profile, other numbers.
 
 How. Before any point, the token agent exchanges PROBE_EXCHANGES 1-byte messages between two
 nodes of one wire, one in flight, paying no charges (its per-message cost is the charge
-channel's, whose own trip charge.py already takes off). The agent times each round trip; the
-engine reports how long it held each frame, from its arrival (the kernel's timestamp) to its
-release (`held`). What a round trip spent outside the engine,
-    h = median round trip - 2 x mean hold,
-is this host's own path. The engine is then restarted with each node's per-packet delay less
+channel's, whose own trip charge.py already takes off), after a few exchanges that let every
+ARP cache and switch learn the pair's addresses. The agent times each round trip; the engine
+reports how long it held each frame it delivered to a port, from the frame's arrival (the
+kernel's timestamp) to its release there (`held_ns` per port). A frame's way through the engine
+is its deliveries to the other node's port and to each switch port it crosses (a bonded pair of
+the switched mesh sends every other frame through a switch), so a frame's hold is the sum of
+those deliveries' over the frames the pair put in, and what a round trip spent outside it,
+    h = median round trip - 2 x mean one-way hold,
+is this host's own path (a switch's forwarding included). The engine is then restarted with each node's per-packet delay less
 h / 4 (a round trip passes four: two sends, two receives), never below zero, and the network
 records what was measured and taken (`host_path` in its environment).
 
@@ -28,11 +32,12 @@ crosses one).
 from __future__ import annotations
 
 from core.errors import RuntimeFailure
-from netlab.medium import mean_hold_us
+from netlab.medium import one_way_hold_us
 from topologies.timescale import host_cost
 from workloads import token
 
 PROBE_EXCHANGES = 200      # about 0.25-0.4 s of 1996 round trips; the median needs no more
+WARM_EXCHANGES = 3         # before the probe: ARP and the switches learn the pair's addresses
 PROBE_PORT = 6990          # below the token workload's ports
 SUBTRACT, KEEP = "subtract", "keep"
 
@@ -66,15 +71,20 @@ def subtract_host_path(tb) -> dict | None:
     if pair is None:
         return None
     a, b = (tb.host(n) for n in pair)
-    before = tb.medium.snapshot(max_age_s=0)
+    senders = [intf for intf, _w, node in tb.engine_ports if node in pair]
+    wires = {w for _i, w, node in tb.engine_ports if node in pair}
+    receivers = senders + [intf for intf, w, node in tb.engine_ports if node is None and w in wires]
     try:
+        token.run_exchange([(a, b)], size=1, tokens=1, exchanges=WARM_EXCHANGES,
+                           base_port=PROBE_PORT, charged=False)
+        before = tb.medium.snapshot(max_age_s=0)
         result = token.run_exchange([(a, b)], size=1, tokens=1, exchanges=PROBE_EXCHANGES,
-                                    base_port=PROBE_PORT, charged=False)
+                                    base_port=PROBE_PORT + 1, charged=False)
     except RuntimeFailure as e:   # the network still runs, with the path on top, and says why
         tb.host_path = {"pair": f"{pair[0]}->{pair[1]}", "path_us": None, "less_per_pass_us": 0.0,
                         "why": f"the probe failed ({e}): nothing taken off"}
         return tb.host_path
-    hold = mean_hold_us(before, tb.medium.snapshot(max_age_s=0))
+    hold = one_way_hold_us(before, tb.medium.snapshot(max_age_s=0), senders, receivers)
     rtt = result["rtt_ms_median"] * 1e3
     smallest = min(c.per_packet_us for n in tb.spec.nodes
                    if (c := host_cost(tb.spec, n)) is not None and c.per_packet_us > 0)

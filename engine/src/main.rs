@@ -68,6 +68,11 @@ struct Port {
     segment: usize,
     send_errors: u64,
     oversize: u64,
+    // the frames delivered to this port and their time inside the engine, from each frame's
+    // arrival (its kernel timestamp) to its release here: what a trip spent in the engine, the
+    // rest being the host's own path (run/hostpath.py reads it)
+    held: u64,
+    held_ns: u128,
 }
 
 fn open_port(name: &str, segment: usize) -> Port {
@@ -101,7 +106,7 @@ fn open_port(name: &str, segment: usize) -> Port {
     if rc != 0 {
         die(&format!("port {}: bind: {}", name, errno()));
     }
-    Port { name: name.to_string(), fd, segment, send_errors: 0, oversize: 0 }
+    Port { name: name.to_string(), fd, segment, send_errors: 0, oversize: 0, held: 0, held_ns: 0 }
 }
 
 /// One received frame: its bytes and its kernel timestamp (realtime ns), or None when drained.
@@ -197,11 +202,6 @@ struct Engine {
     macs: Vec<HashMap<[u8; 6], usize>>,
     slab: Slab,
     lag: Lag,
-    // every delivery's time inside the engine, from the frame's arrival (its kernel timestamp) to
-    // its release: what a round trip spent here, the rest being the host's own path (the
-    // runner's host-path probe reads it)
-    held_ns: u128,
-    held: u64,
     seq: u64,
     wakeups: u64,
     frames_no_timestamp: u64,
@@ -263,8 +263,8 @@ impl Engine {
                         self.ports[port].send_errors += 1;
                     }
                     self.lag.record(now.saturating_sub(due));
-                    self.held_ns += now.saturating_sub(arrival) as u128;
-                    self.held += 1;
+                    self.ports[port].held_ns += now.saturating_sub(arrival) as u128;
+                    self.ports[port].held += 1;
                     self.slab.release(handle);
                 }
                 Output::Dropped { handle, .. } => self.slab.drop_all(handle),
@@ -281,8 +281,7 @@ impl Engine {
         s.push_str(&format!(
             "{{\"engine\": \"beowulf-medium\", \"version\": \"{}\", \"seq\": {}, \"pid\": {}, \"time_ns\": {}, \"uptime_s\": {:.6}, \
              \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\", \
-             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6}, \"cpu_latency_us\": {}, \
-             \"held\": {{\"frames\": {}, \"sum_ns\": {}}},\n",
+             \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6}, \"cpu_latency_us\": {},\n",
             env!("CARGO_PKG_VERSION"),
             self.seq,
             std::process::id(),
@@ -296,9 +295,7 @@ impl Engine {
             self.timer_wakeups,
             self.early_ns,
             self.spin_ns as f64 / 1e9,
-            self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string()),
-            self.held,
-            self.held_ns
+            self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string())
         ));
         s.push_str(&format!(
             " \"lag\": {{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
@@ -337,7 +334,7 @@ impl Engine {
             s.push_str(&format!(
                 "{}\n  \"{}\": {{\"segment\": \"{}\", \"frames_in\": {}, \"bytes_in\": {}, \"frames_sent\": {}, \"bytes_sent\": {}, \"wire_bytes_sent\": {}, \
                  \"frames_delivered\": {}, \"collisions\": {}, \"deferrals\": {}, \"drops_queue\": {}, \"drops_collisions\": {}, \
-                 \"max_queue\": {}, \"send_errors\": {}, \"oversize\": {}}}",
+                 \"max_queue\": {}, \"send_errors\": {}, \"oversize\": {}, \"held_frames\": {}, \"held_ns\": {}}}",
                 if i > 0 { "," } else { "" },
                 p.name,
                 self.segments[p.segment],
@@ -353,7 +350,9 @@ impl Engine {
                 st.drops_collisions,
                 st.max_queue,
                 p.send_errors,
-                p.oversize
+                p.oversize,
+                p.held,
+                p.held_ns
             ));
         }
         s.push_str("}}\n");
@@ -449,8 +448,6 @@ fn main() {
         macs: vec![HashMap::new(); nseg],
         slab: Slab { frames: Vec::new(), free: Vec::new() },
         lag: Lag { hist: vec![0; LAG_BUCKETS], sum_ns: 0, max_ns: 0 },
-        held_ns: 0,
-        held: 0,
         seq: 0,
         wakeups: 0,
         frames_no_timestamp: 0,

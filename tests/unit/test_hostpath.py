@@ -3,7 +3,7 @@ the engine's configuration it yields, which pair it probes, and where it does no
 from types import SimpleNamespace
 
 from netlab.impls import BuildOptions
-from netlab.medium import engine_config, mean_hold_us
+from netlab.medium import engine_config, one_way_hold_us
 from run.hostpath import KEEP, probe_pair, per_pass_us, subtract_host_path
 from topologies.presets import build_spec
 
@@ -35,11 +35,19 @@ def test_the_config_shortens_every_node_delay_and_no_switch_port():
     assert "tx_delay_ns=0 rx_delay_ns=0 " in node and "ps_per_byte=38000" in node   # the bytes' time stays
 
 
-def test_the_mean_hold_comes_from_two_snapshots():
-    before = {"held": {"frames": 10, "sum_ns": 1_000_000}}
-    after = {"held": {"frames": 410, "sum_ns": 61_000_000}}
-    assert mean_hold_us(before, after) == 150.0
-    assert mean_hold_us(after, after) is None
+def snap(**ports) -> dict:
+    return {"ports": {n: {"frames_in": f, "held_ns": h} for n, (f, h) in ports.items()}}
+
+
+def test_a_frames_hold_is_its_deliveries_summed_over_the_frames_put_in():
+    zero = snap(a=(0, 0), b=(0, 0), s=(0, 0))
+    # direct: 400 frames between a and b, each held 150 us at the other end
+    direct = snap(a=(200, 200 * 150_000), b=(200, 200 * 150_000), s=(0, 0))
+    assert one_way_hold_us(zero, direct, ["a", "b"], ["a", "b", "s"]) == 150.0
+    # half of them cross a switch: held 80 us into its port, then 70 us out of it to the node
+    via = snap(a=(200, 200 * 150_000 - 100 * 80_000), b=(200, 200 * 150_000 - 100 * 80_000), s=(0, 200 * 80_000))
+    assert one_way_hold_us(zero, via, ["a", "b"], ["a", "b", "s"]) == 150.0
+    assert one_way_hold_us(zero, zero, ["a", "b"], ["a", "b", "s"]) is None
 
 
 def test_the_probe_pair_is_two_costed_nodes_on_one_wire():
