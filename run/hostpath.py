@@ -4,9 +4,10 @@ medium engine's per-packet delays, so that a 1996 round trip reads the model's t
 Why. The engine delays each frame by the sender's and the receiver's modelled CPU time for it
 (netlab.medium), but a round trip also crosses what this host does outside the engine: the
 namespaces' TCP stacks, the CPU budget's IFB passes, the veths, the processes' wake-ups. That
-came on top of the model (about 60 us a round trip on this 2-core host, more through a bond),
-so a lone round trip on the demonstration profile read 6-10 % over what its constants charge,
-and a faster host would have read less: the same profile, other numbers.
+came on top of the model (here 19-37 us a round trip on one wire or a bond, about 95 through the
+16-node bonded switched mesh's software switches; stop 40's full run read 60), so a lone round
+trip on the demonstration profile read 3-10 % over what its constants charge, and a faster host
+would have read less: the same profile, other numbers.
 
 How. Before any point, the token agent exchanges PROBE_EXCHANGES 1-byte messages between two
 nodes of one wire, one in flight, paying no charges (its per-message cost is the charge
@@ -18,9 +19,10 @@ is its deliveries to the other node's port and to each switch port it crosses (a
 the switched mesh sends every other frame through a switch), so a frame's hold is the sum of
 those deliveries' over the frames the pair put in, and what a round trip spent outside it,
     h = median round trip - 2 x mean one-way hold,
-is this host's own path (a switch's forwarding included). The engine is then restarted with each node's per-packet delay less
-h / 4 (a round trip passes four: two sends, two receives), never below zero, and the network
-records what was measured and taken (`host_path` in its environment).
+is this host's own path (a switch's forwarding included). The engine is then restarted with
+each node's per-packet delay less h / 4 (a round trip passes four: two sends, two receives),
+never below zero, and the network records what was measured and taken (`host_path` in its
+environment).
 
 Why the round-trip calibration can still fail. h is measured outside the engine, from the
 engine's own hold times: a delay the engine failed to apply shortens its holds, not h, so the
