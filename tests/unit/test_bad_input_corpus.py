@@ -114,6 +114,8 @@ RUN = [
     ("switch unknown", ["run", "token", "--switch", "bogus"], "--switch"),
     ("wire unknown", ["run", "token", "--wire", "bogus"], "--wire"),
     ("cli wire unknown", ["cli", "--topo", "single-net", "--wire", "hub"], "--wire"),
+    ("host path unknown", ["run", "token", "--host-path", "ignore"], "--host-path"),
+    ("reproduce host path unknown", ["reproduce", "--host-path", ""], "--host-path"),
     ("bonding unknown", ["run", "token", "--bonding", "bogus"], "--bonding"),
     ("token takes no copies", ["run", "token", "--copies", "3"], "does not take --copies"),
     ("token takes no disk", ["run", "token", "--disk", "none"], "does not take --disk"),
