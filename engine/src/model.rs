@@ -68,8 +68,17 @@ pub struct PortConfig {
     /// Each byte of the frame adds this to either latency (the host's copies: a packet occupies
     /// its CPU for per_packet + bytes x per_byte, and leaves or arrives when that is done).
     pub ps_per_byte: u64,
-    /// The card's gap: after a frame ends, its next frame cannot start for this long.
+    /// The card's gap: after a frame ends, its next frame cannot start for this long (the
+    /// Tx-done interrupt's path before the driver hands the card its next frame).
     pub tx_gap_ns: Ns,
+    /// The card's transmit buffers (frames in flight; 0 is taken as 1): a frame is loaded into
+    /// a buffer (by the CPU's PIO on an ISA card, by DMA on a bus master) only once the frame
+    /// that held it has left and its Tx-done interrupt has run (tx_gap), at load_ps_per_byte per
+    /// byte; so frame i starts no earlier than end(i-1) + tx_gap, nor than end(i-buffers) +
+    /// tx_gap + its load. A frame reaching an idle card was loaded during its sender's CPU time
+    /// (tx_delay). Linux 1.2's 8390 drivers keep 2 (ping-pong), 1.3's tulip.c 1.
+    pub buffers: usize,
+    pub load_ps_per_byte: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +152,8 @@ struct Port {
     state: St,
     gen: u64,
     attempts: u32,
-    gap_until: Ns,
+    /// When the card's last frames left the wire, newest last (at most `buffers` of them).
+    ends: VecDeque<Ns>,
     /// Waiting out a backoff after a collision (counted by its segment's `backing_off`).
     in_backoff: bool,
     /// Full duplex: when this port's own channel is free again (its gap after the last frame).
@@ -271,7 +281,7 @@ impl Model {
                 state: St::Idle,
                 gen: 0,
                 attempts: 0,
-                gap_until: 0,
+                ends: VecDeque::new(),
                 in_backoff: false,
                 chan_idle_at: 0,
                 stats: PortStats::default(),
@@ -480,9 +490,9 @@ impl Model {
         if self.ports[port].queue.is_empty() {
             return;
         }
-        if t < self.ports[port].gap_until {
-            let at = self.ports[port].gap_until;
-            self.wait_until(port, at);
+        let ready = self.ready_at(port);
+        if t < ready {
+            self.wait_until(port, ready);
             return;
         }
         let s = self.ports[port].cfg.segment;
@@ -516,6 +526,22 @@ impl Model {
         } else {
             self.start(t, s, vec![port]);
         }
+    }
+
+    /// The earliest time the card's head frame can start: the last frame's end and its gap,
+    /// and the head frame's load into the buffer it waits for (see PortConfig).
+    fn ready_at(&self, port: usize) -> Ns {
+        let p = &self.ports[port];
+        let (last, f) = match (p.ends.back(), p.queue.front()) {
+            (Some(&last), Some(f)) => (last, f),
+            _ => return 0,
+        };
+        let mut ready = last + p.cfg.tx_gap_ns;
+        if p.ends.len() >= p.cfg.buffers.max(1) {
+            let freed = p.ends[p.ends.len() - p.cfg.buffers.max(1)];
+            ready = ready.max(freed + p.cfg.tx_gap_ns + bytes_time(f.len, p.cfg.load_ps_per_byte));
+        }
+        ready
     }
 
     /// `starters` begin a carrier at `t` on an idle half-duplex segment.
@@ -620,7 +646,10 @@ impl Model {
             p.stats.wire_bytes_sent += wire_bytes(frame.len);
             p.attempts = 0;
             p.state = St::Idle;
-            p.gap_until = t + p.cfg.tx_gap_ns;
+            if p.ends.len() >= p.cfg.buffers.max(1) {
+                p.ends.pop_front();
+            }
+            p.ends.push_back(t);
         }
         for &d in &frame.dsts {
             let d = d as usize;
@@ -742,7 +771,7 @@ mod tests {
     #[test]
     fn a_ping_pays_two_wire_times_and_both_hosts_latencies() {
         let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500 };
-        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0 };
+        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0, ..Default::default() };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1442, vec![1]);
         let out = run(&mut m, 10 * MS);
@@ -758,7 +787,7 @@ mod tests {
     fn each_host_also_pays_its_per_byte_time_for_the_frame() {
         let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500 };
         let tx = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US,
-                              tx_gap_ns: 0, ps_per_byte: 248_000 };
+                              tx_gap_ns: 0, ps_per_byte: 248_000, ..Default::default() };
         let rx = PortConfig { ps_per_byte: 38_000, ..tx.clone() };
         let mut m = Model::new(vec![seg], vec![tx, rx], 1).unwrap();
         m.arrive(0, 0, 1, 69, vec![1]);
@@ -971,9 +1000,63 @@ mod tests {
     }
 
     #[test]
+    fn a_card_with_one_frame_in_flight_loads_the_next_only_after_the_last_has_left() {
+        // an ISA card loaded by PIO at 189 ns/B (the ISA bus's 5.3 MB/s): back to back, every
+        // frame after the first waits for its own load once its predecessor has left
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 0 };
+        let port = PortConfig { segment: 0, queue_frames: 100, load_ps_per_byte: 189_000, buffers: 1, ..Default::default() };
+        let mut m = Model::new(vec![seg.clone()], vec![port.clone(), port.clone()], 1).unwrap();
+        for h in 0..100 {
+            m.arrive(0, 0, h, 1514, vec![1]);
+        }
+        let out = run(&mut m, 1_000 * MS);
+        let load = bytes_time(1514, 189_000);
+        assert_eq!(load, 286_146);
+        assert_eq!(last_due(&out), 100 * carrier_ns(1514, 10_000_000) + 99 * load);
+        // a lone frame reaching an idle card pays no load here: its sender's CPU time did
+        let mut m = Model::new(vec![seg.clone()], vec![port.clone(), port.clone()], 1).unwrap();
+        m.arrive(5 * MS, 0, 1, 1514, vec![1]);
+        let out = run(&mut m, 10 * MS);
+        assert_eq!(last_due(&out), 5 * MS + carrier_ns(1514, 10_000_000));
+        // two buffers (8390 ping-pong): the next frame loads while the last is on the wire, so
+        // only the Tx-done interrupt's gap separates them (the load is shorter than a frame)
+        let two = PortConfig { buffers: 2, tx_gap_ns: 20 * US, ..port };
+        let mut m = Model::new(vec![seg], vec![two.clone(), two], 1).unwrap();
+        for h in 0..100 {
+            m.arrive(0, 0, h, 1514, vec![1]);
+        }
+        let out = run(&mut m, 1_000 * MS);
+        assert_eq!(last_due(&out), 100 * carrier_ns(1514, 10_000_000) + 99 * 20 * US);
+    }
+
+    #[test]
+    fn a_load_gap_between_a_cards_frames_ends_capture_between_two_saturated_stations() {
+        // without a gap the station that wins a collision sends again at once and its rival
+        // backs off further (the capture effect); with each card's next frame loaded after the
+        // last has left, the other station takes the idle wire instead of colliding
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1140 };
+        let count = |load: u64| {
+            let port = PortConfig { segment: 0, queue_frames: 1000, load_ps_per_byte: load, buffers: 1, ..Default::default() };
+            let mut m = Model::new(vec![seg.clone()], vec![port.clone(), port.clone(), port], 3).unwrap();
+            for h in 0..400 {
+                m.arrive(0, 0, h, 1514, vec![2]);
+                m.arrive(0, 1, 1000 + h, 1514, vec![2]);
+            }
+            run(&mut m, 10_000 * MS);
+            let sent = (m.port_stats(0).frames_sent, m.port_stats(1).frames_sent);
+            (m.segment_stats(0).collisions, sent)
+        };
+        let (without, _) = count(0);
+        let (with, sent) = count(189_000);
+        assert!(without > 20, "saturated stations collide without a gap: {}", without);
+        assert!(with * 10 <= without, "a load gap takes most collisions away: {} against {}", with, without);
+        assert_eq!(sent, (400, 400));
+    }
+
+    #[test]
     fn the_next_output_is_a_carriers_end_plus_the_receivers_latency() {
         let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1000 };
-        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0 };
+        let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0, ..Default::default() };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1514, vec![1]);
         let end = 90 * US + carrier_ns(1514, 10_000_000);
