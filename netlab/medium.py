@@ -18,9 +18,12 @@ What a port's numbers are:
   it queues and the receiver's after it arrives (a lone packet pays them: the CPU budget's HTB
   in the node lets a packet go when its CPU time starts, sets the throughput and carries the
   charge channel; the engine adds the time that packet's CPU work takes); the card's gap
-  (--tx-gap-us) spaces its frames from each frame's end on the wire;
+  (--tx-gap-us, else the profile's card) spaces its frames from each frame's end on the wire, and
+  the profile's card holds `buffers` frames, each loaded at load_ns_per_byte once a buffer is
+  free (topologies.hardware.Card);
 - a switch's port: no latency, no gap; its output queue is the wire's queue.
-Not modelled: a card's own latency (era-machines.md M2: a check band, not a parameter).
+Not modelled: a card's own latency beyond its load and gap (era-machines.md M2: a check band,
+not a parameter); the tc wire applies the gap alone (netlab.nic), not the buffers or the load.
 
 The engine's releases are late by the host's timer lateness (the lag), which it records per
 frame; throughput does not drift with it (departures are computed in virtual time), but round
@@ -93,21 +96,26 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
     the built network: run.hostpath)."""
     d = spec.machine.time_scale
     lines = [f"seed {int(seed)}"]
+    card = spec.machine.profile.card if spec.machine.profile is not None else None
     for w in spec.wires:
         lines.append(f"segment {w.name} rate_bps={round(wire_rate(spec, w) * 1e6)} "
                      f"duplex={'full' if w.full_duplex else 'half'} csma={int(w.contention)} "
                      f"prop_ns={round(scaled_time(PROP_NS, d))}")
     for intf, wire, node in ports:
         w = spec.wire(wire)
-        delay = gap = per_byte = 0
+        delay = gap = per_byte = load = 0
+        buffers = 1
         if node is not None:
             cost = host_cost(spec, spec.node(node))
             if cost is not None:
                 delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns))
                 per_byte = round(cost.per_byte_ns * 1e3)
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
+            if card is not None:
+                buffers, load = card.buffers, round(scaled_time(card.load_ns_per_byte * 1e3, d))
         lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
-                     f"rx_delay_ns={delay} ps_per_byte={per_byte} tx_gap_ns={gap}")
+                     f"rx_delay_ns={delay} ps_per_byte={per_byte} tx_gap_ns={gap} "
+                     f"load_ps_per_byte={load} buffers={buffers}")
     return "\n".join(lines) + "\n"
 
 

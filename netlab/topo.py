@@ -64,7 +64,8 @@ class SpecTopo(Topo):
                          bonding_impl=bonding_impl, forward_delay_ms=timescale.forward_delay_ms(spec, node),
                          host_cost=timescale.host_cost(spec, node), cpu_netem=cpu_netem,
                          rto_min_ms=timescale.rto_min_ms(spec, node), tcp=node.tcp, log=log,
-                         tx_gaps=[] if engine else nic_gaps(spec, node))   # the engine spaces frames itself
+                         # the engine spaces frames itself; a relay's --relay-delay tree owns its NICs' root
+                         tx_gaps=[] if engine or node.forward_delay_ms else nic_gaps(spec, node))
             for k, wire in enumerate(node.wires):
                 self.addLink(node.name, wire_node(prefix, wire), port1=k)
         for sw in spec.switches:

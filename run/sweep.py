@@ -52,11 +52,11 @@ NETWORK_AXES = (
     Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
          "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
          "(topologies/timescale.py)", minimum=1, maximum=MAX_TIME_SCALE),
-    Axis("tx_gap_us", "float", 0.0, "every network card holds one frame in flight and waits this "
-         "long after it before the next (the Tx-done interrupt; DEC 21140 tulip.c, era-machines.md "
-         "M6): a sender gets frame / (frame + gap) of its wire, others fill the gap (netlab/nic.py); "
-         "0: no gap. Unmeasured for the 1996 cards, so no profile sets it: claims/sensitivity.json "
-         "runs 40 and 70", many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
+    Axis("tx_gap_us", "float", None, "every network card waits this long after each frame it sends "
+         "before the next may go (its Tx-done interrupt; the card's buffers and load time are the "
+         "profile's: netlab/nic.py); unset: the hardware profile's card (a range no era source "
+         "narrows, whose ends reproduce runs: claims/sensitivity.json), 0 without a profile",
+         many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
     Axis("queue_packets", "int", 0, "the queues a packet waits in, in frames: each card's transmit "
          "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 "
          "frames, a number no era source gives, so claims/sensitivity.json runs 30 and 300)", many=False,
@@ -114,14 +114,16 @@ def check_workload(name: str) -> Workload:
 
 def network_key(spec) -> str:
     """The network's key in environment.topologies: topology@rate, xK for K bonded channels,
-    +profile on a hardware profile, +contention with the contention model, +txgap<T>us with the
-    cards' gap between frames, /D<d> time-scaled."""
+    +profile on a hardware profile, +contention with the contention model, +txgap<T>us with a
+    cards' gap between frames other than the profile's card's own, /D<d> time-scaled."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
     key += f"x{spec.params['channels']}" if (spec.params.get("channels") or 1) > 1 else ""
     if hardware_of(spec) != NONE:
         key += f"+{hardware_of(spec)}"
     key += "+contention" if spec.machine.contention else ""
-    key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us else ""
+    card = spec.machine.profile.card if spec.machine.profile is not None else None
+    own = card.tx_gap_us if card is not None else 0.0
+    key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us != own else ""
     key += f"+q{spec.machine.queue_packets}" if spec.machine.queue_packets else ""
     return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 

@@ -8,6 +8,13 @@ machines cost, every number with its source:
   receives or forwards: `per_packet_us` + `per_byte_ns` x bytes. netlab.hostcost
   makes the kernel enforce it; `per_message_us` per TCP send and completed
   receive, and the disk's transfers (disk.transfer), are paid on the same budget;
+- card: the network card between the CPU and the wire: its transmit buffers (frames in
+  flight), the time to load a frame into one (the CPU's PIO on an ISA card, DMA on a bus
+  master) and the Tx-done interrupt's gap before the next frame goes; the medium engine times
+  them (engine/src/model.rs), the tc wire applies the gap alone (netlab.nic). A constant the
+  sources give only as a range is a RANGED object (value, low, high, source): reproduce runs
+  the claims' points at both ends (claims/sensitivity.json, `range`) and a verdict that moves
+  inside the range is not decided by the sources;
 - tcp: the TCP every node runs (congestion control and the features that differ
   between today's stacks and the papers'), set in each node's namespace and read
   back (netlab.node), never inherited from the host that happens to run it.
@@ -32,6 +39,11 @@ ERA = "era"        # the profile whose network rate is the wire's rate
 MIN_DISK_MBYTE_S, MAX_DISK_MBYTE_S = 0.01, 10000   # a disk's rate (--disk, a profile's disk)
 
 _TEXT = {"type": "string", "minLength": 1}
+# A constant the era sources give only as a range (see the module doc): its headline value and
+# the ends reproduce runs; `source` says why these ends (all the rows, or the bounds' reasons).
+RANGED = {"type": "object", "additionalProperties": False, "required": ["value", "low", "high", "source"],
+          "properties": {"value": {"type": "number", "minimum": 0}, "low": {"type": "number", "minimum": 0},
+                         "high": {"type": "number", "minimum": 0}, "source": _TEXT}}
 _BUFFERS = {"type": "array", "items": {"type": "integer", "minimum": 1024, "maximum": 1 << 30},
             "minItems": 3, "maxItems": 3}
 SCHEMA = {
@@ -122,6 +134,21 @@ SCHEMA = {
                               "influences": {"type": "array", "items": {"type": "integer"},
                                              "description": "claims (docs/papers.md) these numbers can move"},
                               "not_modelled": _TEXT}}]},
+        "card": {"type": "object", "additionalProperties": False,
+                 "required": ["buffers", "buffers_source", "load_ns_per_byte", "load_source", "tx_gap_us"],
+                 "description": "the network card's transmit path (absent: frames leave as the wire "
+                                "allows, today's cards)",
+                 "properties": {
+                     "buffers": {"type": "integer", "minimum": 1, "maximum": 64,
+                                 "description": "transmit buffers: frames the card holds in flight"},
+                     "buffers_source": _TEXT,
+                     "load_ns_per_byte": {"type": "number", "minimum": 0, "maximum": 100000,
+                                          "description": "time to load a frame's byte into a free "
+                                                         "buffer (PIO by the CPU, or DMA)"},
+                     "load_source": _TEXT,
+                     "tx_gap_us": {**RANGED, "description": "the Tx-done interrupt's gap after each "
+                                                            "frame before the next may go (us)"},
+                     "not_modelled": _TEXT}},
         "tcp": {"type": "object", "additionalProperties": False,
                 "required": ["congestion_control", "sack", "dsack", "timestamps", "window_scaling",
                              "ecn", "frto", "recovery", "early_retrans", "rmem", "wmem", "reordering",
@@ -252,6 +279,35 @@ class HostCost:
 
 
 @dataclass(frozen=True)
+class Card:
+    """A node's network card (see the module doc): `buffers` frames in flight, each loaded at
+    load_ns_per_byte once a buffer is free, tx_gap_us after each frame (the ranged value's
+    headline: ranged_constants has its ends)."""
+    buffers: int = 1
+    load_ns_per_byte: float = 0.0
+    tx_gap_us: float = 0.0
+
+
+def card_of(data: dict) -> Card | None:
+    """A profile's card from its file's `card` section; None without one."""
+    c = data.get("card")
+    if not c:
+        return None
+    return Card(int(c["buffers"]), float(c["load_ns_per_byte"]), float(c["tx_gap_us"]["value"]))
+
+
+def ranged_constants(data: dict) -> dict[str, tuple[float, float, float]]:
+    """Every ranged constant of a profile's file: dotted name -> (value, low, high)."""
+    out = {}
+    for section, body in data.items():
+        if isinstance(body, dict):
+            for key, v in body.items():
+                if isinstance(v, dict) and set(RANGED["required"]) <= set(v):
+                    out[f"{section}.{key}"] = (float(v["value"]), float(v["low"]), float(v["high"]))
+    return out
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
@@ -260,6 +316,7 @@ class Profile:
     host_cost: HostCost | None
     tcp: TcpSettings
     data: dict
+    card: Card | None = None
 
     @property
     def rate_mbit(self) -> float | None:
@@ -298,6 +355,9 @@ def _validate(data, path: Path) -> None:
     if transfer and transfer["default"] not in transfer["modes"]:
         raise BadInput(f"hardware profile {path}: disk.transfer.default {transfer['default']!r} must be "
                        f"one of its modes {transfer['modes']}")
+    for name, (value, low, high) in ranged_constants(data).items():
+        if not low <= value <= high:
+            raise BadInput(f"hardware profile {path}: {name} {value:g} lies outside its range {low:g}..{high:g}")
     if transfer and not data["host_cost"]:
         raise BadInput(f"hardware profile {path}: disk.transfer puts the disk on the CPU budget, "
                        "which needs a host_cost")
@@ -319,7 +379,7 @@ def load(name: str) -> Profile:
                     float(hc.get("per_message_us", 0))) if hc else None
     tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
                          for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})
-    return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data)
+    return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data, card_of(data))
 
 
 def resolve(name: str, rate_mbit: float) -> Profile:

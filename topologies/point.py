@@ -32,8 +32,8 @@ NETWORK_FIELDS = (
           "absent = 1. Every MB/s in the point is as measured, in scaled time", SETTING, csv=CSV_BEFORE,
           schema={"minimum": 1}),
     Field("tx_gap_us", "number", "every network card waited this long after each frame it sent before "
-          "the next (one frame in flight; netlab/nic.py, --tx-gap-us), us in real time; "
-          "absent = 0, no gap", SETTING, unit="us", csv=CSV_BEFORE, schema={"minimum": 0}),
+          "the next (its Tx-done interrupt; --tx-gap-us, else the hardware profile's card), us in real "
+          "time; absent = 0, no gap", SETTING, unit="us", csv=CSV_BEFORE, schema={"minimum": 0}),
     Field("queue_packets", "integer", "the queues a packet waited in (each card's transmit queue on its "
           "wire, each node's CPU budget backlog), frames, when a sensitivity variant set it; absent = as built "
           "(100 on every wire, the profile's budget queue)", SETTING, csv=CSV_BEFORE, schema={"minimum": 2}),

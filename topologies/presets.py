@@ -140,7 +140,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
     impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None)
-    tx_gap_us = options.pop("tx_gap_us", None) or 0.0
+    tx_gap_us = options.pop("tx_gap_us", None)
     queue_packets = options.pop("queue_packets", None) or None
     time_scale = options.pop("time_scale", None)
     time_scale = 1.0 if time_scale is None else time_scale
@@ -160,21 +160,23 @@ def build_spec(name: str, **options) -> NetworkSpec:
 
 
 def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None,
-            tx_gap_us: float = 0.0, queue_packets: int | None = None) -> NetworkSpec:
+            tx_gap_us: float | None = None, queue_packets: int | None = None) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.machine: the
     profile itself (`era` resolved), contention, and the profile's default as
-    contention_default, and every card's gap between frames (tx_gap_us, netlab.nic: no profile
-    sets one, its length was never measured), resolved here once. queue_packets, when given,
+    contention_default, and every card's gap between frames (tx_gap_us, netlab.nic; None: the
+    profile's card's headline value, 0 without a card), resolved here once. queue_packets, when given,
     replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
     frames otherwise, a number no era source gives: claims/sensitivity.json sweeps it); a
     relay's --relay-delay queue and, on a profile without a host cost, a --tx-gap-us card queue
     keep 100."""
     profile = resolve(hardware, spec.params["rate_mbit"])
-    tx_gap_us = check_tx_gap(tx_gap_us, spec.params["rate_mbit"])
-    if tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
+    given = tx_gap_us is not None
+    tx_gap_us = check_tx_gap(tx_gap_us if given else profile.card.tx_gap_us if profile.card else 0.0,
+                             spec.params["rate_mbit"])
+    if given and tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     if queue_packets is not None and not 2 <= queue_packets <= 10000:
@@ -186,7 +188,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
                                           contention_default=profile.collides, tx_gap_us=tx_gap_us,
                                           queue_packets=queue_packets),
         notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
-                                "(one frame in flight until its Tx-done interrupt)"]
+                                "(its Tx-done interrupt)"]
                               if tx_gap_us else [])),
         wires=tuple(dataclasses.replace(w, contention=contention and not w.full_duplex,
                                         **({"queue_packets": queue_packets} if queue_packets else {}))

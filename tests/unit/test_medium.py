@@ -42,7 +42,8 @@ def test_the_config_names_every_wire_and_port_with_the_profiles_costs():
     # a packet occupies the CPU for per_packet + bytes x per_byte (the prototype's 59 + 189 PIO)
     assert cost.per_byte_ns == 248
     assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={round(cost.per_packet_us * 1000)} "
-                        f"rx_delay_ns={round(cost.per_packet_us * 1000)} ps_per_byte=248000 tx_gap_ns=0")
+                        f"rx_delay_ns={round(cost.per_packet_us * 1000)} ps_per_byte=248000 tx_gap_ns=45000 "
+                        "load_ps_per_byte=189000 buffers=2")   # the prototype card: 2 buffers, ISA load, its gap
 
 
 def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
@@ -52,7 +53,7 @@ def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
     lines = engine_config(spec, ports).splitlines()
     node, switch = lines[-2], lines[-1]
     assert "tx_gap_ns=70000" in node and "tx_delay_ns=0 " not in node
-    assert switch.endswith("tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0")
+    assert switch.endswith("tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0 load_ps_per_byte=0 buffers=1")
     for w in spec.wires:
         seg = next(ln for ln in lines if ln.startswith(f"segment {w.name} "))
         assert ("duplex=full" in seg) == w.full_duplex
