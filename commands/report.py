@@ -5,6 +5,7 @@ from pathlib import Path
 
 from core.errors import BadInput
 from judge.report import build
+from judge.sensitivity import range_variants_of
 from run.experiment import experiment_files
 from run.store import check_writable
 from run.results import load, read_json
@@ -15,12 +16,13 @@ def add_parser(sub) -> None:
                        description="Judge the papers' claims (claims/claims.json) against saved results "
                                    "documents of experiments (from 'reproduce' or 'experiment') without "
                                    "running anything, and write report.md and report.html.")
-    p.add_argument("results", nargs="+", help="results documents (e.g. results/reproduction-*/results/*.json)")
+    p.add_argument("results", nargs="+", help="results documents (e.g. results/reproduction-*/results/*.json, "
+                   "and its sensitivity/*.json for the variants and range ends)")
     p.add_argument("--out", metavar="DIR", default=None, help="report directory (default: beside the first document)")
 
 
 def run(args) -> int:
-    docs = {}
+    docs, varied = {}, {}
     files = experiment_files()
     for path in args.results:
         doc = load(path)
@@ -28,6 +30,9 @@ def run(args) -> int:
         if not name:
             raise BadInput(f"results document {path} was not made from an experiment file (it has no "
                            "name): run it with 'emulate.py experiment' or 'emulate.py reproduce'")
+        if name.startswith("sensitivity-"):     # a variant's (reproduce's sensitivity/ folder)
+            varied[name[len("sensitivity-"):]] = doc
+            continue
         if name in docs:
             raise BadInput(f"two documents of experiment {name}: give one (merge shards first)")
         if name in files and read_json(files[name], "experiment file").get("workload") != doc["workload"]:
@@ -40,7 +45,8 @@ def run(args) -> int:
                                            else first.parent / "report")
     check_writable(out / "report.html")
     quick = any("--quick" in (d.get("command") or "") for d in docs.values())
-    page = build(docs, out, quick)
+    ranges = [v for v in range_variants_of(list(docs)) if v["id"] in varied]
+    page = build(docs, out, quick, sensitivity=varied or None, ranges=ranges)
     print((out / "report.md").read_text().split("## Figures")[0])
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

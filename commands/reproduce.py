@@ -15,7 +15,7 @@ from run.session import Session
 from run.sweep import Sweep
 from run import estimate
 from judge import tested
-from judge.sensitivity import load_variants, variant_sweep
+from judge.sensitivity import load_variants, range_variants, variant_sweep
 from judge.validation import experiments as era_experiments
 from topologies.hardware import NONE
 
@@ -48,6 +48,11 @@ def add_parser(sub) -> None:
     p.add_argument("--sensitivity", action="store_true",
                    help="also run each variant of claims/sensitivity.json (the choices the papers leave "
                         "open) on the paper's hardware; the report shows how each claim's verdict moves")
+    p.add_argument("--no-ranges", action="store_true",
+                   help="skip the range ends: by default each hardware profile's ranged constants (the "
+                        "card's gap: a range the era sources do not narrow) run at both ends on the "
+                        "points the claims read, and a claim whose verdict moves is 'undetermined by the "
+                        "sources'")
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -125,6 +130,16 @@ def run(args) -> int:
             shares[name] = meta.get("same_points_as") or []
     sweeps = {n: sweeps[n] for n in sources_first(list(sweeps), shares)}
     variants = {}
+    ranges = [] if args.no_ranges or args.hardware == "none" else \
+        range_variants({n: [h for h in s["hardware"] if h != NONE] for n, (s, _) in sweeps.items()
+                        if n not in era_only_names})
+    for v in ranges:
+        vsweep = with_hardware(variant_sweep(v, args.quick)[0], "paper", args.contention)
+        vsweep.shard = args.shard
+        checks = read_by_claims(claims, v["experiment"], checks_only=True)
+        vsweep.claimed, vsweep.unread_runs = checks, 0     # only the points the claims' checks read
+        if vsweep.schedule():
+            variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
     if args.sensitivity:
         if args.hardware == "none":
             raise BadInput("--sensitivity runs on the paper's hardware: drop --hardware none")
@@ -162,13 +177,15 @@ def run(args) -> int:
         sys.stderr.write(f"\nstopped: writing the report from what finished ({len(session.docs)} "
                          "document(s), the last one partly)\n")
         main, varied = split_variants(session.docs)
-        page = build(main, out, args.quick, elapsed_s=time.monotonic() - t0, sensitivity=varied)
+        page = build(main, out, args.quick, elapsed_s=time.monotonic() - t0, sensitivity=varied,
+                     ranges=ranges)
         sys.stderr.write(f"report: {page}\n")
         raise
     main, varied = split_variants(session.docs)
     elapsed = time.monotonic() - t0
     print("running the tests the tested claims name ...", file=sys.stderr, flush=True)
-    page = build(main, out, args.quick, elapsed_s=elapsed, sensitivity=varied, tests=tested.run(claims))
+    page = build(main, out, args.quick, elapsed_s=elapsed, sensitivity=varied, tests=tested.run(claims),
+                 ranges=ranges)
     print((out / "report.md").read_text().split("## Figures")[0])
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

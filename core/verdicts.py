@@ -29,6 +29,7 @@ class Verdict(Word):
     TESTED = "tested"
     FORCED = "forced by construction"
     CONSEQUENCE = "calibration consequence"
+    UNDETERMINED = "undetermined by the sources"
 
 
 class Calibration(Word):
@@ -78,6 +79,9 @@ MEANING: dict[Word, str] = {
     Verdict.FORCED: "the claim could not have failed on this view: every measurement the calibrations "
                     "and gates admit gives the same verdict (counted apart, never as reproduced).",
     Verdict.CONSEQUENCE: "the value follows from calibration points alone, so it is counted apart.",
+    Verdict.UNDETERMINED: "on the paper's hardware the verdict changes between the two ends of a "
+                          "constant the era sources give only as a range (the report names it): the "
+                          "sources cannot decide the claim, so it is counted apart.",
     Calibration.MET: "the calibration's median of its repeats is within its declared tolerance.",
     Calibration.MISSED: "the calibration's median is outside its tolerance: every number resting on it "
                         "is untrusted.",

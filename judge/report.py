@@ -30,6 +30,7 @@ from core.safefile import write_atomic_bytes
 from core.text import md_cell
 from run.calibration import MET, MISSED, load_calibrations
 from judge import sensitivity as sensitivity_table
+from judge.sensitivity import UNDETERMINED
 from judge.validation import IN_BAND, NOT_MEASURED, readings
 from judge.validation import experiments as era_experiments
 from run.experiment import experiment_files
@@ -90,7 +91,7 @@ TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware",
           CONTENDED: "The paper's hardware, collision model switched"}
 # verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
 VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
-                 CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", CONSEQUENCE: "cal", MET: "ok", MISSED: "bad"}
+                 UNDETERMINED: "na", CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", CONSEQUENCE: "cal", MET: "ok", MISSED: "bad"}
 LEGEND = [
     (REPRODUCED, "within the tolerance declared from the paper's own precision, in every run"),
     (IN_SHAPE, "the relation the claim states holds in every run, the number is outside the tolerance: "
@@ -104,6 +105,8 @@ LEGEND = [
              "and wires allow (judge/forced.py): it cannot fail on this view, so it is no evidence"),
     (CONSEQUENCE, "its number follows from calibration points (the claim names which and why): shown "
                   "as judged, counted apart, never evidence"),
+    (UNDETERMINED, "on the paper's hardware the verdict differs between the ends of a constant the era "
+                   "sources give only as a range (hardware/*.json; the claim names it): counted apart"),
 ]
 GLOSSARY = [
     ("verified", "a paper value read in a stored excerpt of the paper itself (docs/papers.md)."),
@@ -578,19 +581,24 @@ def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
 
 def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
           elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None,
-          tests: dict[str, str] | None = None) -> dict:
+          tests: dict[str, str] | None = None, ranges: list[dict] | None = None) -> dict:
     """Everything the report says, as data: judged claims, calibration, figures (written into
-    out/figures), gates, bonding, environment, the unmodelled, the glossary."""
+    out/figures), gates, bonding, environment, the unmodelled, the glossary. ranges: the range-end
+    variants reproduce ran (judge.sensitivity.range_variants; their documents are in sensitivity)."""
     figdir = out / "figures"
     figdir.mkdir(exist_ok=True)
     claims = load_claims(claims_path) if claims_path else load_claims()
     shown = views_present(docs) or [TODAY]
     by_view = {w: judge_all(claims, docs, w, tests=tests) for w in shown}
+    states = sensitivity_table.decided(claims, docs, sensitivity or {}, ranges) if ranges and PAPER in by_view else {}
+    if PAPER in by_view:
+        by_view[PAPER] = sensitivity_table.apply_decided(by_view[PAPER], states)
     summaries = []
     for w, verdicts in by_view.items():
         counts = summary(verdicts)
         main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
-        apart = [(v, counts[v]) for v in (IN_SHAPE, CALIBRATION, CONSEQUENCE, TESTED, FORCED) if counts.get(v)]
+        apart = [(v, counts[v]) for v in (IN_SHAPE, UNDETERMINED, CALIBRATION, CONSEQUENCE, TESTED, FORCED)
+                 if counts.get(v)]
         summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
                           "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
                           "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],
@@ -612,6 +620,10 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "forcing": forcing_rows(by_view),
         "era": era_rows(docs),
         "sensitivity": sensitivity_rows(claims, docs, sensitivity) if sensitivity else [],
+        "ranges": [{"id": r["id"], "sources": r["sources"], "verdict": r.get("as_run", r["verdict"])}
+                   for r in by_view.get(PAPER, []) if states.get(r["id"])],
+        "ranges_run": sorted({f"{v['range']['profile']} {v['range']['constant']} {v['range']['end']} "
+                              f"({v['range']['value']:g})" for v in ranges or []}),
         "figures": _figures(docs, figdir),
         "gates": gate_summary(docs),
         "locked": bonding_balance(docs),
@@ -626,21 +638,21 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
 
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
           elapsed_s: float | None = None, sensitivity: dict[str, dict] | None = None,
-          tests: dict[str, str] | None = None) -> Path:
+          tests: dict[str, str] | None = None, ranges: list[dict] | None = None) -> Path:
     """Write report.md, report.html and figures/ into out; return report.html. sensitivity:
     variant id -> its document (reproduce --sensitivity); tests: what the tested claims' tests
     did in this run (judge.tested; None: not run)."""
     try:
-        return _build(docs, out, quick, claims_path, elapsed_s, sensitivity, tests)
+        return _build(docs, out, quick, claims_path, elapsed_s, sensitivity, tests, ranges)
     except OSError as e:
         raise BadInput(f"cannot write the report in {out}: {e.strerror or e}; choose another --out")
 
 
 def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None,
            elapsed_s: float | None, sensitivity: dict[str, dict] | None = None,
-           tests: dict[str, str] | None = None) -> Path:
+           tests: dict[str, str] | None = None, ranges: list[dict] | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    m = model(docs, out, quick, claims_path, elapsed_s, sensitivity, tests)
+    m = model(docs, out, quick, claims_path, elapsed_s, sensitivity, tests, ranges)
     write_atomic_bytes(out / "report.md", markdown(m))
     write_atomic_bytes(out / "claims.json", json.dumps(m["results"], indent=1, default=str))
     page = out / "report.html"
@@ -700,6 +712,13 @@ def markdown(m: dict) -> str:
            "| claim | view | can it fail? | the readings it admits |", "|---|---|---|---|"]
     md += [_row([r["id"], r["view"], r["can"] if r["can"] != "cannot fail" else "**cannot fail**", r["why"]])
            for r in m["forcing"]]
+    md += ["", "## Decided by the sources?", "", "Each hardware profile's constants that the era sources give "
+           "only as a range (hardware/*.json) ran at both ends on the points the claims' checks read: "
+           + (", ".join(m["ranges_run"]) if m["ranges_run"] else "none ran in this run") + ". A paper-view "
+           "verdict that differs at an end is *undetermined by the sources*, counted apart.", "",
+           "| claim | verdict as run | decided by the sources? |", "|---|---|---|"]
+    md += [_row([r["id"], r["verdict"], r["sources"]]) for r in m["ranges"]] or \
+        ["| - | - | no claim of this run read a ranged constant's experiment |"]
     if m["sensitivity"]:
         md += ["", "## Sensitivity", "", "The choices the papers leave open (claims/sensitivity.json), each run "
                "with another value on the paper's hardware: how each claim reading that experiment moves. "

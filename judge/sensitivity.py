@@ -8,6 +8,12 @@ lists other values (schema SCHEMA, written to claims/sensitivity.schema.json);
 hardware and the report shows, per claim that reads it, the verdict of the run
 beside the verdict with the variant. Reported, never chosen from: the claims'
 verdicts stay those of the experiments as written.
+
+Ranges are another matter: a hardware profile's constant that the era sources give only as a
+range (topologies.hardware RANGED: its value, low and high) is run at both ends by every
+`reproduce` on the paper's hardware (range_variants, derived from the profiles: declared once),
+on the points the claims' checks read. A claim whose paper verdict differs at either end is not
+decided by the sources (`decided`): its verdict reads UNDETERMINED, the deciding constant named.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write
 from judge.claims import PAPER, judge_all
 from run.experiment import experiment_files, load
 from run.sweep import axes_for
+from topologies.hardware import ERA, NONE, load as load_profile, ranged_constants
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS_FILE = ROOT / "claims" / "sensitivity.json"
@@ -36,6 +43,102 @@ SCHEMA = list_file_schema(
                     "description": "axis -> value(s), as in an experiment file's sweep; replaces the "
                                    "experiment's (and its quick) values"},
             "why": {**TEXT, "description": "why this value is open: what the papers leave unsaid"}})
+
+
+# The setting (an axis of every workload: run.sweep.NETWORK_AXES) that runs each ranged
+# constant at another value; a profile's ranged constant missing here is refused (a test).
+RANGE_AXES = {"card.tx_gap_us": "tx_gap_us"}
+from core.verdicts import Verdict
+UNDETERMINED = Verdict.UNDETERMINED
+DECIDED, NOT_RUN = "decided", "range ends not run"
+
+
+def range_variants(experiments: dict[str, list[str]]) -> list[dict]:
+    """The range-end variants of the experiments given (name -> the hardware profiles their
+    figure ran on; one setting cannot move two profiles' ranges, so an experiment on several,
+    `era` across rates, gets none): one per ranged constant of the profile and end, as
+    sensitivity variants (id, experiment, set, why) with `range`: {profile, constant, end, value}."""
+    out = []
+    for name, profiles in experiments.items():
+        if len(profiles) != 1 or profiles[0] in (NONE, ERA):
+            continue
+        hardware = profiles[0]
+        data = load_profile(hardware).data
+        for constant, (value, low, high) in ranged_constants(data).items():
+            axis = RANGE_AXES.get(constant)
+            if axis is None:
+                raise BadInput(f"hardware profile {hardware}: {constant} is ranged but no setting runs "
+                               f"it (judge/sensitivity.py RANGE_AXES)")
+            section, key = constant.split(".")
+            for end, v in (("low", low), ("high", high)):
+                out.append({"id": f"range-{constant.replace('.', '-').replace('_', '-')}-{end}-{name}",
+                            "experiment": name, "set": {axis: v},
+                            "why": f"{constant} of {hardware} at the {end} end of its range "
+                                   f"({low:g}..{high:g}, headline {value:g}): {data[section][key]['source']}",
+                            "range": {"profile": hardware, "constant": constant, "end": end, "value": v}})
+    return out
+
+
+def range_variants_of(names: list[str]) -> list[dict]:
+    """range_variants of the named experiments, their profiles read from their files (the report
+    command, rebuilding a report from stored documents)."""
+    files = experiment_files()
+    return range_variants({n: [h for h in load(files[n])[0]["hardware"] if h != NONE]
+                           for n in names if n in files})
+
+
+def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, dict],
+            variants: list[dict]) -> dict[str, dict]:
+    """Per claim judged on the paper view: whether the sources decide its verdict. Each
+    (profile's constant, end) replaces every experiment it ran for at once, one constant at a time; a claim reads `decided` when
+    every end that touches its experiments ran and none moved its verdict, UNDETERMINED (with
+    the constant and the verdict at each end) when one did, NOT_RUN when an end is missing."""
+    base = {r["id"]: r for r in judge_all(claims, docs, PAPER)}
+    ends: dict[tuple[str, str], dict] = {}
+    for v in variants:
+        r = v.get("range")
+        if r:
+            ends.setdefault((f'{r["profile"]} {r["constant"]}', r["end"]), {})[v["experiment"]] = (v["id"], r["value"])
+    out = {}
+    for c in claims:
+        touching = {k: e for k, e in ends.items() if any(x in e for x in c["experiments"])}
+        if not touching or c["id"] not in base:
+            continue
+        moved, missing, readings = [], False, {}
+        for (constant, end), exps in touching.items():
+            if any(vid not in variant_docs for vid, _ in exps.values()):
+                missing = True
+                continue
+            replaced = {**docs, **{x: variant_docs[vid] for x, (vid, _) in exps.items()}}
+            got = {r["id"]: r for r in judge_all([c], replaced, PAPER)}[c["id"]]["verdict"]
+            value = next(iter(exps.values()))[1]
+            readings[(constant, end)] = (value, got)
+            if got != base[c["id"]]["verdict"]:
+                moved.append(constant)
+        if moved:
+            constant = moved[0]
+            ends_text = ", ".join(f"{v:g} -> {g}" for (k, _), (v, g) in sorted(readings.items()) if k == constant)
+            out[c["id"]] = {"state": UNDETERMINED, "constant": constant,
+                            "text": f"{UNDETERMINED}: {constant} decides it ({ends_text})"}
+        else:
+            out[c["id"]] = {"state": NOT_RUN if missing else DECIDED, "constant": None,
+                            "text": NOT_RUN if missing else
+                            f"{DECIDED} (the same at both ends of {', '.join(sorted({k for k, _ in touching}))})"}
+    return out
+
+
+def apply_decided(verdicts: list[dict], states: dict[str, dict]) -> list[dict]:
+    """The paper view's verdicts with `decided`'s states: a claim the range decides keeps its
+    verdict; one it does not reads UNDETERMINED (the verdict as run kept as `as_run`)."""
+    out = []
+    for r in verdicts:
+        st = states.get(r["id"])
+        r = {**r, "sources": st["text"] if st else "no ranged constant reaches it"}
+        if st and st["state"] == UNDETERMINED:
+            r = {**r, "as_run": r["verdict"], "verdict": UNDETERMINED,
+                 "reason": f"{st['text']}; as run: {r['verdict']}"}
+        out.append(r)
+    return out
 
 
 def load_variants(path: Path = VARIANTS_FILE) -> list[dict]:
