@@ -73,3 +73,67 @@ def test_a_queue_of_one_frame_is_refused_before_anything_runs():
     with pytest.raises(SpecError, match="--queue-packets takes 0"):
         build_spec("single-net", nodes=2, hardware="prototype-1995", queue_packets=1)
     assert build_spec("single-net", nodes=2, queue_packets=2).wires[0].queue_packets == 2
+
+
+def test_every_ranged_constant_runs_at_both_ends_of_every_experiment_on_its_profile():
+    """A profile's range is declared once (hardware/*.json) and its ends are derived: each
+    single-profile experiment the claims read gets a low and a high variant that set the
+    constant's setting to the profile's ends, and nothing else."""
+    from topologies.hardware import load as load_profile, ranged_constants
+    claims = load_claims()
+    names = sorted({n for c in claims for n in c["experiments"]})
+    variants = sensitivity.range_variants_of(names)
+    assert variants, "no ranged constant reaches a claim's experiment"
+    for v in variants:
+        r = v["range"]
+        value, low, high = ranged_constants(load_profile(r["profile"]).data)[r["constant"]]
+        assert low <= value <= high and r["value"] == {"low": low, "high": high}[r["end"]]
+        assert v["set"] == {sensitivity.RANGE_AXES[r["constant"]]: r["value"]}
+        sweep = sensitivity.variant_sweep(v, True)[0]
+        assert sweep["tx_gap_us"] == r["value"] and sweep["hardware"] == [r["profile"]]
+    by_experiment = {}
+    for v in variants:
+        by_experiment.setdefault(v["experiment"], set()).add(v["range"]["end"])
+    assert all(ends == {"low", "high"} for ends in by_experiment.values())
+    # an experiment on two profiles (era across rates) cannot move both ranges with one setting
+    assert "ipps96-fig6-balance" not in by_experiment
+
+
+def test_a_ranged_constant_outside_its_range_or_without_a_setting_is_refused(monkeypatch, tmp_path):
+    from core.errors import BadInput
+    from topologies import hardware
+    data = json.loads((hardware.HARDWARE_DIR / "prototype-1995.json").read_text())
+    data["card"]["tx_gap_us"]["value"] = 91
+    with pytest.raises(BadInput, match="outside its range"):
+        hardware._validate(data, hardware.HARDWARE_DIR / "prototype-1995.json")
+    monkeypatch.setattr(sensitivity, "RANGE_AXES", {})
+    with pytest.raises(BadInput, match="no setting runs it"):
+        sensitivity.range_variants({"ipps96-fig2-channels-10": ["prototype-1995"]})
+
+
+def test_a_verdict_that_moves_inside_a_range_is_undetermined_and_one_that_holds_is_decided(monkeypatch):
+    """decided() judges each (profile constant, end) with that end's documents in place of the
+    run's: here the judge reads a document's 'gap' and passes only below 60 us."""
+    claims = [{"id": 1, "experiments": ["a"]}, {"id": 2, "experiments": ["b"]},
+              {"id": 3, "experiments": ["c"]}]
+
+    def judge_all(cs, docs, view):
+        return [{"id": c["id"], "verdict": "reproduced" if docs[c["experiments"][0]]["gap"] < 60
+                 or c["id"] == 2 else "not reproduced"} for c in cs]
+    monkeypatch.setattr(sensitivity, "judge_all", judge_all)
+    docs = {"a": {"gap": 55}, "b": {"gap": 55}, "c": {"gap": 55}}
+    variants = [{"id": f"{e}-{x}", "experiment": x, "range": {"profile": "p", "constant": "card.tx_gap_us",
+                                                               "end": e, "value": g}}
+                for x in ("a", "b") for e, g in (("low", 40), ("high", 70))]
+    varied = {f"{e}-{x}": {"gap": g} for x in ("a", "b") for e, g in (("low", 40), ("high", 70))}
+    states = sensitivity.decided(claims, docs, varied, variants)
+    assert states[1]["state"] == sensitivity.UNDETERMINED and states[1]["constant"] == "p card.tx_gap_us"
+    assert "70 -> not reproduced" in states[1]["text"]
+    assert states[2]["state"] == sensitivity.DECIDED
+    assert 3 not in states                         # no ranged constant reaches it
+    out = sensitivity.apply_decided(judge_all(claims, docs, None), states)
+    assert [r["verdict"] for r in out] == [sensitivity.UNDETERMINED, "reproduced", "reproduced"]
+    assert out[0]["as_run"] == "reproduced"
+    # an end that did not run leaves the claim open, never decided
+    del varied["high-b"]
+    assert sensitivity.decided(claims, docs, varied, variants)[2]["state"] == sensitivity.NOT_RUN
