@@ -18,8 +18,11 @@ kernel's timestamp) to its release there (`held_ns` per port). A frame's way thr
 is its deliveries to the other node's port and to each switch port it crosses (a bonded pair of
 the switched mesh sends every other frame through a switch), so a frame's hold is the sum of
 those deliveries' over the frames the pair put in, and what a round trip spent outside it,
-    h = median round trip - 2 x mean one-way hold,
-is this host's own path (a switch's forwarding included). The engine is then restarted with
+    h = shortest round trip - 2 x mean one-way hold,
+is this host's own path (a switch's forwarding included) at its quickest: only what the host
+always adds comes off, so no lone round trip is shorter than the model's (an earlier version took
+the median off, and half the lone round trips then read under the model's floor); the median's
+path is recorded beside it. The engine is then restarted with
 each node's per-packet delay less h / 4 (a round trip passes four: two sends, two receives),
 never below zero, and the network records what was measured and taken (`host_path` in its
 environment).
@@ -87,17 +90,20 @@ def subtract_host_path(tb) -> dict | None:
                         "why": f"the probe failed ({e}): nothing taken off"}
         return tb.host_path
     hold = one_way_hold_us(before, tb.medium.snapshot(max_age_s=0), senders, receivers)
-    rtt = result["rtt_ms_median"] * 1e3
+    rtt = min(p["rtt_ms_min"] for p in result["per_pair"]) * 1e3
+    median = result["rtt_ms_median"] * 1e3
     smallest = min(c.per_packet_us for n in tb.spec.nodes
                    if (c := host_cost(tb.spec, n)) is not None and c.per_packet_us > 0)
     record = {"pair": f"{pair[0]}->{pair[1]}", "round_trips": result["round_trips"],
-              "rtt_us": round(rtt, 1), "hold_us": None if hold is None else round(hold, 1)}
+              "rtt_us": round(rtt, 1), "rtt_median_us": round(median, 1),
+              "hold_us": None if hold is None else round(hold, 1)}
     if hold is None:
         tb.host_path = {**record, "path_us": None, "less_per_pass_us": 0.0,
                         "why": "the engine held no frame of the probe: nothing taken off"}
         return tb.host_path
     path, less = per_pass_us(rtt, hold, smallest)
     tb.retime_medium(round(less * 1e3))
-    tb.host_path = {**record, "path_us": round(path, 1), "less_per_pass_us": round(less, 1)}
+    tb.host_path = {**record, "path_us": round(path, 1), "median_path_us": round(median - 2 * hold, 1),
+                    "less_per_pass_us": round(less, 1)}
     return tb.host_path
 
