@@ -47,6 +47,13 @@ the time base of the figure the workload reports:
   the emulator, not the model, held it back;
 - concurrency: the token pairs ran at once (their span at most 1.2 x the
   longest pair's time), since "bytes / longest time" overstates otherwise;
+- lone round trips on the model's time: where a token pair's round trip is the model's alone
+  (one token in flight, one frame each way, no wire shared with another pair), its median may
+  leave the model's time (netlab.hostcost.round_trip_us) by no more than the round-trip
+  calibration's tolerance, and its quickest may not fall below it by more: beyond, the host's
+  own time (its cores crowded by the run's or another's work, a wait cut short) set the round
+  trip, whatever the CPU and lag figures say (8 prototype pairs on 8 wires read 2.03 ms against
+  1.717 with every other gate green);
 - every charge paid: a charge-channel datagram (a TCP message's or a disk
   transfer's CPU cost, netlab.hostcost) that a full budget queue dropped left
   its work uncharged and its payer waiting out a time-out.
@@ -56,6 +63,7 @@ A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
+from netlab.hostcost import round_trip_us
 from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
@@ -73,6 +81,8 @@ HELD_BACK_UTILISATION = 0.90              # with the emulator busy or the host c
                                           # path under this was held back (the model fills it: 0.97+)
 CROWDED_RETRANS = 0.03                    # segments sent again per segment moved, there (quiet: <= 1.2 %)
 TIMEOUTS_EXPLAIN = 0.05                   # time-outs x the minimum RTO over this share of the point: idle
+LONE_RTT_TOLERANCE = 0.05                 # the round-trip calibrations' (claims/calibrations.json; a test)
+LONE_FRAME_BYTES = 1460                   # a token this small crosses in one frame each way (1996 MSS)
 
 
 def trusted(p: dict) -> bool:
@@ -199,6 +209,34 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     return None
 
 
+def lone_round_trip(point: dict) -> str | None:
+    """A lone token round trip that left the model's time (see module doc), or None where the
+    point's round trips are not the model's alone or it has no host cost."""
+    if (point.get("workload") != "token" or point.get("tokens_in_flight") != 1
+            or (point.get("transport") or "tcp") != "tcp" or point.get("wire_impl") != "engine"
+            or not 0 < (point.get("token_size") or 0) <= LONE_FRAME_BYTES):
+        return None
+    hardware = point.get("hardware")
+    if not hardware or hardware == "none":
+        return None
+    from topologies.hardware import load as load_profile
+    cost = load_profile(hardware).host_cost
+    wires = [w for f in point.get("flows") or [] for seg in f.get("path") or [] for w in seg]
+    if cost is None or len(wires) != len(set(wires)) or not point.get("per_pair"):
+        return None
+    model_ms = round_trip_us(cost, point["rate_mbit"], point["token_size"]) / 1e3 * time_scale_of(point)
+    for pair in point["per_pair"]:
+        median, quickest = pair.get("rtt_ms_median"), pair.get("rtt_ms_min")
+        if median and median > model_ms * (1 + LONE_RTT_TOLERANCE):
+            return (f"slow host: {pair.get('src')}->{pair.get('dst')}'s lone round trips took {median:.3f} ms "
+                    f"(median) against the model's {model_ms:.3f} (+{median / model_ms - 1:.0%}, tolerance "
+                    f"{LONE_RTT_TOLERANCE:.0%}): the host's own time, not the model's, set them")
+        if quickest and quickest < model_ms * (1 - LONE_RTT_TOLERANCE):
+            return (f"short round trip: {pair.get('src')}->{pair.get('dst')} completed one in {quickest:.3f} ms, "
+                    f"under the model's {model_ms:.3f} by more than {LONE_RTT_TOLERANCE:.0%}: a wait was cut short")
+    return None
+
+
 def engine_late(medium: dict | None) -> str | None:
     """The medium engine released frames later than its declared bounds (netlab.medium), or its
     work (its CPU less the time it spun waiting for a release) filled a core: round trips then
@@ -250,6 +288,9 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
     late = engine_late(point.get("medium"))
     if late:
         failed.append(late)
+    lone = lone_round_trip(point)
+    if lone:
+        failed.append(lone)
     ratio = span_over_longest(flows) if concurrent_pairs else None
     if ratio is not None and ratio > MAX_SPAN_OVER_LONGEST:
         failed.append(f"pairs did not run concurrently: together they spanned {ratio:.2f} x the longest "

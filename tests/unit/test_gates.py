@@ -229,3 +229,36 @@ def test_the_report_counts_the_points_measured_again():
     doc = {"points": [{**base, "point_index": 0}, {**base, "point_index": 1, "remeasured": ["late"]}]}
     assert gate_summary({"e": doc}) == [("e", 2, 0, ["1 point(s) measured again after a passing stall "
                                                      "of the host"])]
+
+
+def _lone(pairs: list[tuple[float, float]], shared: bool = False, **over) -> dict:
+    """A prototype token point of 1-byte tokens, one in flight, each pair on its own wire
+    (or, shared, all on one), each pair's (median, quickest) round trip in ms."""
+    return {"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10.0, "wire_impl": "engine",
+            "tokens_in_flight": 1, "token_size": 1, "transport": "tcp",
+            "flows": [{"path": [["w0" if shared else f"w{i}"]], "bytes": 100} for i in range(len(pairs))],
+            "per_pair": [{"src": f"b{2 * i}", "dst": f"b{2 * i + 1}", "rtt_ms_median": m, "rtt_ms_min": q}
+                         for i, (m, q) in enumerate(pairs)], **over}
+
+
+def test_a_lone_round_trip_off_the_models_time_fails_the_point():
+    """The model's lone round trip on the prototype is 1.717 ms (netlab.hostcost.round_trip_us):
+    8 pairs on 8 wires that read 2.03 ms had every other gate green."""
+    assert G.lone_round_trip(_lone([(1.74, 1.71)])) is None
+    slow = G.lone_round_trip(_lone([(1.74, 1.71), (2.03, 1.73)]))
+    assert slow and slow.startswith("slow host") and "b2->b3" in slow and "1.717" in slow
+    short = G.lone_round_trip(_lone([(1.72, 1.50)]))
+    assert short and short.startswith("short round trip")
+    # not the model's round trip alone: pairs sharing a wire, two tokens, big tokens, today's hosts
+    assert G.lone_round_trip(_lone([(2.5, 2.0), (2.5, 2.0)], shared=True)) is None
+    assert G.lone_round_trip(_lone([(2.5, 2.0)], tokens_in_flight=2)) is None
+    assert G.lone_round_trip(_lone([(9.9, 9.0)], token_size=8192)) is None
+    assert G.lone_round_trip(_lone([(2.5, 2.0)], hardware="none")) is None
+    # a time-scaled point's round trips are D times the model's
+    assert G.lone_round_trip(_lone([(4 * 1.74, 4 * 1.71)], time_scale=4)) is None
+
+
+def test_the_lone_round_trip_tolerance_is_the_round_trip_calibrations():
+    from run.calibration import load_calibrations
+    tolerances = {c["tolerance"] for c in load_calibrations() if c["id"].endswith("-round-trip")}
+    assert tolerances == {G.LONE_RTT_TOLERANCE}
