@@ -287,6 +287,15 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
                     _distinct(("delayed by the per-packet cost (medium engine)" if impl == "ifb-htb+engine-latency"
                                else "delayed by the per-packet cost (netem)") if v
                               else "not delayed (no netem: throughput cost only)" for v, impl in lone)))
+    paths = {}
+    for env in envs:
+        for key, t in (env.get("topologies") or {}).items():
+            hp = t.get("host_path")
+            if hp and hp.get("path_us") is not None:
+                paths.setdefault(key, []).append(hp)
+    if paths:
+        out.append(("this host's own path, taken off the engine's delays (run.hostpath)",
+                    "; ".join(_host_path_text(key, hps) for key, hps in sorted(paths.items()))))
     gaps = {t.get("tx_gap_us") or 0 for t in nets}
     if gaps - {0}:
         out.append(("network cards' gap between frames", _distinct(f"{g:g} us" if g else "none" for g in gaps)))
@@ -324,6 +333,15 @@ def time_split(docs: dict[str, dict]) -> str:
            f"{sum(t['points_s'] for t in engine):.0f} s its {len(engine)} networks measured" if engine else "")
     return (f"{whole / 60:.1f} minutes over {len(timings)} networks and {sum(t['points'] for t in timings)} "
             "points: " + ", ".join(f"{names[k]} {v:.0f} s ({v / whole:.0%})" for k, v in total.items()) + cpu)
+
+
+def _host_path_text(key: str, records: list[dict]) -> str:
+    """One network's host path records (run.hostpath) in a phrase: what came off, its median."""
+    def values(name: str) -> str:
+        return _distinct(f"{r[name]:g}" for r in records if r.get(name) is not None)
+    median = values("median_path_us")
+    return (f"{key}: {values('path_us')} us a round trip at its quickest"
+            + (f" (median {median})" if median else "") + f", {values('less_per_pass_us')} us off each delay")
 
 
 def environment_lines(docs: dict[str, dict]) -> list[str]:
