@@ -1,6 +1,7 @@
 """emulate.py reproduce [--quick]: run the papers' experiments and write the reproduction report."""
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -48,15 +49,18 @@ def add_parser(sub) -> None:
     p.add_argument("--sensitivity", action="store_true",
                    help="also run each variant of claims/sensitivity.json (the choices the papers leave "
                         "open) on the paper's hardware; the report shows how each claim's verdict moves")
-    p.add_argument("--no-ranges", action="store_true",
-                   help="skip the range ends: by default each hardware profile's ranged constants (the "
-                        "card's gap: a range the era sources do not narrow) run at both ends on the "
-                        "points the claims read, and a claim whose verdict moves is 'undetermined by the "
-                        "sources'")
+    p.add_argument("--ranges", action=argparse.BooleanOptionalAction, default=None,
+                   help="run each hardware profile's ranged constants (the card's gap: a range the era "
+                        "sources do not narrow) at both ends on the points the claims' checks read, %d "
+                        "times each, so that a claim whose verdict moves inside a range reads 'undetermined "
+                        "by the sources' (default: on for the full run, off for --quick)" % RANGE_REPEATS)
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_build_args(p)
+
+
+RANGE_REPEATS = 2   # runs of each range end's point: a verdict needs two; a third costs a fifth more run
 
 
 def planned(only: str | None) -> list[str]:
@@ -130,11 +134,13 @@ def run(args) -> int:
             shares[name] = meta.get("same_points_as") or []
     sweeps = {n: sweeps[n] for n in sources_first(list(sweeps), shares)}
     variants = {}
-    ranges = [] if args.no_ranges or args.hardware == "none" else \
+    with_ranges = (not args.quick) if args.ranges is None else args.ranges
+    ranges = [] if not with_ranges or args.hardware == "none" else \
         range_variants({n: [h for h in s["hardware"] if h != NONE] for n, (s, _) in sweeps.items()
                         if n not in era_only_names})
     for v in ranges:
         vsweep = with_hardware(variant_sweep(v, args.quick)[0], "paper", args.contention)
+        vsweep.values["repeats"] = min(vsweep["repeats"], RANGE_REPEATS)
         vsweep.shard = args.shard
         checks = read_by_claims(claims, v["experiment"], checks_only=True)
         vsweep.claimed, vsweep.unread_runs = checks, 0     # only the points the claims' checks read
