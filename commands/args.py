@@ -73,10 +73,11 @@ def add_machine_args(p, single: bool = False, from_file: bool = False) -> None:
              nargs="?", const="on", metavar="on|off")
     add_axis(g, axis("time_scale"), single, note=own)
     add_axis(g, axis("tx_gap_us"), note=own)
+    add_axis(g, axis("card_latency_us"), note=own)
     add_axis(g, axis("queue_packets"), note=own)
 
 
-MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us", "queue_packets")
+MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us", "card_latency_us", "queue_packets")
 
 
 def machine_values(args) -> dict:

@@ -47,7 +47,7 @@ SCHEMA = list_file_schema(
 
 # The setting (an axis of every workload: run.sweep.NETWORK_AXES) that runs each ranged
 # constant at another value; a profile's ranged constant missing here is refused (a test).
-RANGE_AXES = {"card.tx_gap_us": "tx_gap_us"}
+RANGE_AXES = {"card.tx_gap_us": "tx_gap_us", "card.latency_us": "card_latency_us"}
 from core.verdicts import Verdict
 UNDETERMINED = Verdict.UNDETERMINED
 DECIDED, NOT_RUN = "decided", "range ends not run"

@@ -138,13 +138,14 @@ def busy_fraction(sent_bytes: int, seconds: float, cost: HostCost) -> float:
 TCP_IP_ETH_HEADERS = 14 + 20 + 20   # a 1996 TCP segment's headers as the budget counts them (no options)
 
 
-def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1) -> float:
+def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1, card_latency_us: float = 0.0) -> float:
     """What the model should charge one lone TCP message and its reply on one wire, from the
     profile's constants alone (a host-cost calibration's target, claims/calibrations.json):
     each way, the sender's and the receiver's per-message cost (the charge channel), their
     per-packet cost and the segment's bytes at per_byte_ns (the budget), and the frame's wire
-    time. No ACK of its own: each reply carries it."""
+    time, and each end's card latency (the medium engine's, card_latency_us). No ACK of its own:
+    each reply carries it."""
     l2 = payload + TCP_IP_ETH_HEADERS
     one_way = (2 * cost.per_message_us + 2 * (cost.per_packet_us + l2 * cost.per_byte_ns / 1e3)
-               + frame_time_s(l2, rate_mbit) * 1e6)
+               + frame_time_s(l2, rate_mbit) * 1e6 + 2 * card_latency_us)
     return 2 * one_way

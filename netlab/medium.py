@@ -20,7 +20,8 @@ What a port's numbers are:
   charge channel; the engine adds the time that packet's CPU work takes); the card's gap
   (--tx-gap-us, else the profile's card) spaces its frames from each frame's end on the wire, and
   the profile's card holds `buffers` frames, each loaded at load_ns_per_byte once a buffer is
-  free (topologies.hardware.Card);
+  free (topologies.hardware.Card), and its own latency per packet (card_latency_us) adds to the
+  sender's and the receiver's delays: time, not CPU;
 - a switch's port: no latency, no gap; its output queue is the wire's queue.
 Not modelled: a card's own latency beyond its load and gap (era-machines.md M2: a check band,
 not a parameter); the tc wire applies the gap alone (netlab.nic), not the buffers or the load.
@@ -108,7 +109,8 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
         if node is not None:
             cost = host_cost(spec, spec.node(node))
             if cost is not None:
-                delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns))
+                delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns)) \
+                    + round(scaled_time(spec.machine.card_latency_us * 1e3, d))
                 per_byte = round(cost.per_byte_ns * 1e3)
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
             if card is not None:

@@ -63,7 +63,11 @@ SCHEMA = list_file_schema(
                                                      "wire implementation (a planned point, whose "
                                                      "wire is chosen when it is built, is taken to)"},
                                        "real_time": {"const": True, "description": "only points "
-                                                     "not time-scaled (D = 1)"}}},
+                                                     "not time-scaled (D = 1)"},
+                                       "card_latency_us": {"type": "number", "minimum": 0, "description":
+                                                           "only points whose cards ran this latency "
+                                                           "(the profile's headline: its range ends are "
+                                                           "judged by their own lone round trips, run.gates)"}}},
             "where": {"type": "object", "description": "point key -> value: the points that measure it "
                                                        "(a list: any of its values; a calibration a sweep adds "
                                                        "takes the first its network accepts)"},
@@ -98,7 +102,8 @@ def applies(cal: dict, point: dict) -> bool:
                  (a["disk"] if isinstance(a["disk"], list) else [a["disk"]]))
             and ("rate_mbit" not in a or point.get("rate_mbit") == a["rate_mbit"])
             and ("wire_impl" not in a or point.get("wire_impl", a["wire_impl"]) == a["wire_impl"])
-            and (not a.get("real_time") or time_scale_of(point) == 1))
+            and (not a.get("real_time") or time_scale_of(point) == 1)
+            and ("card_latency_us" not in a or float(point.get("card_latency_us") or 0) == a["card_latency_us"]))
 
 
 def measures(cal: dict, point: dict) -> bool:

@@ -40,7 +40,7 @@ def write_csv(doc: dict, path: Path) -> None:
             w.writeheader()
             for p in doc["points"]:
                 disk = p.get("disk")
-                row = {"time_scale": 1, "tx_gap_us": 0, "queue_packets": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
+                row = {"time_scale": 1, "tx_gap_us": 0, "card_latency_us": 0, "queue_packets": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
                        "disk": disk.get("profile") if isinstance(disk, dict) else disk,
                        "measured_throughput_mbyte_s": p.get("throughput_mbyte_s"),
                        **{k: real_rate(p, k) for k in WORKLOADS[doc["workload"]].rate_keys

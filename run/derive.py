@@ -26,6 +26,7 @@ def _normal(net: dict) -> dict:
     rate = net.get("rate_mbit")
     return {**{k: net.get(k) for k in NETWORK_KEYS}, "rate_mbit": None if rate is None else float(rate),
             "time_scale": time_scale_of(net), "tx_gap_us": float(net.get("tx_gap_us") or 0),
+            "card_latency_us": float(net.get("card_latency_us") or 0),
             "queue_packets": int(net.get("queue_packets") or 0)}
 
 

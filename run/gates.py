@@ -224,7 +224,8 @@ def lone_round_trip(point: dict) -> str | None:
     wires = [w for f in point.get("flows") or [] for seg in f.get("path") or [] for w in seg]
     if cost is None or len(wires) != len(set(wires)) or not point.get("per_pair"):
         return None
-    model_ms = round_trip_us(cost, point["rate_mbit"], point["token_size"]) / 1e3 * time_scale_of(point)
+    model_ms = round_trip_us(cost, point["rate_mbit"], point["token_size"],
+                             point.get("card_latency_us") or 0.0) / 1e3 * time_scale_of(point)
     for pair in point["per_pair"]:
         median, quickest = pair.get("rtt_ms_median"), pair.get("rtt_ms_min")
         if median and median > model_ms * (1 + LONE_RTT_TOLERANCE):

@@ -21,7 +21,7 @@ from topologies.point import network_fields   # also imported from here (runner,
 from topologies.presets import PRESETS, build_spec, check_topology, preset
 from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE, time_scale_of
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US, MIN_RATE_MBIT,
+                             MAX_CARD_LATENCY_US, MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US, MIN_RATE_MBIT,
                              NetworkSpec)
 from workloads import WORKLOADS
 from workloads.base import Workload
@@ -57,6 +57,11 @@ NETWORK_AXES = (
          "profile's: netlab/nic.py); unset: the hardware profile's card (a range no era source "
          "narrows, whose ends reproduce runs: claims/sensitivity.json), 0 without a profile",
          many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
+    Axis("card_latency_us", "float", None, "every network card's own latency per packet at each end "
+         "(its driver path beyond the CPU's per-packet cost; the medium engine applies it); unset: the "
+         "hardware profile's card (a range no era source narrows, whose ends reproduce runs: "
+         "claims/sensitivity.json), 0 without a profile",
+         many=False, minimum=0, maximum=MAX_CARD_LATENCY_US, unit="us"),
     Axis("queue_packets", "int", 0, "the queues a packet waits in, in frames: each card's transmit "
          "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 "
          "frames, a number no era source gives, so claims/sensitivity.json runs 30 and 300)", many=False,
@@ -79,7 +84,7 @@ NETWORK_AXES = (
          aliases=("--relay-delay",)),
 )
 IMPAIRMENT_AXES = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
-UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us", "queue_packets")   # in a document's parameters only when set
+UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us", "card_latency_us", "queue_packets")   # in a document's parameters only when set
 NETWORK = {a.name: a for a in NETWORK_AXES}
 
 
@@ -124,6 +129,8 @@ def network_key(spec) -> str:
     card = spec.machine.profile.card if spec.machine.profile is not None else None
     own = card.tx_gap_us if card is not None else 0.0
     key += f"+txgap{spec.machine.tx_gap_us:g}us" if spec.machine.tx_gap_us != own else ""
+    own = card.latency_us if card is not None else 0.0
+    key += f"+lat{spec.machine.card_latency_us:g}us" if spec.machine.card_latency_us != own else ""
     key += f"+q{spec.machine.queue_packets}" if spec.machine.queue_packets else ""
     return key + (f"/D{time_scale_of(spec):g}" if time_scale_of(spec) != 1 else "")
 
@@ -228,6 +235,7 @@ class Sweep:
         for topo, rate, ch, hw, cont, d in self.networks():
             yield build_spec(topo, nodes=self.own(topo, "nodes"), rate_mbit=rate, channels=ch, hardware=hw,
                              contention=cont, time_scale=d, tx_gap_us=self["tx_gap_us"],
+                             card_latency_us=self["card_latency_us"],
                              queue_packets=self["queue_packets"] or None, **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:

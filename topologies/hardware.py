@@ -10,8 +10,9 @@ machines cost, every number with its source:
   receive, and the disk's transfers (disk.transfer), are paid on the same budget;
 - card: the network card between the CPU and the wire: its transmit buffers (frames in
   flight), the time to load a frame into one (the CPU's PIO on an ISA card, DMA on a bus
-  master) and the Tx-done interrupt's gap before the next frame goes; the medium engine times
-  them (engine/src/model.rs), the tc wire applies the gap alone (netlab.nic). A constant the
+  master), the Tx-done interrupt's gap before the next frame goes, and the card and driver
+  path's own latency per packet; the medium engine times them (engine/src/model.rs), the tc
+  wire applies the gap alone (netlab.nic). A constant the
   sources give only as a range is a RANGED object (value, low, high, source): reproduce runs
   the claims' points at both ends (claims/sensitivity.json, `range`) and a verdict that moves
   inside the range is not decided by the sources;
@@ -135,7 +136,8 @@ SCHEMA = {
                                              "description": "claims (docs/papers.md) these numbers can move"},
                               "not_modelled": _TEXT}}]},
         "card": {"type": "object", "additionalProperties": False,
-                 "required": ["buffers", "buffers_source", "load_ns_per_byte", "load_source", "tx_gap_us"],
+                 "required": ["buffers", "buffers_source", "load_ns_per_byte", "load_source", "tx_gap_us",
+                              "latency_us"],
                  "description": "the network card's transmit path (absent: frames leave as the wire "
                                 "allows, today's cards)",
                  "properties": {
@@ -148,6 +150,9 @@ SCHEMA = {
                      "load_source": _TEXT,
                      "tx_gap_us": {**RANGED, "description": "the Tx-done interrupt's gap after each "
                                                             "frame before the next may go (us)"},
+                     "latency_us": {**RANGED, "description": "the card and driver path's own latency per "
+                                                             "packet, at each end (us): beyond the CPU's "
+                                                             "per-packet cost, it occupies no CPU"},
                      "not_modelled": _TEXT}},
         "tcp": {"type": "object", "additionalProperties": False,
                 "required": ["congestion_control", "sack", "dsack", "timestamps", "window_scaling",
@@ -281,11 +286,12 @@ class HostCost:
 @dataclass(frozen=True)
 class Card:
     """A node's network card (see the module doc): `buffers` frames in flight, each loaded at
-    load_ns_per_byte once a buffer is free, tx_gap_us after each frame (the ranged value's
-    headline: ranged_constants has its ends)."""
+    load_ns_per_byte once a buffer is free, tx_gap_us after each frame, latency_us on each packet
+    at each end (the ranged values' headlines: ranged_constants has their ends)."""
     buffers: int = 1
     load_ns_per_byte: float = 0.0
     tx_gap_us: float = 0.0
+    latency_us: float = 0.0
 
 
 def card_of(data: dict) -> Card | None:
@@ -293,7 +299,8 @@ def card_of(data: dict) -> Card | None:
     c = data.get("card")
     if not c:
         return None
-    return Card(int(c["buffers"]), float(c["load_ns_per_byte"]), float(c["tx_gap_us"]["value"]))
+    return Card(int(c["buffers"]), float(c["load_ns_per_byte"]), float(c["tx_gap_us"]["value"]),
+                float(c["latency_us"]["value"]))
 
 
 def ranged_constants(data: dict) -> dict[str, tuple[float, float, float]]:

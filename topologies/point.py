@@ -34,6 +34,9 @@ NETWORK_FIELDS = (
     Field("tx_gap_us", "number", "every network card waited this long after each frame it sent before "
           "the next (its Tx-done interrupt; --tx-gap-us, else the hardware profile's card), us in real "
           "time; absent = 0, no gap", SETTING, unit="us", csv=CSV_BEFORE, schema={"minimum": 0}),
+    Field("card_latency_us", "number", "each network card's own latency per packet at each end, beyond "
+          "its CPU's per-packet cost (--card-latency-us, else the hardware profile's card), us in real time; "
+          "absent = 0", SETTING, unit="us", csv=CSV_BEFORE, schema={"minimum": 0}),
     Field("queue_packets", "integer", "the queues a packet waited in (each card's transmit queue on its "
           "wire, each node's CPU budget backlog), frames, when a sensitivity variant set it; absent = as built "
           "(100 on every wire, the profile's budget queue)", SETTING, csv=CSV_BEFORE, schema={"minimum": 2}),
@@ -57,4 +60,5 @@ def network_fields(spec: NetworkSpec) -> dict[str, Any]:
             "contention_default": "on" if spec.machine.contention_default else "off",
             **({"time_scale": spec.machine.time_scale} if spec.machine.time_scale != DEFAULT_TIME_SCALE else {}),
             **({"tx_gap_us": spec.machine.tx_gap_us} if spec.machine.tx_gap_us else {}),
+            **({"card_latency_us": spec.machine.card_latency_us} if spec.machine.card_latency_us else {}),
             **({"queue_packets": spec.machine.queue_packets} if spec.machine.queue_packets else {})}

@@ -20,7 +20,7 @@ from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
                              SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
-                             node_name)
+                             MAX_CARD_LATENCY_US, node_name)
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,7 @@ def build_spec(name: str, **options) -> NetworkSpec:
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None)
     tx_gap_us = options.pop("tx_gap_us", None)
+    card_latency_us = options.pop("card_latency_us", None)
     queue_packets = options.pop("queue_packets", None) or None
     time_scale = options.pop("time_scale", None)
     time_scale = 1.0 if time_scale is None else time_scale
@@ -156,18 +157,20 @@ def build_spec(name: str, **options) -> NetworkSpec:
         wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
                           impair.get("loss_pct", 0.0))
         spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
-    return scale(machine(spec, hardware, contention, tx_gap_us, queue_packets), time_scale)
+    return scale(machine(spec, hardware, contention, tx_gap_us, queue_packets, card_latency_us), time_scale)
 
 
 def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None,
-            tx_gap_us: float | None = None, queue_packets: int | None = None) -> NetworkSpec:
+            tx_gap_us: float | None = None, queue_packets: int | None = None,
+            card_latency_us: float | None = None) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
     average cost and drop after 16 collisions. contention None or "auto": as the
     profile says (its `collisions` default). Recorded in spec.machine: the
     profile itself (`era` resolved), contention, and the profile's default as
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic; None: the
-    profile's card's headline value, 0 without a card), resolved here once. queue_packets, when given,
+    profile's card's headline value, 0 without a card) and its own latency per packet
+    (card_latency_us, the same way; the medium engine alone applies it), resolved here once. queue_packets, when given,
     replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
     frames otherwise, a number no era source gives: claims/sensitivity.json sweeps it); a
     relay's --relay-delay queue and, on a profile without a host cost, a --tx-gap-us card queue
@@ -176,6 +179,11 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     given = tx_gap_us is not None
     tx_gap_us = check_tx_gap(tx_gap_us if given else profile.card.tx_gap_us if profile.card else 0.0,
                              spec.params["rate_mbit"])
+    if card_latency_us is None:
+        card_latency_us = profile.card.latency_us if profile.card else 0.0
+    if isinstance(card_latency_us, bool) or not isinstance(card_latency_us, (int, float)) \
+            or not 0 <= card_latency_us <= MAX_CARD_LATENCY_US:
+        raise SpecError(f"--card-latency-us must be a time in 0..{MAX_CARD_LATENCY_US:g} us, got {card_latency_us!r}")
     if given and tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
@@ -186,6 +194,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     return dataclasses.replace(
         spec, machine=dataclasses.replace(spec.machine, profile=profile, contention=contention,
                                           contention_default=profile.collides, tx_gap_us=tx_gap_us,
+                                          card_latency_us=float(card_latency_us),
                                           queue_packets=queue_packets),
         notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
                                 "(its Tx-done interrupt)"]

@@ -128,6 +128,7 @@ class Machine:
     contention_default: bool = False
     time_scale: float = 1.0
     tx_gap_us: float = 0.0
+    card_latency_us: float = 0.0     # each card's own latency per packet, at each end (the profile's, or set)
     queue_packets: int | None = None   # every queue a packet waits in, when set (sensitivity; else as built)
 
     @property
@@ -192,6 +193,7 @@ def node_ip(index: int) -> str:
 
 MAX_GAP_BYTES = 65535    # HTB adds at most this per frame (a 16-bit overhead; netlab.nic)
 MAX_TX_GAP_US = 10_000.0 # a card's gap between frames: 10 ms is beyond any card's
+MAX_CARD_LATENCY_US = 10_000.0   # a card's own latency per packet: likewise
 
 
 def check_tx_gap(gap_us: float, rate_mbit: float) -> float:

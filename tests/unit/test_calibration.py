@@ -83,12 +83,16 @@ def test_the_host_cost_calibrations_are_the_profiles_own_constants():
     cals = {c["id"]: c for c in K.load_calibrations()}
     for cid, (profile, rate) in ROUND_TRIPS.items():
         c = cals[cid]
+        card = load(profile).card
         assert c["applies"] == {"workload": "token", "hardware": profile, "rate_mbit": rate,
-                                "wire_impl": "engine", "real_time": True} and c["metric"] == "rtt_ms_median"
-        assert c["target"] == pytest.approx(round_trip_us(load(profile).host_cost, rate) / 1e3, abs=5e-4)
-        # a model that skipped one per-packet pass (of four) or one message charge would miss it
+                                "wire_impl": "engine", "real_time": True,
+                                "card_latency_us": card.latency_us} and c["metric"] == "rtt_ms_median"
+        assert c["target"] == pytest.approx(round_trip_us(load(profile).host_cost, rate, 1, card.latency_us) / 1e3,
+                                            abs=5e-4)
+        # a model that skipped one pass of the engine's delay (of four: per-packet cost and the
+        # card's latency) or one message charge would miss it
         cost = load(profile).host_cost
-        one_pass = (cost.per_packet_us + 55 * cost.per_byte_ns / 1e3) / 1e3
+        one_pass = (cost.per_packet_us + 55 * cost.per_byte_ns / 1e3 + card.latency_us) / 1e3
         assert one_pass / c["target"] > c["tolerance"] and cost.per_message_us / 1e3 / c["target"] > c["tolerance"]
 
 
@@ -109,16 +113,19 @@ def test_every_token_figure_measures_its_round_trip_on_one_wire(name, topology, 
 
 
 def test_an_under_charging_model_misses_its_round_trip():
-    """Measurements at a model that paid no per-message cost (0.55 ms, the UDP round trip) miss;
-    the model as built (1.727-1.731 ms, era-validation-latency 2026-11-27) meets it."""
+    """Measurements at a model that paid no per-message cost or card latency (0.55 ms, the UDP
+    round trip without it) miss; the model as built (2.425 ms with the card's headline 177 us)
+    meets it."""
     c = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-round-trip")
     def pts(*ms):
         return [{"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10, "pairs": 1, "token_size": 1,
+                 "card_latency_us": 177.0,
                  "tokens_in_flight": 1, "transport": "tcp", "placement": "any", "rtt_ms_median": v,
                  "gates": {"ok": True, "failed": []}, "fidelity": {"suspect": None}, "repeat": i}
                 for i, v in enumerate(ms)]
     assert K.judge(c, pts(0.55, 0.551))["verdict"] == K.MISSED
-    assert K.judge(c, pts(1.727, 1.731))["verdict"] == K.MET
+    assert K.judge(c, pts(1.727, 1.731))["verdict"] == K.MISSED     # the card's latency skipped
+    assert K.judge(c, pts(2.44, 2.45))["verdict"] == K.MET
 
 
 def test_the_round_trip_applies_only_where_its_target_holds():
@@ -132,8 +139,10 @@ def test_the_round_trip_applies_only_where_its_target_holds():
     assert [p["calibration_of"] for p in extra(rate_mbit=[10])] == ["prototype-1995-round-trip"] * 2
     assert extra(rate_mbit=[100]) == [] and extra(rate_mbit=[10], time_scale=[2]) == []
     c = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-round-trip")
-    point = {"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10}
+    point = {"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10, "card_latency_us": 177.0}
     assert K.applies(c, point) and K.applies(c, {**point, "wire_impl": "engine"})
+    # a range end of the card's latency has another model round trip: its own gate judges it
+    assert not K.applies(c, {**point, "card_latency_us": 355.0}) and not K.applies(c, {**point, "card_latency_us": 0})
     assert not K.applies(c, {**point, "wire_impl": "tc"}) and not K.applies(c, {**point, "time_scale": 4})
 
 

@@ -41,8 +41,9 @@ def test_the_config_names_every_wire_and_port_with_the_profiles_costs():
     cost = spec.node("b0").host_cost
     # a packet occupies the CPU for per_packet + bytes x per_byte (the prototype's 59 + 189 PIO)
     assert cost.per_byte_ns == 248
-    assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={round(cost.per_packet_us * 1000)} "
-                        f"rx_delay_ns={round(cost.per_packet_us * 1000)} ps_per_byte=248000 tx_gap_ns=45000 "
+    delay = round((cost.per_packet_us + 177) * 1000)   # the per-packet cost and the card's latency
+    assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={delay} "
+                        f"rx_delay_ns={delay} ps_per_byte=248000 tx_gap_ns=45000 "
                         "load_ps_per_byte=189000 buffers=2")   # the prototype card: 2 buffers, ISA load, its gap
 
 

@@ -90,7 +90,7 @@ def test_every_ranged_constant_runs_at_both_ends_of_every_experiment_on_its_prof
         assert low <= value <= high and r["value"] == {"low": low, "high": high}[r["end"]]
         assert v["set"] == {sensitivity.RANGE_AXES[r["constant"]]: r["value"]}
         sweep = sensitivity.variant_sweep(v, True)[0]
-        assert sweep["tx_gap_us"] == r["value"] and sweep["hardware"] == [r["profile"]]
+        assert sweep[sensitivity.RANGE_AXES[r["constant"]]] == r["value"] and sweep["hardware"] == [r["profile"]]
     by_experiment = {}
     for v in variants:
         by_experiment.setdefault(v["experiment"], set()).add(v["range"]["end"])
