@@ -608,7 +608,8 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
     claims = load_claims(claims_path) if claims_path else load_claims()
     shown = views_present(docs) or [TODAY]
     by_view = {w: judge_all(claims, docs, w, tests=tests) for w in shown}
-    states = sensitivity_table.decided(claims, docs, sensitivity or {}, ranges) if ranges and PAPER in by_view else {}
+    states = sensitivity_table.decided(claims, docs, sensitivity or {}, ranges, quick) \
+        if ranges and PAPER in by_view else {}
     if PAPER in by_view:
         by_view[PAPER] = sensitivity_table.apply_decided(by_view[PAPER], states)
     summaries = []

@@ -88,11 +88,13 @@ def range_variants_of(names: list[str]) -> list[dict]:
 
 
 def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, dict],
-            variants: list[dict]) -> dict[str, dict]:
+            variants: list[dict], quick: bool = True) -> dict[str, dict]:
     """Per claim judged on the paper view: whether the sources decide its verdict. Each
-    (profile's constant, end) replaces every experiment it ran for at once, one constant at a time; a claim reads `decided` when
-    every end that touches its experiments ran and none moved its verdict, UNDETERMINED (with
-    the constant and the verdict at each end) when one did, NOT_RUN when an end is missing."""
+    (profile's constant, end) replaces every experiment it ran for at once, one constant at a
+    time. The ends ran on the experiments' quick sweeps: a claim is UNDETERMINED (the constant
+    and its verdict at each end named) when its verdicts at the two ends differ, or, where the
+    run itself was quick (the same points), when an end's differs from the run's; `decided` when
+    every end that touches its experiments ran and none did; NOT_RUN when an end is missing."""
     base = {r["id"]: r for r in judge_all(claims, docs, PAPER)}
     ends: dict[tuple[str, str], dict] = {}
     for v in variants:
@@ -104,20 +106,21 @@ def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, d
         touching = {k: e for k, e in ends.items() if any(x in e for x in c["experiments"])}
         if not touching or c["id"] not in base:
             continue
-        moved, missing, readings = [], False, {}
+        missing, readings = False, {}
         for (constant, end), exps in touching.items():
             if any(vid not in variant_docs for vid, _ in exps.values()):
                 missing = True
                 continue
             replaced = {**docs, **{x: variant_docs[vid] for x, (vid, _) in exps.items()}}
             got = {r["id"]: r for r in judge_all([c], replaced, PAPER)}[c["id"]]["verdict"]
-            value = next(iter(exps.values()))[1]
-            readings[(constant, end)] = (value, got)
-            if got != base[c["id"]]["verdict"]:
-                moved.append(constant)
+            readings.setdefault(constant, {})[end] = (next(iter(exps.values()))[1], got)
+        run = base[c["id"]]["verdict"]
+        moved = [k for k, rs in readings.items()
+                 if len({g for _, g in rs.values()}) > 1 or quick and any(g != run for _, g in rs.values())]
         if moved:
             constant = moved[0]
-            ends_text = ", ".join(f"{v:g} -> {g}" for (k, _), (v, g) in sorted(readings.items()) if k == constant)
+            ends_text = ", ".join(f"{v:g} -> {g}" for _, (v, g) in sorted(readings[constant].items(),
+                                                                           key=lambda e: e[1][0]))
             out[c["id"]] = {"state": UNDETERMINED, "constant": constant,
                             "text": f"{UNDETERMINED}: {constant} decides it ({ends_text})"}
         else:

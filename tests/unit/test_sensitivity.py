@@ -137,3 +137,20 @@ def test_a_verdict_that_moves_inside_a_range_is_undetermined_and_one_that_holds_
     # an end that did not run leaves the claim open, never decided
     del varied["high-b"]
     assert sensitivity.decided(claims, docs, varied, variants)[2]["state"] == sensitivity.NOT_RUN
+
+
+def test_a_full_run_compares_the_ends_with_each_other_not_with_its_other_sweep(monkeypatch):
+    """In a full run the ends ran on the quick sweep, the run on its own: only the ends'
+    verdicts are compared (the run's may differ by its sweep alone)."""
+    claims = [{"id": 1, "experiments": ["a"]}]
+    monkeypatch.setattr(sensitivity, "judge_all", lambda cs, docs, view: [
+        {"id": 1, "verdict": docs["a"]["says"]}])
+    variants = [{"id": e, "experiment": "a", "range": {"profile": "p", "constant": "card.latency_us",
+                                                       "end": e, "value": v}} for e, v in (("low", 0), ("high", 355))]
+    same = {"low": {"says": "not reproduced"}, "high": {"says": "not reproduced"}}
+    run = {"a": {"says": "reproduced"}}
+    assert sensitivity.decided(claims, run, same, variants, quick=False)[1]["state"] == sensitivity.DECIDED
+    assert sensitivity.decided(claims, run, same, variants, quick=True)[1]["state"] == sensitivity.UNDETERMINED
+    split = {"low": {"says": "reproduced"}, "high": {"says": "not reproduced"}}
+    st = sensitivity.decided(claims, run, split, variants, quick=False)[1]
+    assert st["state"] == sensitivity.UNDETERMINED and "0 -> reproduced, 355 -> not reproduced" in st["text"]
