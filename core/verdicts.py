@@ -1,7 +1,7 @@
 """Every verdict word the tool prints, declared once with what it means.
 
 Four things are judged, each with its own family of words: a paper's claim
-(claims, forced), a calibration point (calibration), an era reading
+(claims; a verdict that could not have failed names why: Forced), a calibration point (calibration), an era reading
 (validation) and a student's answer (exercise); a tested claim's test run
 (tested) has its own outcome. The words are str Enum members, so they are the
 plain strings results documents, answers files and reports have always held
@@ -30,6 +30,14 @@ class Verdict(Word):
     FORCED = "forced by construction"
     CONSEQUENCE = "calibration consequence"
     UNDETERMINED = "undetermined by the sources"
+
+
+class Forced(Word):
+    """What made a verdict unable to fail (judge.forced): each kind is named and counted apart, since
+    each says something different about the model. Decided in this order, the first that suffices."""
+    WIRING = "the wiring"                    # the wires' limits alone
+    CALIBRATION = "a calibration"            # a calibration's band, with the wires' limits
+    MODEL = "the model's construction"       # the model's own caps and equalities as well
 
 
 class Calibration(Word):
@@ -78,6 +86,14 @@ MEANING: dict[Word, str] = {
     Verdict.TESTED: "a fact of the wiring, checked by a named test rather than measured as a claim.",
     Verdict.FORCED: "the claim could not have failed on this view: every measurement the calibrations "
                     "and gates admit gives the same verdict (counted apart, never as reproduced).",
+    Forced.WIRING: "forced by the wiring: the wires' payload limits, shared by the flows that cross "
+                   "them, leave no reading that fails the claim.",
+    Forced.CALIBRATION: "forced by a calibration: a point the claim reads is (or, its own text says, "
+                        "reads) a calibration's quantity, pinned to its band, and with the wires' limits "
+                        "no reading fails the claim.",
+    Forced.MODEL: "forced by the model's construction: its disks, CPU costs and round trips, or two "
+                  "points it makes equal, leave no reading that fails the claim; only an emulator "
+                  "defect of the size the report names could.",
     Verdict.CONSEQUENCE: "the value follows from calibration points alone, so it is counted apart.",
     Verdict.UNDETERMINED: "on the paper's hardware the verdict changes between the two ends of a "
                           "constant the era sources give only as a range (the report names it): the "

@@ -41,7 +41,6 @@ by `margin`), ratio_order, peak, converge, sublinear, all, tested.
 """
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from pathlib import Path
@@ -52,8 +51,8 @@ from run import calibration as cal
 from judge import forced as forcing
 from judge import tested
 # keys that are results, not parameters: points differing only in these are repeats of one point
-# (every declared field that is not identity: run.point)
-from run.point import RESULT_KEYS
+# (every declared field that is not identity: run.point; judge.forced.groups groups by them)
+from run.point import RESULT_KEYS  # noqa: F401
 from run.results import read_json, real_rate
 from core.verdicts import PASSES, Verdict
 from topologies.hardware import hardware_of
@@ -67,6 +66,12 @@ REPRODUCED, IN_SHAPE, NOT_REPRODUCED, NOT_CHECKABLE = (Verdict.REPRODUCED, Verdi
 CALIBRATION, TESTED, FORCED, CONSEQUENCE = (Verdict.CALIBRATION, Verdict.TESTED, Verdict.FORCED,
                                             Verdict.CONSEQUENCE)
 BOUND_SLACK = 0.02       # counter timing and rounding before a bound counts as broken
+SYSTEMATIC = 0.02
+"""How far apart two points must be, beyond their repeats' spread, before an order between them
+counts. Repeats show a point's noise, not its systematic error, which differs between networks
+and disks: a disk throttle's slice accounting (a copy under a 1.67 MB/s throttle reads
+1.67-1.72, netlab/disk_profiles.py), the counters' timing (the gates' 2 % slack, run.gates). Two
+near-deterministic disk-bound points 1-2 % apart show nothing the model made differ."""
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 _SEL = {"type": "object", "additionalProperties": False, "required": ["where"],
@@ -76,7 +81,16 @@ _SEL = {"type": "object", "additionalProperties": False, "required": ["where"],
                        "reduce": {"enum": ["max", "min", "mean"], "description": "how the points become one number (default max)"},
                        "scale": {"type": "number", "description": "multiply the number by this (e.g. 1/line rate)"},
                        "metric": {"type": "string", "description": "the point's MB/s key to read (default "
-                                  "throughput_mbyte_s); a time-scaled point gives it x D"}}}
+                                  "throughput_mbyte_s); a time-scaled point gives it x D; a node -> share "
+                                  "map (cpu_busy) gives its busiest node's"},
+                       "pin": {"type": "object", "additionalProperties": False, "required": ["calibration", "why"],
+                               "description": "the claim's own text ties these points to a calibrated "
+                                              "quantity: where that calibration applies to a point, it "
+                                              "reads the calibration's band (judge.bounds), and a reading "
+                                              "outside it makes the claim not checkable (the tie failed)",
+                               "properties": {"calibration": {"type": "string", "description": "its id "
+                                                              "(claims/calibrations.json)"},
+                                              "why": {"type": "string", "minLength": 1}}}}}
 _CHECK = {"type": "object", "required": ["kind"], "description": "how it is judged",
           "properties": {"kind": {"enum": ["value", "ratio", "drop", "order", "peak", "converge",
                                            "sublinear", "all", "ratio_order", "tested"]},
@@ -109,6 +123,15 @@ _CHECK = {"type": "object", "required": ["kind"], "description": "how it is judg
                                                       "applied when a point read ran with the collision "
                                                       "model (the wires then lose different shares to it)"}}},
                          "over": {"type": "string"}, "at": {"type": "number"},
+                         "model_equal": {"type": "object", "additionalProperties": False,
+                                         "required": ["calibration", "why"],
+                                         "description": "ratio, drop: a and b read one quantity of the "
+                                                        "model wherever this calibration of it applies to "
+                                                        "their points, so the model's ratio is 1 (judge.forced: "
+                                                        "forced by the model's construction, only an emulator "
+                                                        "defect parts them)",
+                                         "properties": {"calibration": {"type": "string"},
+                                                        "why": {"type": "string", "minLength": 1}}},
                          "margin": {"type": "number", "minimum": 0,
                                     "description": "order, ratio_order: how much larger each must be"},
                          "from": {"type": "number"}}}
@@ -176,13 +199,16 @@ def load_claims(path: Path = CLAIMS_FILE) -> list[dict]:
 _matches = forcing.matches
 
 
-def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
-    """Points that differ only by repeat (and their results), grouped."""
-    out: dict[tuple, list[dict]] = {}
-    for p in points:
-        key = tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in p.items() if k not in RESULT_KEYS))
-        out.setdefault(key, []).append(p)
-    return out
+_groups = forcing.groups
+
+
+def _value(p: dict, metric: str) -> float | None:
+    """The point's reading of a metric as the judge reads it: MB/s of the real network (x D), a
+    node -> share map (cpu_busy) its busiest node's; None when the point has none."""
+    have = p.get(metric)
+    if isinstance(have, dict):
+        return max(have.values(), default=None)
+    return None if have is None and metric not in (p.get("scaled") or {}) else real_rate(p, metric)
 
 
 class Evidence:
@@ -215,17 +241,30 @@ class Evidence:
         out = []
         metric = sel.get("metric", "throughput_mbyte_s")
         for group in _groups(chosen).values():
-            vals = [real_rate(p, metric) for p in group]
+            vals = [v for v in (_value(p, metric) for p in group) if v is not None]
             for p in group:
                 self._trust(name, p)
                 self.collided |= p.get("contention") == "on"
+            if not vals:
+                self.problems.append(f"{name} point {group[0].get('point_index')} has no {metric}")
+                continue
             median = statistics.median(vals)
             if len(vals) > 1 and median > 0:
                 self.spread = max(self.spread, (max(vals) - min(vals)) / 2 / median)
             self.points += len(group)
             self.repeats |= {p.get("repeat", 0) for p in group}
+            self._tied(name, sel, group[0], metric, median)
             out.append((group[0], median))
         return out
+
+    def _tied(self, name: str, sel: dict, p: dict, metric: str, median: float) -> None:
+        """A point the claim ties to a calibration (`pin`) reads inside its band, or the tie, not
+        the claim, failed: not checkable (judge.forced counts on the band)."""
+        band = forcing.B.calibration_band(p, metric, self.cals, sel.get("pin")) if sel.get("pin") else None
+        if band and not band[0] <= median <= band[1]:
+            self.problems.append(f"{name} point {p.get('point_index')} ({forcing.label(sel)}) read "
+                                 f"{median:.3g}, outside the {band[0]:.3g}-{band[1]:.3g} of {band[2]}: the tie "
+                                 "failed, not the claim")
 
     def _trust(self, name: str, p: dict) -> None:
         gates = p.get("gates")
@@ -274,6 +313,31 @@ def _numeric(check: dict, measured: float, bias: dict | None) -> tuple[str, str]
     return NOT_REPRODUCED, f"{measured:.3g} is outside {band}"
 
 
+def _own(ev: Evidence, docs: dict, sel: dict, first: str) -> tuple[float | None, float]:
+    """A selection's number with its own spread over its repeats, its evidence added to ev's."""
+    e = Evidence(ev.bad, ev.cals)
+    value = e.reduce(docs, sel, first)
+    ev.problems += e.problems
+    ev.points += e.points
+    ev.repeats |= e.repeats
+    ev.spread = max(ev.spread, e.spread)
+    ev.collided |= e.collided
+    return value, e.spread
+
+
+def _ordered(ok: bool, measured: list, said: str, got: list[tuple[float, float]]) -> tuple[str, Any, str]:
+    """An order's verdict: in the paper's order by more than the two numbers' spreads together
+    and SYSTEMATIC, or not checkable: an order the noise or a systematic error could reverse."""
+    for (x, sx), (y, sy) in zip(got, got[1:]):
+        room = sx + sy + SYSTEMATIC
+        if ok and x <= y * (1 + room):
+            return NOT_CHECKABLE, measured, (
+                f"{said}, but {x:.3g} over {y:.3g} is {x / y - 1:+.1%}, within the repeats' spread "
+                f"(+-{sx + sy:.1%} together) and a systematic {SYSTEMATIC:.0%}: an order the noise could "
+                "reverse")
+    return (REPRODUCED if ok else NOT_REPRODUCED), measured, said
+
+
 def _check(check: dict, docs: dict, first: str, ev: Evidence, bias: dict | None = None) -> tuple[str, Any, str]:
     """(verdict, measured, reason) of one check; problems with the points go to ev."""
     kind = check["kind"]
@@ -300,42 +364,32 @@ def _check(check: dict, docs: dict, first: str, ev: Evidence, bias: dict | None 
             return NOT_CHECKABLE, [a, b], f"the {'denominator' if kind == 'ratio' else 'reference'} measured 0 MB/s"
         measured = a / b if kind == "ratio" else 1 - b / a
     elif kind == "ratio_order":
-        ratios = []
+        # each ratio's spread is its two numbers' together: an order inside it is no order
+        ratios, spreads = [], []
         for part in (check["first"], check["second"]):
-            a, b = ev.reduce(docs, part["a"], first), ev.reduce(docs, part["b"], first)
+            pair = [_own(ev, docs, part[k], first) for k in ("a", "b")]
+            (a, sa), (b, sb) = pair
             ratios.append(None if a is None or b is None or b == 0 else a / b)
+            spreads.append(sa + sb)
         if None in ratios:
             return NOT_CHECKABLE, None, "missing points"
-        ok = ratios[0] > ratios[1] * (1 + check.get("margin", 0.0))
-        return (REPRODUCED if ok else NOT_REPRODUCED), [round(r, 3) for r in ratios], \
-            f"first ratio {ratios[0]:.3g} {'>' if ok else 'not >'} second {ratios[1]:.3g}" + \
-            (f" by more than {check['margin']:.0%}" if check.get("margin") else "")
+        margin = check.get("margin", 0.0)
+        ok = ratios[0] > ratios[1] * (1 + margin)
+        said = f"first ratio {ratios[0]:.3g} {'>' if ok else 'not >'} second {ratios[1]:.3g}" + \
+            (f" by more than {margin:.0%}" if margin else "")
+        return _ordered(ok, [round(r, 3) for r in ratios], said, list(zip(ratios, spreads)))
     elif kind == "order":
         # each item's own spread over its repeats: an order inside the noise is no order
-        evs = [Evidence(ev.bad, ev.cals) for _ in check["items"]]
-        values = [e.reduce(docs, s, first) for e, s in zip(evs, check["items"])]
-        for e in evs:
-            ev.problems += e.problems
-            ev.points += e.points
-            ev.repeats |= e.repeats
-            ev.spread = max(ev.spread, e.spread)
-            ev.collided |= e.collided
+        got = [_own(ev, docs, s, first) for s in check["items"]]
+        values = [v for v, _ in got]
         if None in values:
             return NOT_CHECKABLE, None, "missing points"
         margin = check.get("margin", 0.0)
         ok = all(x > y * (1 + margin) for x, y in zip(values, values[1:]))
-        measured = [round(v, 3) for v in values]
         said = (" > " if ok else " vs ").join(f"{v:.3g}" for v in values) + \
             (" (in the paper's order" if ok else " (not in the paper's order") + \
             (f", by more than {margin:.0%})" if margin else ")")
-        overlap = [(x, y, a.spread + b.spread) for (x, a), (y, b) in zip(zip(values, evs), zip(values[1:], evs[1:]))
-                   if x <= y * (1 + a.spread + b.spread)]
-        if ok and overlap:
-            x, y, s = overlap[0]
-            return NOT_CHECKABLE, measured, (f"{said}, but {x:.3g} over {y:.3g} is {x / y - 1:+.1%}, within "
-                                             f"the repeats' spread (+-{s:.1%} together): an order the "
-                                             "noise could reverse")
-        return (REPRODUCED if ok else NOT_REPRODUCED), measured, said
+        return _ordered(ok, [round(v, 3) for v in values], said, got)
     else:
         return _shape(check, ev, docs, first)
     if measured is None:
@@ -619,6 +673,14 @@ def rests_on(claim: dict, docs: dict[str, dict], ids: list[str], cals: list[dict
     return False
 
 
+def can_fail(claim: dict, docs: dict[str, dict], cals: list[dict]) -> forcing.Forcing:
+    """Could the claim's verdict on these documents (one view) have come out otherwise? The
+    analysis of judge.forced, its candidate flips put to this module's own check."""
+    def verdict_of(check: dict, flipped: dict, first: str, bias: dict | None) -> str:
+        return _check(check, flipped, first, Evidence(), bias)[0]
+    return forcing.forced(claim, docs, cals, verdict_of)
+
+
 def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = None,
               cals: list[dict] | None = None, tests: dict[str, str] | None = None) -> list[dict]:
     """Every claim's verdict, on one view of the documents (None: all points)."""
@@ -627,10 +689,11 @@ def judge_all(claims: list[dict], docs: dict[str, dict], which: str | None = Non
     bad = bad_calibrations(chosen, cals)
     out = [judge(c, chosen, bad, cals, tests, which) for c in claims]
     for claim, r in zip(claims, out):
-        can, why = forcing.forced({**claim, "bias": bias_on(claim, which)}, chosen, cals)
-        r["can_fail"] = {"analysed": can is not None, "forced": bool(can), "why": why}
-        if can and r["verdict"] in PASSES:
-            r["reason"] = f"it cannot fail here: {why}. It read: {r['reason']}"
+        f = can_fail({**claim, "bias": bias_on(claim, which)}, chosen, cals)
+        r["can_fail"] = {"analysed": f.can_fail is not None, "forced": f.forced, "kind": f.kind,
+                         "why": f.why, "flip": f.flip_text, "flip_verdict": f.flip_verdict}
+        if f.forced and r["verdict"] in PASSES:
+            r["reason"] = f"it cannot fail here, forced by {f.kind}: {f.why}. It read: {r['reason']}"
             r["verdict"] = FORCED
         elif claim.get("consequence") and r["verdict"] in (*PASSES, NOT_REPRODUCED) \
                 and rests_on(claim, chosen, claim["consequence"]["of"], cals):

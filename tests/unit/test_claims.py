@@ -356,6 +356,37 @@ def test_an_order_inside_the_repeats_spread_is_not_evidence():
     assert judge(order, *clear)["verdict"] == C.REPRODUCED
 
 
+def test_an_order_inside_a_systematic_error_is_not_evidence_and_ratio_orders_are_guarded_too():
+    """Issue 42: near-deterministic disk-bound points 1-2 % apart passed as an order, since
+    their repeats barely spread; an order needs its gap beyond the spreads and C.SYSTEMATIC
+    together. ratio_order had no guard at all: each ratio spreads as its two numbers together."""
+    order = {"kind": "order", "items": [sel(placement="local-wire"), sel(placement="remote-wire")]}
+    close = runs(pt(7.14, placement="local-wire"), pt(7.00, placement="remote-wire"), jitter=0.0)
+    r = judge(order, *close)
+    assert r["verdict"] == C.NOT_CHECKABLE and "systematic" in r["reason"], r
+    assert judge(order, *runs(pt(7.3, placement="local-wire"), pt(7.0, placement="remote-wire"), jitter=0.0))[
+        "verdict"] == C.REPRODUCED
+    ro = {"kind": "ratio_order", "first": {"a": sel(pairs=8, token_size=8192), "b": sel(pairs=8, token_size=1024)},
+          "second": {"a": sel(pairs=8, token_size=8192), "b": sel(pairs=4, token_size=8192)}, "margin": 0.05}
+    noisy = runs(pt(4.0, pairs=8, token_size=8192), pt(3.2, pairs=8, token_size=1024),
+                 pt(3.5, pairs=4, token_size=8192), jitter=0.03)
+    r = judge(ro, *noisy)
+    assert r["verdict"] == C.NOT_CHECKABLE and "spread" in r["reason"], r
+    quiet = runs(pt(4.0, pairs=8, token_size=8192), pt(3.2, pairs=8, token_size=1024),
+                 pt(3.5, pairs=4, token_size=8192), jitter=0.0)
+    assert judge(ro, *quiet)["verdict"] == C.REPRODUCED
+
+
+def test_a_figure_reads_a_nodes_map_by_its_busiest_node():
+    """cpu_busy (node -> share of its CPU budget) is quoted as its busiest node's; a point without
+    it (today's hosts) reads 'not measured'."""
+    c = claim({"kind": "value", "select": sel(), "target": 1.0},
+              figures={"busy": {"where": {}, "metric": "cpu_busy", "reduce": "max"}}, gap="{busy} busy")
+    busy = [{**p, "cpu_busy": {"b0": 0.2, "b1": 0.7}} for p in runs(pt(1.0))]
+    assert C.figures(c, docs(*busy)) == {"busy": 0.7}
+    assert C.figures(c, docs(*runs(pt(1.0)))) == {"busy": None}
+
+
 def test_the_spread_guard_covers_checks_of_several_numbers():
     """Repeats of 1100 and 2150 MB/s read 'in shape' through an `all` check, which skipped the
     spread guard (issue 31): now the widest member's spread is held against the tolerance."""
