@@ -101,8 +101,9 @@ LEGEND = [
                     "one run only, or noisy"),
     (CALIBRATION, "the model was set from this value: met or missed, never evidence"),
     (TESTED, "a fact checked by a named test, not by an experiment"),
-    (FORCED, "it would pass whatever its points read within what the calibrations pin and the disks "
-             "and wires allow (judge/forced.py): it cannot fail on this view, so it is no evidence"),
+    (FORCED, "it would pass whatever its points read within what the model admits (judge/forced.py): "
+             "it cannot fail on this view, so it is no evidence; the report names what forced it: the "
+             "wiring, a calibration or the model's construction"),
     (CONSEQUENCE, "its number follows from calibration points (the claim names which and why): shown "
                   "as judged, counted apart, never evidence"),
     (UNDETERMINED, "on the paper's hardware the verdict differs between the ends of a constant the era "
@@ -560,15 +561,21 @@ def _claims(claims: list[dict], by_view: dict[str, list[dict]]) -> list[dict]:
     return out
 
 
-FORCING_TEXT = ("Whether each verdict could have come out otherwise (judge/forced.py): each point a claim "
-                "reads may read anything from 0 to what its disks and wires allow, except that a point "
-                "measuring a calibration reads its target within the tolerance. A claim that passes "
+FORCING_TEXT = ("Whether each verdict could have come out otherwise (judge/forced.py, judge/bounds.py): each "
+                "point a claim reads may read anything the model admits it: at most what its wires carry "
+                "(each wire's payload limit shared by every flow that crosses it), its disks, its CPU "
+                "budget and, for a lone pair, its round trip allow; at least 0, except that a point measuring "
+                "a calibration, or that the claim's own text ties to one, reads its band. A claim that passes "
                 "everywhere in that range cannot fail: it is shown as forced by construction, never "
-                "reproduced. Shape checks read whole curves and are not analysed.")
+                "reproduced, with what forced it, tried in this order: the wiring alone, a calibration, "
+                "the model's construction (its own caps, and two readings it makes equal, which only an "
+                "emulator defect of the size named can part). Every other claim is shown with a reading "
+                "that flips it: one value per point it reads, each inside its range, that the judge fails.")
 
 
 def forcing_rows(by_view: dict[str, list[dict]]) -> list[dict]:
-    """Per judged claim and view: can it fail, and why (the judge's analysis)."""
+    """Per judged claim and view: can it fail, what forced it or a reading that flips it, and the
+    readings it admits (the judge's analysis)."""
     out = []
     for w, rows in by_view.items():
         for r in rows:
@@ -578,8 +585,17 @@ def forcing_rows(by_view: dict[str, list[dict]]) -> list[dict]:
             say = "not analysed" if not c["analysed"] else "cannot fail" if c["forced"] else "can fail"
             out.append({"id": r["id"], "view": SHORT[w], "can": say,
                         "class": "forced" if say == "cannot fail" else "na" if say == "not analysed" else "ok",
+                        "by": f"forced by {c['kind']}" if c["forced"] else
+                              f"flips to {c['flip_verdict']} at {c['flip']}" if c.get("flip") else "",
                         "why": c["why"]})
     return out
+
+
+def forced_list(rows: list[dict]) -> list[dict]:
+    """One view's claims that could not have failed, each with what forced it and why: the tally's
+    'reproduced' leaves them out (their verdict is forced by construction), the report lists them."""
+    return [{"id": r["id"], "kind": str(r["can_fail"]["kind"]), "verdict": r["verdict"], "why": r["can_fail"]["why"]}
+            for r in rows if (r.get("can_fail") or {}).get("forced") and r["counted"]]
 
 
 def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
@@ -618,11 +634,16 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
         apart = [(v, counts[v]) for v in (IN_SHAPE, UNDETERMINED, CALIBRATION, CONSEQUENCE, TESTED, FORCED)
                  if counts.get(v)]
+        forced = forced_list(verdicts)
+        named = ", ".join(f"claim {f['id']} ({f['kind']})" for f in forced)
+        unable = f"; could not fail: {named}" if forced else "; no claim found unable to fail"
         summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
                           "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
                           "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],
+                          "forced": forced,
                           "text": f"on {VIEWS[w]}: " + ", ".join(f"{n} {v}" for v, n in main)
-                                  + (f" (apart: {', '.join(f'{n} {v}' for v, n in apart)})" if apart else "")})
+                                  + (f" (apart: {', '.join(f'{n} {v}' for v, n in apart)}{unable})" if apart
+                                     else f" ({unable[2:]})")})
     cal = calibration_rows(docs, shown)
     return {
         "title": "Beowulf Netlab reproduction report",
@@ -728,9 +749,10 @@ def markdown(m: dict) -> str:
                  r["verdict"] if r["verdict"] == MET else f"**{r['verdict'].upper()}**", r["why"]])
            for r in m["calibration"]] or ["| - | - | no point of this run rests on a calibration | - | - | - | - |"]
     md += ["", "## Could each verdict fail?", "", FORCING_TEXT, "",
-           "| claim | view | can it fail? | the readings it admits |", "|---|---|---|---|"]
-    md += [_row([r["id"], r["view"], r["can"] if r["can"] != "cannot fail" else "**cannot fail**", r["why"]])
-           for r in m["forcing"]]
+           "| claim | view | can it fail? | what forced it, or a reading that flips it | the readings it admits |",
+           "|---|---|---|---|---|"]
+    md += [_row([r["id"], r["view"], r["can"] if r["can"] != "cannot fail" else "**cannot fail**", r["by"],
+                 r["why"]]) for r in m["forcing"]]
     md += ["", "## Decided by the sources?", "", "Each hardware profile's constants that the era sources give "
            "only as a range (hardware/*.json) ran at both ends on the points the claims' checks read: "
            + (", ".join(m["ranges_run"]) if m["ranges_run"] else "none ran in this run") + ". A paper-view "

@@ -85,6 +85,30 @@ def test_report_judges_both_hardware_views(docs, tmp_path):
     assert today[9]["measured"] > paper[9]["measured"] * 1.3
 
 
+def test_the_tally_leaves_out_what_could_not_fail_and_lists_it_per_view(docs, tmp_path):
+    """Issue 42: 'reproduced' counts only verdicts that could have come out otherwise; the
+    summary names, per view, the claims that could not fail and what forced each, and the
+    'Could each verdict fail?' table a reading that flips every other."""
+    from judge.claims import FORCED, REPRODUCED
+    from judge.report import model
+    m = model(docs, tmp_path, quick=True)
+    results = {(r["hardware"], r["id"]): r for r in m["results"]}
+    for s in m["summaries"]:
+        counted = [r for (w, _), r in results.items() if w == s["view"] and r["counted"]]
+        forced = [r for r in counted if r["can_fail"]["forced"]]
+        assert dict((v, n) for v, n, _ in s["main"])[REPRODUCED] == \
+            sum(r["verdict"] == REPRODUCED for r in counted)
+        assert not any(r["verdict"] == REPRODUCED for r in forced)
+        assert [f["id"] for f in s["forced"]] == [r["id"] for r in forced]
+        assert all(f["kind"] in s["text"] for f in s["forced"]) and (s["forced"] or "no claim" in s["text"])
+    # the stored run: claim 15 on the paper's hardware is forced by its pinned calibration
+    assert results[("paper", 15)]["can_fail"]["kind"] == "a calibration"
+    assert results[("paper", 15)]["verdict"] in (FORCED, "not checkable")
+    flips = [r for r in m["forcing"] if r["can"] == "can fail"]
+    assert flips and all(r["by"].startswith("flips to") for r in flips)
+    assert all(r["by"].startswith("forced by") for r in m["forcing"] if r["can"] == "cannot fail")
+
+
 def test_report_reads_without_a_key(docs, tmp_path):
     """Every measured number carries its unit and names what it is; verdicts are coloured with
     their text; the environment is labelled; the terms are explained; one heading per figure."""
