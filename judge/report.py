@@ -40,7 +40,7 @@ from judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_
                              view, views_present)
 from judge.plot import plot
 from judge.table import table, trusted
-from core.verdicts import MEANING, Answer
+from core.verdicts import MEANING, Answer, Forced
 from topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -632,17 +632,20 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
     for w, verdicts in by_view.items():
         counts = summary(verdicts)
         main = [(v, counts.get(v, 0)) for v in (REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE)]
-        apart = [(v, counts[v]) for v in (IN_SHAPE, UNDETERMINED, CALIBRATION, CONSEQUENCE, TESTED, FORCED)
+        apart = [(v, counts[v], VERDICT_CLASS[v]) for v in (IN_SHAPE, UNDETERMINED, CALIBRATION, CONSEQUENCE, TESTED)
                  if counts.get(v)]
+        for kind in Forced:          # what could not fail, counted by what forced it
+            n = sum(r["verdict"] == FORCED and r["can_fail"]["kind"] == kind for r in verdicts if r["counted"])
+            apart += [(f"{FORCED} ({kind})", n, VERDICT_CLASS[FORCED])] if n else []
         forced = forced_list(verdicts)
         named = ", ".join(f"claim {f['id']} ({f['kind']})" for f in forced)
         unable = f"; could not fail: {named}" if forced else "; no claim found unable to fail"
         summaries.append({"view": w, "title": TITLES[w], "name": VIEWS[w], "how": HOW[w],
                           "main": [(v, n, VERDICT_CLASS[v]) for v, n in main],
-                          "apart": [(v, n, VERDICT_CLASS[v]) for v, n in apart],
+                          "apart": apart,
                           "forced": forced,
                           "text": f"on {VIEWS[w]}: " + ", ".join(f"{n} {v}" for v, n in main)
-                                  + (f" (apart: {', '.join(f'{n} {v}' for v, n in apart)}{unable})" if apart
+                                  + (f" (apart: {', '.join(f'{n} {v}' for v, n, _ in apart)}{unable})" if apart
                                      else f" ({unable[2:]})")})
     cal = calibration_rows(docs, shown)
     return {

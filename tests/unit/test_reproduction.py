@@ -101,6 +101,9 @@ def test_the_tally_leaves_out_what_could_not_fail_and_lists_it_per_view(docs, tm
         assert not any(r["verdict"] == REPRODUCED for r in forced)
         assert [f["id"] for f in s["forced"]] == [r["id"] for r in forced]
         assert all(f["kind"] in s["text"] for f in s["forced"]) and (s["forced"] or "no claim" in s["text"])
+        by_kind = {v: n for v, n, _ in s["apart"] if v.startswith(FORCED)}       # counted by what forced them
+        assert sum(by_kind.values()) == sum(r["verdict"] == FORCED for r in counted)
+        assert all(f"{FORCED} ({r['can_fail']['kind']})" in by_kind for r in counted if r["verdict"] == FORCED)
     # the stored run: claim 15 on the paper's hardware is forced by its pinned calibration
     assert results[("paper", 15)]["can_fail"]["kind"] == "a calibration"
     assert results[("paper", 15)]["verdict"] in (FORCED, "not checkable")
