@@ -39,7 +39,6 @@ from netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
 from run import calibration as cal
 from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK
-from run.results import real_rate
 from topologies.hardware import NONE, HostCost, hardware_of, load
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
@@ -228,8 +227,9 @@ def lone_round_trip_us(point: dict) -> tuple[float, float] | None:
     (run.gates: a quicker lone round trip fails its point); on today's hosts, their frames' wire
     times, which nothing takes off."""
     size = point.get("token_size")
-    if not size or size > LONE_FRAME_BYTES or point.get("pairs") != 1 or (point.get("tokens_in_flight") or 1) != 1 \
-            or point.get("wire_impl") != "engine" or time_scale_of(point) != 1 or point.get("transport", "tcp") != "tcp":
+    lone = point.get("pairs") == 1 and (point.get("tokens_in_flight") or 1) == 1 and point.get("transport", "tcp") == "tcp"
+    if not lone or not size or size > LONE_FRAME_BYTES or point.get("wire_impl") != "engine" \
+            or time_scale_of(point) != 1:
         return None
     cost = _host_cost(point)
     if cost is None:
@@ -250,7 +250,8 @@ def _model_caps(point: dict, metric: str, cals: list[dict]) -> list[tuple[float,
             out.append((2 * point["token_size"] / (rtt * (1 - below)),
                         f"a lone round trip of at least {rtt * (1 - below):.0f} us (the model's {rtt:.0f})"))
     wl = WORKLOADS.get(point.get("workload") or "")
-    if wl is not None and wl.bounds is not None and "copies" not in point and isinstance(point.get(metric), (int, float)):
+    if wl is not None and wl.bounds is not None and "copies" not in point \
+            and isinstance(point.get(metric), (int, float)):
         found = [most for _, measured, most in wl.bounds(point) if most and measured == point[metric]]
         if found:
             out.append((min(found) * time_scale_of(point) * (1 + BOUND_SLACK), "its disks"))
@@ -317,10 +318,3 @@ def point_bound(point: dict, metric: str, cals: list[dict], level: Forced = Forc
             hi, hi_by = max(cap, lo), why
     return Bound(lo, hi, lo_by, hi_by)
 
-
-def reading(point: dict, metric: str) -> float | None:
-    """What the point read, as the judge reads it (real time), or None."""
-    try:
-        return real_rate(point, metric)
-    except (KeyError, TypeError, ValueError):
-        return None
