@@ -300,8 +300,8 @@ def test_claim_15_holds_at_its_worst_admissible_reading():
 
 def test_claim_5_on_the_papers_hardware_flips_only_through_an_emulator_defect():
     """The model makes a lone pair's round trip the same on one wire or two: equal readings pass
-    (forced by the model's construction), and it takes two wirings about 5 % apart, some 90 us of
-    a 1.9 ms round trip, to fail it: what the analysis says it would take."""
+    (forced by the model's construction), and it takes two wirings about 5 % apart, some 125 us of
+    a 2.6 ms round trip, to fail it: what the analysis says it would take."""
     cals = load_calibrations()
     claim = next(c for c in C.load_claims() if c["id"] == 5)
     docs = _view(claim, C.PAPER)
