@@ -97,12 +97,12 @@ def test_the_lists_are_made_from_the_declarations():
     assert claims.RESULT_KEYS == {f.name for f in point.all_fields()} - identity
     assert "medium" in claims.RESULT_KEYS and "repeat" in claims.RESULT_KEYS
     assert derive.NETWORK_KEYS == ("topology", "rate_mbit", "channels", "nodes", "hardware", "contention",
-                                   "time_scale", "tx_gap_us", "queue_packets")
+                                   "time_scale", "tx_gap_us", "card_latency_us", "queue_packets")
     assert WORKLOADS["pfs"].rate_keys == ("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s")
     for name, wl in WORKLOADS.items():    # the columns and their order of the hand-written lists
         assert csvfile.csv_columns(name) == [
             "point_index", "calibration_of", "topology", "rate_mbit", "channels", "nodes", "hardware",
-            "contention", "time_scale", "tx_gap_us", "queue_packets", "placement", "repeat", *wl.csv_columns,
+            "contention", "time_scale", "tx_gap_us", "card_latency_us", "queue_packets", "placement", "repeat", *wl.csv_columns,
             "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host"]
     assert WORKLOADS["token"].csv_columns == ("pairs", "token_size", "tokens_in_flight", "transport",
                                               "rtt_ms_median")
