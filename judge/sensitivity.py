@@ -87,14 +87,24 @@ def range_variants_of(names: list[str]) -> list[dict]:
                            for n in names if n in files})
 
 
+# What a verdict says about the claim, for comparing the ends of a range: a claim that passes
+# whether or not it could have failed passes; a verdict that says nothing (not checkable: a gate,
+# noise, a calibration missed) is None; a calibration point or a tested fact is not judged here.
+OUTCOME = {Verdict.REPRODUCED: "passes", Verdict.FORCED: "passes", Verdict.IN_SHAPE: "passes in shape",
+           Verdict.NOT_REPRODUCED: "fails", Verdict.NOT_CHECKABLE: None}
+NOT_EVIDENCE = (Verdict.CALIBRATION, Verdict.TESTED, Verdict.CONSEQUENCE)
+OPEN = "an end not checkable"
+
+
 def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, dict],
             variants: list[dict], quick: bool = True) -> dict[str, dict]:
     """Per claim judged on the paper view: whether the sources decide its verdict. Each
     (profile's constant, end) replaces every experiment it ran for at once, one constant at a
-    time. The ends ran on the experiments' quick sweeps: a claim is UNDETERMINED (the constant
-    and its verdict at each end named) when its verdicts at the two ends differ, or, where the
-    run itself was quick (the same points), when an end's differs from the run's; `decided` when
-    every end that touches its experiments ran and none did; NOT_RUN when an end is missing."""
+    time. The ends ran on the experiments' quick sweeps, so a claim's outcomes (OUTCOME) at the
+    two ends are compared, and where the run itself was quick (the same points) the run's too:
+    UNDETERMINED (the constant and its verdict at each end named) when two outcomes differ;
+    `decided` when every end that touches its experiments gave one and none differs; OPEN when
+    an end was not checkable (nothing to compare); NOT_RUN when an end is missing."""
     base = {r["id"]: r for r in judge_all(claims, docs, PAPER)}
     ends: dict[tuple[str, str], dict] = {}
     for v in variants:
@@ -104,7 +114,7 @@ def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, d
     out = {}
     for c in claims:
         touching = {k: e for k, e in ends.items() if any(x in e for x in c["experiments"])}
-        if not touching or c["id"] not in base:
+        if not touching or c["id"] not in base or base[c["id"]]["verdict"] in NOT_EVIDENCE:
             continue
         missing, readings = False, {}
         for (constant, end), exps in touching.items():
@@ -114,19 +124,26 @@ def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, d
             replaced = {**docs, **{x: variant_docs[vid] for x, (vid, _) in exps.items()}}
             got = {r["id"]: r for r in judge_all([c], replaced, PAPER)}[c["id"]]["verdict"]
             readings.setdefault(constant, {})[end] = (next(iter(exps.values()))[1], got)
-        run = base[c["id"]]["verdict"]
-        moved = [k for k, rs in readings.items()
-                 if len({g for _, g in rs.values()}) > 1 or quick and any(g != run for _, g in rs.values())]
+        run = OUTCOME.get(base[c["id"]]["verdict"])
+        moved, unread = [], False
+        for k, rs in readings.items():
+            said = {OUTCOME.get(g) for _, g in rs.values()} | ({run} if quick else set())
+            unread |= None in said or len(rs) < 2
+            if len(said - {None}) > 1:
+                moved.append(k)
+        def text(k: str) -> str:
+            return ", ".join(f"{v:g} -> {g}" for _, (v, g) in sorted(readings[k].items(), key=lambda e: e[1][0]))
         if moved:
-            constant = moved[0]
-            ends_text = ", ".join(f"{v:g} -> {g}" for _, (v, g) in sorted(readings[constant].items(),
-                                                                           key=lambda e: e[1][0]))
-            out[c["id"]] = {"state": UNDETERMINED, "constant": constant,
-                            "text": f"{UNDETERMINED}: {constant} decides it ({ends_text})"}
+            out[c["id"]] = {"state": UNDETERMINED, "constant": moved[0],
+                            "text": f"{UNDETERMINED}: {moved[0]} decides it ({text(moved[0])})"}
+        elif missing:
+            out[c["id"]] = {"state": NOT_RUN, "constant": None, "text": NOT_RUN}
+        elif unread:
+            out[c["id"]] = {"state": OPEN, "constant": None, "text": f"{OPEN}: " + "; ".join(
+                f"{k}: {text(k)}" for k in sorted(readings))}
         else:
-            out[c["id"]] = {"state": NOT_RUN if missing else DECIDED, "constant": None,
-                            "text": NOT_RUN if missing else
-                            f"{DECIDED} (the same at both ends of {', '.join(sorted({k for k, _ in touching}))})"}
+            out[c["id"]] = {"state": DECIDED, "constant": None,
+                            "text": f"{DECIDED} (the same at both ends of {', '.join(sorted(readings))})"}
     return out
 
 

@@ -154,3 +154,20 @@ def test_a_full_run_compares_the_ends_with_each_other_not_with_its_other_sweep(m
     split = {"low": {"says": "reproduced"}, "high": {"says": "not reproduced"}}
     st = sensitivity.decided(claims, run, split, variants, quick=False)[1]
     assert st["state"] == sensitivity.UNDETERMINED and "0 -> reproduced, 355 -> not reproduced" in st["text"]
+
+
+def test_an_end_that_is_not_checkable_moves_nothing_and_leaves_the_claim_open(monkeypatch):
+    """A gate failure or noise at one end says nothing about the range: the claim is neither
+    decided nor undetermined by it; a calibration point is not judged at all."""
+    claims = [{"id": 1, "experiments": ["a"]}, {"id": 7, "experiments": ["a"]}]
+    monkeypatch.setattr(sensitivity, "judge_all", lambda cs, docs, view: [
+        {"id": c["id"], "verdict": "calibration point" if c["id"] == 7 else docs["a"]["says"]} for c in cs])
+    variants = [{"id": e, "experiment": "a", "range": {"profile": "p", "constant": "card.tx_gap_us",
+                                                       "end": e, "value": v}} for e, v in (("low", 40), ("high", 70))]
+    run = {"a": {"says": "reproduced"}}
+    ends = {"low": {"says": "not checkable"}, "high": {"says": "reproduced"}}
+    st = sensitivity.decided(claims, run, ends, variants, quick=True)
+    assert st[1]["state"] == sensitivity.OPEN and 7 not in st
+    # forced by construction passes as reproduced does: no move
+    ends = {"low": {"says": "forced by construction"}, "high": {"says": "reproduced"}}
+    assert sensitivity.decided(claims, run, ends, variants, quick=True)[1]["state"] == sensitivity.DECIDED
