@@ -26,6 +26,7 @@ reexec_with_mininet(__file__)
 from netlab.contention import drop_probability, efficiency  # noqa: E402
 from netlab.testbed import Testbed  # noqa: E402
 from run.monitor import Monitor  # noqa: E402
+from netlab.hostcost import round_trip_us  # noqa: E402
 from topologies.hardware import load, profile_names  # noqa: E402
 from topologies.presets import build_spec  # noqa: E402
 from workloads import iperf, token  # noqa: E402
@@ -42,8 +43,17 @@ def predicted_mbyte_s(cost, acks_per_segment: float = 0.5) -> float:
     return 1448 / (cost.packet_time_us(1514) + acks_per_segment * cost.packet_time_us(66))
 
 
+def card_mbyte_s(card, rate_mbit: float) -> float:
+    """What one sending card allows a stream of full frames (engine/src/model.rs): a carrier,
+    then the Tx-done gap (and, with one buffer, the next frame's load) or the wire's 96-bit gap."""
+    carrier = (1514 + 4 + 8) * 8 / rate_mbit
+    between = card.tx_gap_us + (1514 * card.load_ns_per_byte / 1e3 if card.buffers == 1 else 0.0)
+    return 1448 / (carrier + max(between, 96 / rate_mbit))
+
+
 def single_flow(quick: bool) -> None:
-    print("one TCP flow b0->b1 on single-net, MB/s (model: 1448 B / (c(1514) + c(66)/2))")
+    print("one TCP flow b0->b1 on single-net, MB/s (model: the CPU's 1448 B / (c(1514) + c(66)/2) "
+          "or the card's, the smaller)")
     for name in profile_names():
         prof = load(name)
         for rate in (10, 100):
@@ -51,7 +61,9 @@ def single_flow(quick: bool) -> None:
                 with Monitor({"w0": tb.wire("w0")}) as mon:
                     [f] = iperf.run_pairs([(tb.host("b0"), tb.host("b1"))], seconds=3 if quick else 6, omit=1)
                 rep = mon.report()
-            model = f"model {predicted_mbyte_s(prof.host_cost):.2f}" if prof.host_cost else "model -"
+            bound = min([predicted_mbyte_s(prof.host_cost)] if prof.host_cost else []
+                        + ([card_mbyte_s(prof.card, rate)] if prof.card else []), default=None)
+            model = f"model {bound:.2f}" if bound else "model -"
             print(f"  {name:20s} {rate:4d} Mbit/s  {f.goodput_mbit / 8:6.3f} MB/s  {model}  "
                   f"host CPU {rep['host_cpu_mean']:.0%}{'  SUSPECT' if rep['suspect'] else ''}")
         if name in ERA:
@@ -60,16 +72,18 @@ def single_flow(quick: bool) -> None:
 
 def small_token() -> None:
     print("64 B token round trip, 1 pair, 1 in flight, single-net 10 Mbit/s "
-          "(model: 4 x (per-packet + per-message) + frames)")
+          "(model: netlab.hostcost.round_trip_us, the card's latency included; this host's own path "
+          "is not taken off here: networks built through the API keep it)")
     for name in profile_names():
         prof = load(name)
         with Testbed(build_spec("single-net", nodes=2, rate_mbit=10, hardware=name)) as tb:
             r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], 64, 1, exchanges=1000)
-            lone = tb.impls.get("host_cost")
-        note = f"charged {4 * (prof.host_cost.packet_time_us(130) + prof.host_cost.per_message_us):.0f} us " \
-               "per round trip (a lone one is short by up to 2 x the budget's banked credit), " \
-               f"latency {'modelled (netem)' if lone and 'netem' in lone else 'not modelled (no netem)'}" \
-            if prof.host_cost else ""
+            lone = tb.impls.get("host_cost") or ""
+            latency = tb.spec.machine.card_latency_us
+        how = ("the medium engine" if "engine" in lone else "netem" if "netem" in lone
+               else "nothing (no netem, no engine: throughput cost only)")
+        note = f"model {round_trip_us(prof.host_cost, 10, 64, latency):.0f} us, a lone packet's latency " \
+               f"applied by {how}" if prof.host_cost else ""
         print(f"  {name:20s} median RTT {r['rtt_ms_median'] * 1e3:7.0f} us  {note}")
 
 
