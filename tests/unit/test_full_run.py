@@ -1,0 +1,99 @@
+"""The judge's fixture: the documents of one full `reproduce` on both views, range ends included
+(tests/fixtures/full-run, gzip; the measurements, not the report), made by the current model.
+
+Every reader of the judge is tested against what a real run measured: the claims' verdicts on
+both views, what could not fail and what forced it, the ranges' decisions. When the model changes
+(a hardware profile, the results schema) the fixture says it is stale, and is recorded again:
+    sudo python3 emulate.py reproduce --out DIR && python3 -m tests.unit.test_full_run DIR
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge import claims as C
+from judge import sensitivity as S
+from run.calibration import load_calibrations
+from run.upgrade import SCHEMA_VERSION
+from topologies.hardware import HARDWARE_DIR
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "full-run"
+
+
+def _read(path: Path) -> dict:
+    with gzip.open(path, "rt") as f:
+        return json.load(f)
+
+
+def documents() -> tuple[dict[str, dict], dict[str, dict]]:
+    """(the experiments' documents by name, the range ends' by variant id)."""
+    main = {d["name"]: d for d in map(_read, sorted((FIXTURE / "results").glob("*.json.gz")))}
+    ends = {d["name"][len("sensitivity-"):]: d for d in map(_read, sorted((FIXTURE / "sensitivity").glob("*.json.gz")))}
+    return main, ends
+
+
+pytestmark = pytest.mark.skipif(not (FIXTURE / "results").is_dir(), reason="no full-run fixture stored")
+
+
+def test_the_fixture_is_as_new_as_the_model():
+    """A fixture older than the results schema or than any hardware profile it ran on judges a
+    model that no longer exists: record it again (module doc)."""
+    main, ends = documents()
+    for name, doc in {**main, **ends}.items():
+        assert doc["schema_version"] == SCHEMA_VERSION, f"{name}: schema {doc['schema_version']}: record the fixture again"
+        for key, net in doc["environment"].get("topologies", {}).items():
+            ran = net.get("hardware_profile")
+            if ran:
+                now = json.loads((HARDWARE_DIR / f"{ran['name']}.json").read_text())
+                now.pop("$schema", None)
+                ran = {k: v for k, v in ran.items() if k != "$schema"}
+                assert ran == now, f"{name} {key}: hardware/{ran['name']}.json changed since: record the fixture again"
+
+
+def test_no_verdict_that_could_not_fail_is_counted_and_every_other_has_a_flip():
+    main, _ = documents()
+    claims, cals = C.load_claims(), load_calibrations()
+    for which in C.views_present(main):
+        for r in C.judge_all(claims, main, which, cals):
+            can = r.get("can_fail") or {}
+            if can.get("forced"):
+                assert r["verdict"] != C.REPRODUCED and can.get("kind"), r
+            elif can.get("analysed"):
+                assert can.get("flip"), r
+
+
+def test_the_ranges_decide_or_name_what_decides():
+    """Every claim on the paper view that a ranged constant reaches gets a state; an undetermined
+    one names its constant and both ends' verdicts."""
+    main, ends = documents()
+    variants = [v for v in S.range_variants_of(list(main)) if v["id"] in ends]
+    assert variants, "the fixture holds no range end"
+    states = S.decided(C.load_claims(), main, ends, variants, quick=False)
+    assert states
+    for cid, st in states.items():
+        assert st["state"] in (S.DECIDED, S.UNDETERMINED, S.OPEN, S.NOT_RUN), (cid, st)
+        if st["state"] == S.UNDETERMINED:
+            assert st["constant"] and st["text"].count("->") >= 2, (cid, st)
+
+
+def record(out: Path) -> None:
+    """Store a reproduce directory's documents as the fixture (gzip, compact)."""
+    if FIXTURE.exists():
+        shutil.rmtree(FIXTURE)
+    for sub in ("results", "sensitivity"):
+        (FIXTURE / sub).mkdir(parents=True)
+        for path in sorted((out / sub).glob("*.json")):
+            doc = json.loads(path.read_text())
+            if not sub == "sensitivity" or doc["name"].startswith("sensitivity-range-"):
+                with gzip.open(FIXTURE / sub / f"{path.name}.gz", "wt", compresslevel=9) as f:
+                    json.dump(doc, f, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    record(Path(sys.argv[1]))
+    print(f"wrote {FIXTURE}")
