@@ -50,7 +50,7 @@ def add_parser(sub) -> None:
                    help="also run each variant of claims/sensitivity.json (the choices the papers leave "
                         "open) on the paper's hardware; the report shows how each claim's verdict moves")
     p.add_argument("--ranges", action=argparse.BooleanOptionalAction, default=None,
-                   help="run each hardware profile's ranged constants (the card's gap: a range the era "
+                   help="run each hardware profile's ranged constants (the card's gap and latency: ranges the era "
                         "sources do not narrow) at both ends on the points the claims' checks read in the "
                         "experiments' quick sweeps, %d times each, so that a claim whose verdict differs "
                         "between the ends reads 'undetermined by the sources' (default: on for the full "

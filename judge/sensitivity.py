@@ -12,8 +12,10 @@ verdicts stay those of the experiments as written.
 Ranges are another matter: a hardware profile's constant that the era sources give only as a
 range (topologies.hardware RANGED: its value, low and high) is run at both ends by every
 `reproduce` on the paper's hardware (range_variants, derived from the profiles: declared once),
-on the points the claims' checks read. A claim whose paper verdict differs at either end is not
-decided by the sources (`decided`): its verdict reads UNDETERMINED, the deciding constant named.
+one constant at a time, on the points the claims' checks read in each experiment's quick sweep.
+A claim whose outcome differs between the ends is not decided by the sources (`decided`): its
+verdict reads UNDETERMINED, the deciding constant named; an end that is not checkable decides
+nothing (OPEN).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from core.errors import BadInput
 from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
+from core.verdicts import Verdict
 from judge.claims import PAPER, judge_all
 from run.experiment import experiment_files, load
 from run.sweep import axes_for
@@ -48,7 +51,6 @@ SCHEMA = list_file_schema(
 # The setting (an axis of every workload: run.sweep.NETWORK_AXES) that runs each ranged
 # constant at another value; a profile's ranged constant missing here is refused (a test).
 RANGE_AXES = {"card.tx_gap_us": "tx_gap_us", "card.latency_us": "card_latency_us"}
-from core.verdicts import Verdict
 UNDETERMINED = Verdict.UNDETERMINED
 DECIDED, NOT_RUN = "decided", "range ends not run"
 
