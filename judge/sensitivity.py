@@ -89,6 +89,16 @@ def range_variants_of(names: list[str]) -> list[dict]:
                            for n in names if n in files})
 
 
+def _with_ends(docs: dict[str, dict], ends: dict[str, dict]) -> dict[str, dict]:
+    """The run's documents with the ends' in place of their experiments', the others cut to the
+    ends' repeats: a claim reading two experiments would otherwise find a repeat the end did not
+    run, and call its repeats noisy."""
+    runs = 1 + max((p.get("repeat", 0) for d in ends.values() for p in d["points"]), default=0)
+    cut = {n: {**d, "points": [p for p in d["points"] if p.get("repeat", 0) < runs]}
+           for n, d in docs.items() if n not in ends}
+    return {**cut, **ends}
+
+
 # What a verdict says about the claim, for comparing the ends of a range: a claim that passes
 # whether or not it could have failed passes; a verdict that says nothing (not checkable: a gate,
 # noise, a calibration missed) is None; a calibration point or a tested fact is not judged here.
@@ -123,7 +133,7 @@ def decided(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, d
             if any(vid not in variant_docs for vid, _ in exps.values()):
                 missing = True
                 continue
-            replaced = {**docs, **{x: variant_docs[vid] for x, (vid, _) in exps.items()}}
+            replaced = _with_ends(docs, {x: variant_docs[vid] for x, (vid, _) in exps.items()})
             got = {r["id"]: r for r in judge_all([c], replaced, PAPER)}[c["id"]]["verdict"]
             readings.setdefault(constant, {})[end] = (next(iter(exps.values()))[1], got)
         run = OUTCOME.get(base[c["id"]]["verdict"])

@@ -171,3 +171,11 @@ def test_an_end_that_is_not_checkable_moves_nothing_and_leaves_the_claim_open(mo
     # forced by construction passes as reproduced does: no move
     ends = {"low": {"says": "forced by construction"}, "high": {"says": "reproduced"}}
     assert sensitivity.decided(claims, run, ends, variants, quick=True)[1]["state"] == sensitivity.DECIDED
+
+
+def test_the_other_experiments_are_cut_to_the_ends_repeats():
+    """A claim reading two experiments, one replaced by an end run twice: the other's third
+    repeat would make its repeats look noisy."""
+    docs = {"a": {"points": [{"repeat": r} for r in range(3)]}, "b": {"points": [{"repeat": r} for r in range(3)]}}
+    out = sensitivity._with_ends(docs, {"b": {"points": [{"repeat": 0}, {"repeat": 1}]}})
+    assert [p["repeat"] for p in out["a"]["points"]] == [0, 1] and len(out["b"]["points"]) == 2
