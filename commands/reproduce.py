@@ -30,9 +30,9 @@ def add_parser(sub) -> None:
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
                                    "Every experiment runs on the hardware profile its figure ran on and on "
                                    "today's hosts (--hardware). Points a claim reads run 3 times (--quick 2), the "
-                                   "rest of each curve once (--quick: not at all). Full run about 60 minutes on this "
-                                   "2-core host (45.6 for the 1996 figures, 6-8.5 for MACHE01's 32-node "
-                                   "cluster on each machine); --quick about 5.5.")
+                                   "rest of each curve once (--quick: not at all). Full run about 70 minutes on this "
+                                   "2-core host (about 13 of them the range ends, --ranges); --quick about "
+                                   "5.5.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
                    "points the claims read")
     p.add_argument("--out", metavar="DIR", default=None,
