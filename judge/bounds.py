@@ -38,7 +38,7 @@ from core.verdicts import Forced
 from netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
 from run import calibration as cal
-from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK
+from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, model_round_trip_us
 from topologies.hardware import NONE, HostCost, hardware_of, load
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
@@ -231,10 +231,10 @@ def lone_round_trip_us(point: dict) -> tuple[float, float] | None:
     if not lone or not size or size > LONE_FRAME_BYTES or point.get("wire_impl") != "engine" \
             or time_scale_of(point) != 1:
         return None
-    cost = _host_cost(point)
-    if cost is None:
-        return (round_trip_us(FREE, point["rate_mbit"], size), SLACK) if hardware_of(point) == NONE else None
-    return round_trip_us(cost, point["rate_mbit"], size, point.get("card_latency_us") or 0.0), LONE_RTT_TOLERANCE
+    if hardware_of(point) == NONE:
+        return round_trip_us(FREE, point["rate_mbit"], size), SLACK
+    model = model_round_trip_us(point)
+    return None if model is None else (model, LONE_RTT_TOLERANCE)
 
 
 def _model_caps(point: dict, metric: str, cals: list[dict]) -> list[tuple[float, str]]:

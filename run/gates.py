@@ -67,6 +67,8 @@ from netlab.hostcost import round_trip_us
 from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
+from core.errors import BadInput
+from topologies.hardware import load as load_profile
 from topologies.timescale import shaped_rate, time_scale_of
 
 SLACK = 0.02                              # counter timing and rounding
@@ -209,6 +211,21 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     return None
 
 
+def model_round_trip_us(point: dict) -> float | None:
+    """What the point's hardware profile charges a lone round trip of its token, in real time
+    (netlab.hostcost.round_trip_us, the cards' latency as the point ran it); None without a host
+    cost, or when the profile it names is gone (an old document)."""
+    hardware = point.get("hardware")
+    if not hardware or hardware == "none" or not point.get("token_size"):
+        return None
+    try:
+        cost = load_profile(hardware).host_cost
+    except BadInput:
+        return None
+    return None if cost is None else round_trip_us(cost, point["rate_mbit"], point["token_size"],
+                                                   point.get("card_latency_us") or 0.0)
+
+
 def lone_round_trip(point: dict) -> str | None:
     """A lone token round trip that left the model's time (see module doc), or None where the
     point's round trips are not the model's alone or it has no host cost."""
@@ -216,16 +233,11 @@ def lone_round_trip(point: dict) -> str | None:
             or (point.get("transport") or "tcp") != "tcp" or point.get("wire_impl") != "engine"
             or not 0 < (point.get("token_size") or 0) <= LONE_FRAME_BYTES):
         return None
-    hardware = point.get("hardware")
-    if not hardware or hardware == "none":
-        return None
-    from topologies.hardware import load as load_profile
-    cost = load_profile(hardware).host_cost
+    model_us = model_round_trip_us(point)
     wires = [w for f in point.get("flows") or [] for seg in f.get("path") or [] for w in seg]
-    if cost is None or len(wires) != len(set(wires)) or not point.get("per_pair"):
+    if model_us is None or len(wires) != len(set(wires)) or not point.get("per_pair"):
         return None
-    model_ms = round_trip_us(cost, point["rate_mbit"], point["token_size"],
-                             point.get("card_latency_us") or 0.0) / 1e3 * time_scale_of(point)
+    model_ms = model_us / 1e3 * time_scale_of(point)
     for pair in point["per_pair"]:
         median, quickest = pair.get("rtt_ms_median"), pair.get("rtt_ms_min")
         if median and median > model_ms * (1 + LONE_RTT_TOLERANCE):

@@ -20,7 +20,7 @@ from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
 from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
                              SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
-                             MAX_CARD_LATENCY_US, node_name)
+                             check_card_latency, node_name)
 
 
 @dataclass(frozen=True)
@@ -179,11 +179,8 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     given = tx_gap_us is not None
     tx_gap_us = check_tx_gap(tx_gap_us if given else profile.card.tx_gap_us if profile.card else 0.0,
                              spec.params["rate_mbit"])
-    if card_latency_us is None:
-        card_latency_us = profile.card.latency_us if profile.card else 0.0
-    if isinstance(card_latency_us, bool) or not isinstance(card_latency_us, (int, float)) \
-            or not 0 <= card_latency_us <= MAX_CARD_LATENCY_US:
-        raise SpecError(f"--card-latency-us must be a time in 0..{MAX_CARD_LATENCY_US:g} us, got {card_latency_us!r}")
+    card_latency_us = check_card_latency(card_latency_us if card_latency_us is not None
+                                         else profile.card.latency_us if profile.card else 0.0)
     if given and tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
@@ -194,7 +191,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     return dataclasses.replace(
         spec, machine=dataclasses.replace(spec.machine, profile=profile, contention=contention,
                                           contention_default=profile.collides, tx_gap_us=tx_gap_us,
-                                          card_latency_us=float(card_latency_us),
+                                          card_latency_us=card_latency_us,
                                           queue_packets=queue_packets),
         notes=(*spec.notes, *([f"every network card leaves {tx_gap_us:g} us between the frames it sends "
                                 "(its Tx-done interrupt)"]

@@ -208,6 +208,14 @@ def check_tx_gap(gap_us: float, rate_mbit: float) -> float:
     return float(gap_us)
 
 
+def check_card_latency(latency_us: float) -> float:
+    """A card's own latency per packet (--card-latency-us), us."""
+    if isinstance(latency_us, bool) or not isinstance(latency_us, (int, float)) or latency_us != latency_us \
+            or not 0 <= latency_us <= MAX_CARD_LATENCY_US:
+        raise SpecError(f"--card-latency-us must be a time in 0..{MAX_CARD_LATENCY_US:g} us, got {latency_us!r}")
+    return float(latency_us)
+
+
 def check_rate(rate: float) -> float:
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate != rate \
             or not MIN_RATE_MBIT <= rate <= MAX_RATE_MBIT:
