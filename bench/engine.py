@@ -102,7 +102,7 @@ def load(seconds: float) -> None:
     for topo, rate, nodes, placement in runs:
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
-            subprocess.run([sys.executable, os.path.join(ROOT, "emulate.py"), "run", "token", "--topology", topo,
+            subprocess.run([sys.executable, "-I", os.path.join(ROOT, "emulate.py"), "run", "token", "--topology", topo,
                             "--rate-mbit", rate, "--nodes", nodes, "--placement", placement, "--pairs", "8",
                             "--token-size", "8192", "--tokens-in-flight", "4", "--duration", str(seconds),
                             "--wire", "engine", "--out", out], check=True, stdout=subprocess.DEVNULL,

@@ -12,15 +12,33 @@ into the same argv the separate command would have had (words split on
 blanks; lines with quotes, backslashes, '#' or empty words are never batched),
 so each is still recorded as its own argv, with its exit status and
 `batch: {argv, line}` naming the process and line that applied it.
+
+Interpreters: every Python the tool starts (agents in the nodes, MPI ranks, pytest) has its
+argv from `python()` and runs in OWN_FOLDER or a private folder of the run, never where the
+caller stands (tests/unit/test_interpreters.py holds every launch to it).
 """
 from __future__ import annotations
 
 import re
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
 
 from core.errors import RuntimeFailure
+
+
+PYTHON = sys.executable
+OWN_FOLDER = "/"   # root-owned: the working folder of what the tool starts, unless a private one
+
+
+def python(*args: str) -> list[str]:
+    """The argv that starts this interpreter on args, isolated (-I): root runs it from any folder,
+    and `-m X` (or `python3 script`) would otherwise put that folder (or the script's) first on
+    sys.path, so a package another user planted there (mpi4py/, json/) would run as root; -I
+    also ignores PYTHON* variables and the user's site folder. A script that imports its
+    neighbours puts its own folder on sys.path itself; start it with cwd=OWN_FOLDER."""
+    return [PYTHON, "-I", *args]
 
 
 class CommandFailed(RuntimeFailure):

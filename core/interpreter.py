@@ -3,7 +3,9 @@
 Debian's Mininet installs for the system interpreter only, and the first
 python3 on PATH may be another one (pyenv, a venv). Scripts that need
 Mininet call `reexec_with_mininet(__file__)` before importing it: if Mininet
-is not importable here but /usr/bin/python3 exists, the script re-runs there.
+is not importable here but /usr/bin/python3 exists, the script re-runs there, isolated (-I:
+neither the caller's folder nor PYTHON* variables reach it; the script puts its own folder on
+sys.path, as emulate.py does).
 """
 from __future__ import annotations
 
@@ -19,4 +21,4 @@ def reexec_with_mininet(script: str) -> None:
             and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
             and not os.environ.get("NETLAB_NO_REEXEC")):
         os.environ["NETLAB_NO_REEXEC"] = "1"
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(script), *sys.argv[1:]])
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, "-I", os.path.abspath(script), *sys.argv[1:]])

@@ -42,7 +42,7 @@ def record(name: str, runs: int, note: str, from_runs: bool = False) -> None:
     with tempfile.TemporaryDirectory() as d:
         for i in range(runs):
             out = Path(d) / f"run{i}.json"
-            r = subprocess.run([sys.executable, str(ROOT / "emulate.py"), "exercise", "check", name,
+            r = subprocess.run([sys.executable, "-I", str(ROOT / "emulate.py"), "exercise", "check", name,
                                 str(sol / "answers.json"), "--out", str(out)], capture_output=True, text=True)
             if not out.exists():
                 sys.exit(f"{name}: check run {i} wrote nothing: {r.stderr.strip()[-500:]}")

@@ -132,7 +132,7 @@ class Stage:
                       f"netlab_dir={ROOT}\n")
         try:
             env = {**os.environ, "NETLAB_LAB_INVENTORY": inv.name}
-            return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+            return subprocess.run([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider", "-q",
                                    "tests/integration/test_campaign.py", "-k", "lab_vm"],
                                   cwd=ROOT, env=env).returncode
         finally:

@@ -15,12 +15,10 @@ import json
 import os
 import select
 import subprocess
-import sys
 import time
 
+from core.command import OWN_FOLDER, python
 from core.errors import DataCorrupted, RuntimeFailure
-
-PYTHON = sys.executable
 
 
 class WorkloadFailed(RuntimeFailure):
@@ -104,9 +102,10 @@ class Agents:
     def start(self, host, argv: list[str], what: str, *, stdin: bool = False,
               host_mounts: bool = False, env: dict | None = None) -> Agent:
         """Start argv in host's network namespace (with host_mounts, in the
-        root mount namespace, where node disks and cgroups are)."""
+        root mount namespace, where node disks and cgroups are), in OWN_FOLDER: never
+        in the caller's folder, which another user may write."""
         kwargs = dict(stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                      stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
+                      stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, cwd=OWN_FOLDER)
         if env is not None:
             kwargs["env"] = env
         proc = host.popen_netns(argv, **kwargs) if host_mounts else host.popen(argv, **kwargs)
@@ -223,7 +222,7 @@ class WarmAgents:
         new = []
         for h in hosts:
             if h.name not in self.warm:
-                agent = self.agents.start(h, [PYTHON, self.script, "daemon"], f"{self.name} on {h.name}",
+                agent = self.agents.start(h, python(self.script, "daemon"), f"{self.name} on {h.name}",
                                           stdin=True)
                 self.warm[h.name] = WarmAgent(agent)
                 new.append(self.warm[h.name])

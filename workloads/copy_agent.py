@@ -32,7 +32,8 @@ import socket
 import sys
 import time
 
-from charge import Charge      # beside this script
+sys.path.append(os.path.dirname(os.path.realpath(__file__)))   # run isolated (-I): its own folder, last
+from charge import Charge      # noqa: E402 (beside this script)
 
 ALIGN = 4096
 

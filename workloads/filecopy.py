@@ -14,13 +14,14 @@ import hashlib
 import os
 from dataclasses import dataclass
 
+from core.command import python
 from core.errors import BadInput, DataCorrupted
 from core.fields import SETTING, Field
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
 from topologies.spec import NetworkSpec, SpecError
-from workloads.agent import PYTHON, Agents
+from workloads.agent import Agents
 from workloads.base import PART, Figure, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
@@ -187,7 +188,7 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
         for c, (_src_path, dst_path, _) in zip(copies_plan, files):
             if c.kind == "remote":
                 receivers[c.index] = agents.start(
-                    tb.host(c.dst), [PYTHON, AGENT, "recv", "--dst", dst_path, "--port",
+                    tb.host(c.dst), [*python(AGENT, "recv"), "--dst", dst_path, "--port",
                                      str(base_port + c.index), "--chunk", str(chunk), *cgroup[c.dst]],
                     f"receiver of copy {c.index} ({c.describe()})", host_mounts=True)
         for agent in receivers.values():
@@ -195,9 +196,9 @@ def run_copies(tb, disks: DiskSet, copies_plan: list[Copy], file_size: int, chun
         starters = {}
         for c, (src_path, dst_path, _) in zip(copies_plan, files):
             if c.kind == "local":
-                cmd = [PYTHON, AGENT, "local", "--src", src_path, "--dst", dst_path]
+                cmd = [*python(AGENT, "local"), "--src", src_path, "--dst", dst_path]
             else:
-                cmd = [PYTHON, AGENT, "send", "--src", src_path, "--host", tb.host(c.dst).address,
+                cmd = [*python(AGENT, "send"), "--src", src_path, "--host", tb.host(c.dst).address,
                        "--port", str(base_port + c.index)]
                 if corrupt_copy == c.index:
                     cmd += ["--corrupt-at", str(file_size // 2)]

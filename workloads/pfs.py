@@ -31,6 +31,7 @@ import subprocess
 import time
 from dataclasses import dataclass, replace
 
+from core.command import python
 from core.errors import DataCorrupted, RuntimeFailure
 from core.fields import SETTING, Field
 from core.values import Axis, human_size
@@ -41,7 +42,7 @@ from netlab.pfs import GlusterCluster
 from netlab.shaping import payload_capacity_bytes_s
 from topologies.spec import SpecError
 from topologies.timescale import shaped_rate, time_scale_of
-from workloads.agent import PYTHON, Agent, WorkloadFailed
+from workloads.agent import Agent, WorkloadFailed
 from workloads.base import Figure, Level, Workload
 from workloads.filecopy import AXES as FILECOPY_AXES, DISK as FILECOPY_DISK
 from workloads.iperf import run_pairs
@@ -159,18 +160,25 @@ exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*" </dev/null >>"{log}" 2>&
     return path
 
 
+def own_folder(ctx: Context) -> str:
+    """The job's working folder: the run's private folder, where the launcher lives (mpirun's
+    and every rank's; never the caller's, which another user may write)."""
+    return os.path.dirname(ctx.launcher)
+
+
 def mpirun(ctx: Context, argv: list[str]) -> list[str]:
-    """The mpirun command line: one rank per node, TCP only, launched through the namespaces."""
+    """The mpirun command line: one rank per node, TCP only, launched through the namespaces,
+    each rank an isolated interpreter (core.command.python) in the run's private folder."""
     return ["mpirun", "--mca", "plm_rsh_agent", ctx.launcher, "--mca", "plm_rsh_no_tree_spawn", "1",
             # daemons reach mpirun through the emulated network, whose first node's CPU budget
             # may drop a SYN when all connect at once: retry on
             "--mca", "oob_tcp_peer_retries", "60",
             "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
             "--mca", "btl_tcp_if_include", "10.0.0.0/16", "--mca", "oob_tcp_if_include", "10.0.0.0/16",
-            "--bind-to", "none", "--map-by", "node", "--host", ",".join(h.address for h in ctx.hosts),
+            "--bind-to", "none", "--map-by", "node", "--wdir", own_folder(ctx), "--host", ",".join(h.address for h in ctx.hosts),
             # -m mpi4py: an exception in one rank aborts all of them instead of leaving the
             # others waiting at a barrier
-            "-np", str(len(ctx.hosts)), PYTHON, "-m", "mpi4py", AGENT, *argv]
+            "-np", str(len(ctx.hosts)), *python("-m", "mpi4py", AGENT), *argv]
 
 
 def _ours(ctx: Context) -> list[tuple[int, int, bool]]:
@@ -246,7 +254,8 @@ def _start_job(ctx: Context, env: dict, what: str) -> None:
     # stderr to a file: nobody reads a long-lived job's pipe, and a full one would stop it
     with open(ctx.disks.root / "mpirun.log", "ab") as log:
         ctx.job = Agent(what, ctx.hosts[0].popen_netns(mpirun(ctx, ["--serve"]), stdin=subprocess.PIPE,
-                                                       stdout=subprocess.PIPE, stderr=log, env=env))
+                                                       stdout=subprocess.PIPE, stderr=log, env=env,
+                                                       cwd=own_folder(ctx)))
     ctx.unread = b""
     ready = _line(ctx, LAUNCH_TIMEOUT_S, f"{what}: launching one rank per node").get("ready")
     if ready != len(ctx.hosts):

@@ -34,7 +34,8 @@ import statistics
 import sys
 import time
 
-from charge import Charge, ChargeError      # beside this script
+sys.path.append(os.path.dirname(os.path.realpath(__file__)))   # run isolated (-I): its own folder, last
+from charge import Charge, ChargeError      # noqa: E402 (beside this script)
 
 CHUNK = 65536
 
