@@ -15,9 +15,14 @@ the time base of the figure the workload reports:
 - within the model's own limits: a workload's `bounds` (disk-bound figures:
   copies, bonnie, the parallel file system) never above what its throttled
   disks and ports allow;
-- no saturated emulator: no CPU core, and no thread of a single-threaded
-  emulator part (OVS's userspace datapath), near-saturated while no wire was
-  near full (the monitor's verdict; a host mean hides both);
+- no saturated emulator: no thread of a single-threaded emulator part (OVS's
+  userspace datapath) near saturation, and, while no wire was near full, no
+  core's softirq (the kernel moving frames) nor a process of the run's own
+  (run.monitor) near a whole core (the monitor's verdict, derived again from
+  the record's figures). These gates judge the run, never the host's load: a
+  core kept busy by another tenant is recorded, and fails a point only where
+  it measurably harmed it (a flow's path idle, a lone round trip off the
+  model, frames released late: the gates below);
 - no stalled transport: when every flow had demand queued (`backlogged`: an
   iperf stream, tokens other than the one turning around filling at least two
   frames per wire: a lone token's turnaround idles its path by design) yet some flow's
@@ -32,13 +37,15 @@ the time base of the figure the workload reports:
   (tx_gap_us) each wire's busy share here and in the two gates below counts
   against what one card can use (card_share), so the gap the model adds is
   taken neither for a stall nor for the emulator holding a flow back;
-- no saturated emulator for any flow: with a core or an emulator thread near
-  saturation, every backlogged flow's path was at least 90 % busy (one full
+- no saturated emulator for any flow: with a part of the emulation near
+  saturation (emulator_busy), every backlogged flow's path was at least 90 % busy (one full
   wire elsewhere, which spares the point the monitor's verdict, explains
   nothing for a flow whose own path idled: 8 mesh flows at 141 Mbit/s carried
   0.86 of their limit with a core 99 % busy);
 - no crowded host: the same demand, on a host so crowded that softirq (where
-  the kernel moves every emulated frame) took half a core, and some flow's
+  the kernel moves every emulated frame) took half a core, or that the run's
+  own processes waited for a CPU a quarter of the time they wanted one (another
+  tenant's load shows here), and some flow's
   path under 90 % busy or over 3 % of the segments sent again: a crowded host
   delivers frames late, TCP takes late frames for lost ones, retransmits and
   backs off, so loss recovery excuses nothing there. One 100 Mbit/s flow fell
@@ -54,6 +61,12 @@ the time base of the figure the workload reports:
   own time (its cores crowded by the run's or another's work, a wait cut short) set the round
   trip, whatever the CPU and lag figures say (8 prototype pairs on 8 wires read 2.03 ms against
   1.717 with every other gate green);
+- every frame on the model's time (engine_late, the medium engine's record): its releases'
+  median and 99th percentile lag within bounds scaled to a full frame's wire time at the
+  point's rate, its longest lag within a quarter of the minimum RTO (lag_bounds_us); frames
+  it read after the model had passed their arrival (late arrivals, re-timed and so delayed)
+  no more than 1 % over the p99 bound, nor one over the longest; no frames lost outside the
+  model (the kernel's socket drops, failed sends); the engine's own work under a core;
 - every charge paid: a charge-channel datagram (a TCP message's or a disk
   transfer's CPU cost, netlab.hostcost) that a full budget queue dropped left
   its work uncharged and its payer waiting out a time-out.
@@ -68,6 +81,7 @@ from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
 from core.errors import BadInput
+from run.monitor import suspect
 from topologies.hardware import load as load_profile
 from topologies.timescale import shaped_rate, time_scale_of
 
@@ -81,8 +95,16 @@ CORE_BUSY = 0.90
 CROWDED_SOFTIRQ = 0.50                    # a core's softirq share: the host moved frames late
 HELD_BACK_UTILISATION = 0.90              # with the emulator busy or the host crowded, a backlogged
                                           # path under this was held back (the model fills it: 0.97+)
+CROWDED_WAIT = 0.25                       # the run's processes waited for a CPU this share of the time
+                                          # they wanted one: other work crowded them
 CROWDED_RETRANS = 0.03                    # segments sent again per segment moved, there (quiet: <= 1.2 %)
 TIMEOUTS_EXPLAIN = 0.05                   # time-outs x the minimum RTO over this share of the point: idle
+LAG_P50_OF_FRAME = 0.05                   # the release lag's median, of a full frame's wire time
+MAX_LAG_OF_RTO = 0.25                     # the longest lag, of the point's minimum RTO
+DEFAULT_RTO_MIN_MS = 200                  # Linux's TCP_RTO_MIN, where a point did not record its own
+LATE_SHARE = 0.01                         # late arrivals this share of the frames, half over the p99
+                                          # bound: more than 1 % of the frames delayed past it
+LOST_SHARE = 1e-4                         # frames lost outside the model, of the frames carried
 LONE_RTT_TOLERANCE = 0.05                 # the round-trip calibrations' (claims/calibrations.json; a test)
 LONE_FRAME_BYTES = 1460                   # a token this small crosses in one frame each way (1996 MSS)
 
@@ -139,13 +161,32 @@ def _bounds(point: dict, bounds) -> list[str]:
 
 
 def crowded(fidelity: dict) -> str | None:
-    """Why the host was too crowded to move frames on time, or None (see module doc)."""
+    """Why the host was too crowded to run the point on time, or None (see module doc): the
+    kernel moving frames took half a core, or the run's own processes waited for a CPU
+    (runnable, another task on it) a share of the time they wanted one. Another tenant's load
+    counts here, and only here: it fails a point only where a flow measurably suffered."""
     softirq = max(fidelity.get("softirq_busy_mean") or [0.0])
-    if softirq < CROWDED_SOFTIRQ:
-        return None
-    pressure = fidelity.get("cpu_pressure")
-    return f"softirq took {softirq:.0%} of a core" + (
-        f" and a task waited for a CPU {pressure:.0%} of the point" if pressure is not None else "")
+    run = fidelity.get("run_cpu") or {}
+    wanted = (run.get("busy") or 0.0) + (run.get("waited") or 0.0)
+    waited = (run.get("waited") or 0.0) / wanted if wanted > 0 else 0.0
+    why = []
+    if softirq >= CROWDED_SOFTIRQ:
+        why.append(f"softirq took {softirq:.0%} of a core")
+    if waited >= CROWDED_WAIT:
+        why.append(f"the run's processes waited for a CPU {waited:.0%} of the time they wanted one")
+    return " and ".join(why) or None
+
+
+def emulator_busy(point: dict, fidelity: dict) -> float:
+    """The busiest part of the run's own emulation, as a share of a core: an emulator thread
+    (OVS's datapath), the medium engine's work (its CPU less its spin), the kernel moving
+    frames (a core's softirq), or one of the run's processes. Never a core's whole busy time,
+    which another tenant's work fills without harming the point."""
+    medium = point.get("medium") or {}
+    run = fidelity.get("run_cpu") or {}
+    return max([*(fidelity.get("emulator_thread_busy") or {}).values(),
+                (medium.get("engine_cpu") or 0.0) - (medium.get("engine_spin") or 0.0),
+                *(fidelity.get("softirq_busy_mean") or []), run.get("busiest_share") or 0.0, 0.0])
 
 
 def card_share(point: dict) -> float:
@@ -172,15 +213,13 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
         if segs:   # round-robin alternates strictly: one full wire of a bonded segment holds the flow back
             paths.append(("/".join("+".join(s) for s in f["path"]),
                           max(util[w] for seg in segs for w in seg) / reach))
-    spin = (point.get("medium") or {}).get("engine_spin") or 0.0   # waiting, not work (run.monitor)
-    busy = max([*(c - spin for c in fidelity.get("core_busy_mean") or []),
-                *(fidelity.get("emulator_thread_busy") or {}).values(), 0.0])
+    busy = emulator_busy(point, fidelity)
     if busy >= CORE_BUSY:
-        if fidelity.get("suspect"):
+        if monitor_verdict(fidelity):
             return None  # the monitor has said so
         path, busiest = min(paths, key=lambda p: p[1], default=("", 1.0))
         if busiest < HELD_BACK_UTILISATION:   # a full wire elsewhere explains nothing for this flow
-            return (f"saturated emulator: a CPU core or emulator thread was {busy:.0%} busy while the busiest "
+            return (f"saturated emulator: a part of the emulation was {busy:.0%} busy while the busiest "
                     f"wire of the path {path} carried only {busiest:.0%} of {of}, though every flow had "
                     "data queued: the emulator, not the model, held it back")
         return None
@@ -207,7 +246,7 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
         if busiest < STALLED_UTILISATION:
             return (f"stalled transport: every flow had data queued, yet the busiest wire of the path "
                     f"{path} carried only {busiest:.0%} of {of} while "
-                    f"no core, emulator thread or node budget was busy ({said})")
+                    f"no part of the emulation nor a node budget was busy ({said})")
     return None
 
 
@@ -250,19 +289,62 @@ def lone_round_trip(point: dict) -> str | None:
     return None
 
 
-def engine_late(medium: dict | None) -> str | None:
-    """The medium engine released frames later than its declared bounds (netlab.medium), or its
-    work (its CPU less the time it spun waiting for a release) filled a core: round trips then
-    carry this host's timing, not the model's."""
+def lag_bounds_us(point: dict | None = None) -> dict[str, float]:
+    """The lag bounds a point's frames are held to (us): its rate's full frame sets them, so a
+    100 Mbit/s wire is held ten times closer than a 10 Mbit/s one. The median at most
+    LAG_P50_BOUND_US and a twentieth of a full frame's wire time (it shifts every round trip);
+    the 99th percentile at most LAG_P99_BOUND_US and one full frame's time (beyond it 1 % of the
+    frames reach their receivers after the next frame on the wire would have ended); the
+    maximum at most a quarter of the point's minimum RTO (TCP's, x D as its routes carry it;
+    200 ms where unrecorded): a stall near it fires a time-out the model never caused. Without
+    a rate (an old caller), the absolute bounds."""
+    point = point or {}
+    rate = point.get("rate_mbit")
+    frame_us = (MAX_FRAME_ON_WIRE * 8 / shaped_rate(rate, time_scale_of(point)) if rate else float("inf"))
+    rto_ms = (point.get("tcp") or {}).get("rto_min_ms") or DEFAULT_RTO_MIN_MS * time_scale_of(point)
+    return {"p50": min(LAG_P50_BOUND_US, frame_us * LAG_P50_OF_FRAME),
+            "p99": min(LAG_P99_BOUND_US, frame_us), "max": rto_ms * 1e3 * MAX_LAG_OF_RTO}
+
+
+def _frames(medium: dict) -> int:
+    return sum(int(w.get("frames") or 0) for w in (medium.get("wires") or {}).values())
+
+
+def engine_late(medium: dict | None, bounds: dict[str, float] | None = None) -> str | None:
+    """The medium engine released frames later than their bounds (lag_bounds_us), read frames
+    so late that the model had passed their arrival (late arrivals: re-timed to the model's
+    now, so each was delayed by that much), lost frames outside the model (the kernel's
+    socket drops or failed sends), or its work (its CPU less the time it spun waiting for a
+    release) filled a core: round trips then carry this host's timing, not the model's."""
     if not medium:
         return None
+    b = bounds or lag_bounds_us()
     lag = medium.get("lag") or {}
-    if lag.get("count") and lag.get("p50_us", 0) > LAG_P50_BOUND_US:
+    if lag.get("count") and lag.get("p50_us", 0) > b["p50"]:
         return (f"the medium engine released half the frames more than {lag['p50_us']:.0f} us late "
-                f"(bound {LAG_P50_BOUND_US:g} us): every round trip carried the host's timing")
-    if lag.get("count") and lag.get("p99_us", 0) > LAG_P99_BOUND_US:
+                f"(bound {b['p50']:.3g} us): every round trip carried the host's timing")
+    if lag.get("count") and lag.get("p99_us", 0) > b["p99"]:
         return (f"the medium engine released 1 % of frames more than {lag['p99_us']:.0f} us late "
-                f"(bound {LAG_P99_BOUND_US:g} us): the host could not keep the wires' time")
+                f"(bound {b['p99']:.3g} us): the host could not keep the wires' time")
+    if lag.get("count") and (lag.get("max_us") or 0) > b["max"]:
+        return (f"the medium engine released a frame {lag['max_us'] / 1e3:.1f} ms late (bound "
+                f"{b['max'] / 1e3:.3g} ms, a quarter of the minimum RTO): the host stalled the wires")
+    frames = max(_frames(medium), int(lag.get("count") or 0))
+    late = medium.get("late_arrival_lag") or {}
+    if late.get("count") and frames and (late["count"] / frames >= LATE_SHARE
+                                         and (late.get("p50_us") or 0) > b["p99"]):
+        return (f"the medium engine read {late['count'] / frames:.1%} of the frames after the model had "
+                f"passed their arrival, half of them more than {late['p50_us']:.0f} us (bound "
+                f"{b['p99']:.3g} us): the host, not the model, delayed them")
+    if late.get("count") and (late.get("max_us") or 0) > b["max"]:
+        return (f"the medium engine read a frame {late['max_us'] / 1e3:.1f} ms after its arrival (bound "
+                f"{b['max'] / 1e3:.3g} ms, a quarter of the minimum RTO): the host stalled the wires")
+    lost = {k: medium[k] if isinstance(medium.get(k), int) else
+            sum(int(w.get(k) or 0) for w in (medium.get("wires") or {}).values())
+            for k in ("socket_drops", "send_errors")}
+    if frames and sum(lost.values()) > LOST_SHARE * frames:
+        return (f"frames lost outside the model: {lost['socket_drops']} dropped by the kernel before the "
+                f"engine read them, {lost['send_errors']} failed sends, of {frames} frames")
     work = (medium.get("engine_cpu") or 0) - (medium.get("engine_spin") or 0)
     if work >= CORE_BUSY:
         return f"the medium engine was {work:.0%} busy: it may have been the bottleneck"
@@ -276,9 +358,17 @@ def host_stalled(point: dict) -> bool:
     measures such a point once more and records why (the `remeasured` field)."""
     gates = point.get("gates") or {}
     lag = (point.get("medium") or {}).get("lag") or {}
-    return (not gates.get("ok", True) and lag.get("p50_us", 0) <= LAG_P50_BOUND_US
-            and lag.get("p99_us", 0) > LAG_P99_BOUND_US
-            and gates.get("failed") == [engine_late(point.get("medium"))])
+    bounds = lag_bounds_us(point)
+    return (not gates.get("ok", True) and lag.get("p50_us", 0) <= bounds["p50"]
+            and lag.get("p99_us", 0) > bounds["p99"]
+            and gates.get("failed") == [engine_late(point.get("medium"), bounds)])
+
+
+def monitor_verdict(fidelity: dict) -> str | None:
+    """The monitor's verdict (run.monitor.suspect) derived again from the record's figures, so a
+    verdict of an older rule (a whole core busy) does not survive; a record without them keeps
+    the verdict it stored."""
+    return suspect(fidelity) if "wire_utilisation" in fidelity else fidelity.get("suspect")
 
 
 def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
@@ -288,8 +378,9 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
     flows = point.get("flows") or []
     failed = _capacity(point, flows, fidelity.get("wire_bytes") or {}, rates)
     failed += _bounds(point, bounds)
-    if fidelity.get("suspect"):
-        failed.append(fidelity["suspect"])
+    said = monitor_verdict(fidelity)
+    if said:
+        failed.append(said)
     stalled = _stalled(point, flows, fidelity)
     if stalled:
         failed.append(stalled)
@@ -298,7 +389,7 @@ def evaluate(point: dict, fidelity: dict, rates: dict[str, float], bounds=None,
     if lost:
         failed.append(f"charges lost: {lost} charge-channel datagrams were dropped by a full CPU budget "
                       "queue, so their work went uncharged and their payers waited out a time-out")
-    late = engine_late(point.get("medium"))
+    late = engine_late(point.get("medium"), lag_bounds_us(point))
     if late:
         failed.append(late)
     lone = lone_round_trip(point)

@@ -112,7 +112,7 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                 tcp_before = tcp_counters(hosts)
                 t_point = time.monotonic()
                 engine_before = tb.medium.snapshot(max_age_s=0) if tb.medium else None
-                with Monitor(wires) as mon:
+                with Monitor(wires, pids=[h.pid for h in hosts]) as mon:
                     result = workload.run_point(tb, context, pt, settings)
                 t_done = time.monotonic()
                 engine = point_record(engine_before, tb.medium.snapshot(max_age_s=0)) if tb.medium else None
@@ -125,8 +125,7 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                     held = {n: round(rates[n] * (1 - w["collision_time"] - w["backoff_idle"]), 3)
                             for n, w in engine["wires"].items() if w["collision_time"] > 0}
                 point = {**network_fields(spec), "workload": sweep.workload, **pt, **result,
-                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held,
-                                                spin=engine["engine_spin"] if engine else 0.0),
+                         "fidelity": mon.report(result.get("window_s", result.get("elapsed_s")), held),
                          "bonding_impl": env["bonding_impl"], "switch_impl": env["switch_impl"],
                          "wire_impl": env["wire_impl"],
                          "tcp": {**(env["tcp"] or {}),

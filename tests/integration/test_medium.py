@@ -79,7 +79,8 @@ def token_pair(tmp_path, name: str) -> dict:
 
 def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     """The same 1996 pair measured quiet and with one core kept busy by another process agrees
-    within 5 %, or the busy point is flagged by its gates (never a silently different number)."""
+    within 5 %, and both pass their gates: the gates judge the run, not the host's load (the engine
+    holds the model's time under SCHED_FIFO; the round trips are checked against the model)."""
     quiet = token_pair(tmp_path, "quiet")
     assert quiet["gates"]["ok"], quiet["gates"]
     hog = subprocess.Popen(["sh", "-c", "while :; do :; done"])
@@ -88,9 +89,9 @@ def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     finally:
         hog.kill()
         hog.wait()
+    assert busy["gates"]["ok"], (busy["gates"], busy["fidelity"])
     ratio = busy["throughput_mbyte_s"] / quiet["throughput_mbyte_s"]
-    assert abs(ratio - 1) <= 0.05 or not busy["gates"]["ok"], (quiet["throughput_mbyte_s"],
-                                                               busy["throughput_mbyte_s"], busy["gates"])
+    assert abs(ratio - 1) <= 0.05, (quiet["throughput_mbyte_s"], busy["throughput_mbyte_s"])
 
 
 def lone_round_trip_us(tb) -> float:

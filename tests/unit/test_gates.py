@@ -79,9 +79,10 @@ def test_disk_bound_figures_above_their_disks_fail():
         assert gates["ok"] == ok, (measured, gates)
 
 
-def util(w0, w1=0.0, cores=(0.3, 0.3), threads=None):
+def util(w0, w1=0.0, cores=(0.3, 0.3), threads=None, softirq=(0.05, 0.05), run=None):
     return {"wire_bytes": {}, "suspect": None, "wire_utilisation": {"w0": w0, "w1": w1},
-            "core_busy_mean": list(cores), "emulator_thread_busy": threads or {}}
+            "core_busy_mean": list(cores), "emulator_thread_busy": threads or {},
+            "softirq_busy_mean": list(softirq), "run_cpu": run}
 
 
 def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
@@ -92,10 +93,26 @@ def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
     gates = evaluate(pt, util(0.55), RATES)
     assert not gates["ok"] and "stalled transport" in gates["failed"][0] and "bbr" in gates["failed"][0]
     assert evaluate(pt, util(0.97), RATES)["ok"]                               # the wire was full
-    busy = evaluate(pt, util(0.55, cores=(0.95, 0.2)), RATES)                 # a core was the limit:
-    assert not busy["ok"] and busy["failed"][0].startswith("saturated emulator")   # not TCP's doing
-    said = {**util(0.55, cores=(0.95, 0.2)), "suspect": "a CPU core was 95% busy"}
-    assert evaluate(pt, said, RATES)["failed"] == ["a CPU core was 95% busy"]     # said once
+    # the run's own process filled a core while the wires idled: the monitor says so, once
+    hot = util(0.55, cores=(0.95, 0.2), run={"busy": 1.1, "waited": 0.05, "busiest": "iperf3/7",
+                                             "busiest_share": 0.95})
+    said = evaluate(pt, hot, RATES)["failed"]
+    assert len(said) == 1 and "iperf3/7" in said[0] and "95%" in said[0], said
+    assert evaluate(pt, {**hot, "suspect": "stored by an older rule"}, RATES)["failed"] == said
+    # the kernel moving frames filled a core: the emulator, not TCP (the monitor says so)
+    kernel = evaluate(pt, util(0.55, softirq=(0.93, 0.1)), RATES)["failed"]
+    assert len(kernel) == 1 and "softirq" in kernel[0], kernel
+    # an OVS thread near saturation beside a full wire: the monitor spares the point, not the flow
+    thread = evaluate(pt, util(0.55, w1=0.95, threads={"ovs-vswitchd/7": 0.85}), RATES)["failed"]
+    assert any("ovs-vswitchd/7" in f for f in thread), thread
+    # another tenant kept both cores busy, the run's processes never waited: TCP stalled (no excuse)
+    tenant = evaluate(pt, util(0.55, cores=(0.99, 0.99), run={"busy": 0.2, "waited": 0.01,
+                                                              "busiest": "x/1", "busiest_share": 0.1}), RATES)
+    assert tenant["failed"][0].startswith("stalled transport"), tenant
+    # ... and one whose load made the run's processes wait: a crowded host held the flow back
+    waited = evaluate(pt, util(0.80, cores=(0.99, 0.99), run={"busy": 0.2, "waited": 0.2,
+                                                              "busiest": "x/1", "busiest_share": 0.1}), RATES)
+    assert waited["failed"][0].startswith("crowded host") and "waited for a CPU 50%" in waited["failed"][0]
     assert evaluate({**pt, "cpu_busy": {"b0": 0.9}}, util(0.55), RATES)["ok"]  # the modelled CPU was
     lossy = {**pt, "tcp": {**pt["tcp"], "retrans_segs": 30}}                  # 30 of 276 segments
     assert evaluate(lossy, util(0.55), RATES)["ok"]                            # TCP backed off on loss
@@ -133,9 +150,11 @@ def test_a_saturated_emulator_fails_a_flow_whose_own_path_idled_beside_a_full_wi
     flows = [{"path": (("w0",),), "bytes": 10**5, "seconds": 2.0, "backlogged": True},
              {"path": (("w1",),), "bytes": 10**5, "seconds": 2.0, "backlogged": True}]
     pt = {"workload": "iperf", "elapsed_s": 2.0, "flows": flows, "tcp": {"retrans_segs": 0, "timeouts": 0}}
-    gates = evaluate(pt, util(0.95, w1=0.80, cores=(0.99, 0.9)), RATES)
+    gates = evaluate(pt, util(0.95, w1=0.80, softirq=(0.99, 0.9)), RATES)
     assert not gates["ok"] and "w1" in gates["failed"][0] and "99%" in gates["failed"][0]
-    assert evaluate(pt, util(0.95, w1=0.93, cores=(0.99, 0.9)), RATES)["ok"]     # every path full
+    assert evaluate(pt, util(0.95, w1=0.93, softirq=(0.99, 0.9)), RATES)["ok"]     # every path full
+    # the same with both cores busy with another tenant's work: no part of the run was saturated
+    assert evaluate(pt, util(0.95, w1=0.80, cores=(0.99, 0.99)), RATES)["ok"]
     thread = {**util(0.95, w1=0.80), "emulator_thread_busy": {"ovs-vswitchd/7": 0.95}}
     assert not evaluate(pt, thread, RATES)["ok"]
 
@@ -262,3 +281,39 @@ def test_the_lone_round_trip_tolerance_is_the_round_trip_calibrations():
     from run.calibration import load_calibrations
     tolerances = {c["tolerance"] for c in load_calibrations() if c["id"].endswith("-round-trip")}
     assert tolerances == {G.LONE_RTT_TOLERANCE}
+
+
+def test_the_lag_bounds_scale_with_the_wires_frame_time():
+    """A 100 Mbit/s wire is held ten times closer than a 10 Mbit/s one (a full frame: 1230.4 and
+    123.04 us); the longest lag to a quarter of the point's minimum RTO."""
+    ten, hundred = G.lag_bounds_us({"rate_mbit": 10}), G.lag_bounds_us({"rate_mbit": 100})
+    assert ten["p50"] == 10 and ten["p99"] == 200 and ten["max"] == 50_000
+    assert hundred["p50"] == pytest.approx(6.152) and hundred["p99"] == pytest.approx(123.04)
+    assert G.lag_bounds_us({"rate_mbit": 10, "tcp": {"rto_min_ms": 800}})["max"] == 200_000
+    medium = {"lag": {"count": 1000, "p50_us": 2.0, "p99_us": 150.0, "max_us": 900.0},
+              "wires": {"w0": {"frames": 1000}}}
+    assert G.engine_late(medium, ten) is None
+    assert "1 %" in G.engine_late(medium, hundred)
+    stalled = {**medium, "lag": {**medium["lag"], "p99_us": 100.0, "max_us": 61_000.0}}
+    assert G.engine_late(stalled, hundred) is None or "ms late" in G.engine_late(stalled, hundred)
+    assert "61.0 ms late" in G.engine_late(stalled, ten)
+
+
+def test_late_arrivals_and_lost_frames_fail_the_point():
+    """Frames the engine read after the model had passed their arrival were delayed by that much;
+    frames the kernel dropped before the engine read them never reached the model."""
+    ok = {"lag": {"count": 10_000, "p50_us": 1.0, "p99_us": 20.0, "max_us": 300.0},
+          "wires": {"w0": {"frames": 10_000, "send_errors": 0}}}
+    b = G.lag_bounds_us({"rate_mbit": 10})
+    assert G.engine_late(ok, b) is None
+    few = {**ok, "late_arrival_lag": {"count": 50, "p50_us": 500.0, "p99_us": 900.0, "max_us": 1000.0}}
+    assert G.engine_late(few, b) is None                    # 0.5 % of the frames: within the 1 %
+    many = {**few, "late_arrival_lag": {**few["late_arrival_lag"], "count": 300}}
+    assert "after the model had passed their arrival" in G.engine_late(many, b)
+    prompt = {**many, "late_arrival_lag": {**many["late_arrival_lag"], "p50_us": 5.0}}
+    assert G.engine_late(prompt, b) is None                 # 3 %, but only a few us late
+    stall = {**few, "late_arrival_lag": {**few["late_arrival_lag"], "max_us": 80_000.0}}
+    assert "80.0 ms after its arrival" in G.engine_late(stall, b)
+    assert "5 dropped by the kernel" in G.engine_late({**ok, "socket_drops": 5}, b)
+    assert "2 failed sends" in G.engine_late({**ok, "wires": {"w0": {"frames": 10_000, "send_errors": 2}}}, b)
+    assert G.engine_late({**ok, "wires": {"w0": {"frames": 10_000, "send_errors": 1}}}, b) is None
