@@ -2,7 +2,7 @@
 //! prints the share of the wire's time that delivered frames used (preamble and gap counted, as
 //! csma.md's perfect arbiter does), collisions and excessive-collision drops per station, and the
 //! spread of the stations' shares, beside Metcalfe-Boggs. `cargo run --release --example hub`.
-use medium::model::{bits_ns, wire_bytes, Model, PortConfig, SegmentConfig};
+use medium::model::{bits_ns, default_repeater_ns, wire_bytes, Model, PortConfig, SegmentConfig};
 
 fn metcalfe_boggs(q: f64, wire: f64) -> f64 {
     let a = if q <= 1.0 { 1.0 } else { (1.0 - 1.0 / q).powf(q - 1.0) };
@@ -16,7 +16,8 @@ fn main() {
     println!("stations  frame  efficiency  Metcalfe-Boggs  collisions/frame  dropped(16)  share max/min");
     for &len in &[60u64, 1514] {
         for &n in &[2usize, 8, 16] {
-            let seg = SegmentConfig { rate_bps: rate, full_duplex: false, csma: true, prop_ns: 1140 };
+            let seg = SegmentConfig { rate_bps: rate, full_duplex: false, csma: true, prop_ns: 1140,
+                                      repeater_ns: default_repeater_ns(rate, false) };
             let ports = (0..n).map(|_| PortConfig { segment: 0, queue_frames: 100, ..Default::default() }).collect();
             let mut m = Model::new(vec![seg], ports, 42).unwrap();
             let mut out = Vec::new();

@@ -3,13 +3,14 @@
 //!
 //! ```text
 //! seed 42
-//! segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1000
+//! segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1000 [repeater_ns=1000]
 //! port bnl00w0-eth1 segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0 load_ps_per_byte=0 buffers=1
 //! ```
 //!
 //! Unknown keys, missing values and out-of-range numbers are errors: a typo must not run a
-//! different medium than the one asked for.
-use crate::model::{PortConfig, SegmentConfig};
+//! different medium than the one asked for. A segment without `repeater_ns` has the model's
+//! default (model::default_repeater_ns: a hub's repeater, none on a full-duplex segment).
+use crate::model::{default_repeater_ns, PortConfig, SegmentConfig};
 
 #[derive(Debug, Default)]
 pub struct Config {
@@ -53,7 +54,8 @@ pub fn parse(text: &str) -> Result<Config, String> {
                 if !valid_name(name) {
                     return Err(at(format!("bad name {:?}", name)));
                 }
-                let mut seg = SegmentConfig { rate_bps: 0, full_duplex: false, csma: true, prop_ns: 0 };
+                let mut seg = SegmentConfig { rate_bps: 0, full_duplex: false, csma: true, prop_ns: 0, repeater_ns: 0 };
+                let mut repeater: Option<u64> = None;
                 let mut port = PortConfig { segment: usize::MAX, queue_frames: 100, ..Default::default() };
                 for kv in words {
                     let (k, v) = match kv.split_once('=') {
@@ -71,6 +73,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
                         }
                         ("segment", "csma") => seg.csma = number(k, v, 1).map_err(at)? == 1,
                         ("segment", "prop_ns") => seg.prop_ns = number(k, v, 1_000_000).map_err(at)?,
+                        ("segment", "repeater_ns") => repeater = Some(number(k, v, 1_000_000).map_err(at)?),
                         ("port", "segment") => {
                             port.segment = cfg
                                 .segments
@@ -92,6 +95,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     if seg.rate_bps == 0 {
                         return Err(at(format!("segment {} needs rate_bps > 0", name)));
                     }
+                    seg.repeater_ns = repeater.unwrap_or_else(|| default_repeater_ns(seg.rate_bps, seg.full_duplex));
                     if cfg.segments.iter().any(|(n, _)| n == name) {
                         return Err(at(format!("segment {} twice", name)));
                     }
@@ -133,6 +137,19 @@ mod tests {
         assert_eq!(c.ports[0].1.tx_delay_ns, 90_000);
         assert_eq!(c.ports[0].1.ps_per_byte, 248_000);
         assert_eq!(c.ports[1].1.queue_frames, 7);
+        // no repeater_ns: a 10 Mbit/s hub's repeater, 10 bit times
+        assert_eq!(c.segments[0].1.repeater_ns, 1_000);
+    }
+
+    #[test]
+    fn a_hub_has_its_repeaters_delay_unless_told_and_a_full_duplex_port_none() {
+        let c = parse("segment h10 rate_bps=10000000\nsegment h100 rate_bps=100000000\n\
+                       segment fd rate_bps=100000000 duplex=full\nsegment coax rate_bps=10000000 repeater_ns=0\n\
+                       port a segment=h10\n")
+            .unwrap();
+        let rep: Vec<u64> = c.segments.iter().map(|(_, s)| s.repeater_ns).collect();
+        assert_eq!(rep, vec![1_000, 460, 0, 0]);
+        assert_eq!(c.segments[1].1.path_ns(), 460);
     }
 
     #[test]

@@ -12,15 +12,24 @@
 //! Wire time (IEEE 802.3): a frame of L bytes as the host sees it (header + payload, no FCS) is
 //! padded to 60, gains 4 B FCS and 8 B preamble/SFD, and is followed by a 96-bit gap: it occupies
 //! the medium for (max(L, 60) + 12) x 8 / C and the next carrier may start 96 bit times after it.
-//! A frame reaches its receivers when its last bit does (plus the segment's propagation delay).
+//! A frame reaches its receivers when its last bit does (plus the path delay below).
+//!
+//! Path delay: between any two stations of a half-duplex segment a signal takes the cable's
+//! propagation delay (`prop_ns`) plus the hub's repeater delay (`repeater_ns`, REPEATER_BITS_*
+//! below): a frame reaches its receivers that long after its last bit leaves, and a station
+//! hears another's carrier that long after it starts. A full-duplex segment has no repeater.
 //!
 //! CSMA/CD (1-persistent, truncated binary exponential backoff): a station with a frame senses
-//! the medium; idle (and the gap over) -> it starts; busy -> it defers and starts the moment the
-//! gap after the carrier ends, together with every other station that deferred, so two or more
-//! deferrers collide. A station that starts within the propagation delay of another's start has
-//! not heard it: they collide too. Colliders keep sending until the preamble is out (64 bits),
-//! jam 32 bits, and after the n-th collision of a frame wait r slots (512 bit times), r uniform in
-//! 0..2^min(n,10)-1; after the 16th collision the frame is dropped (excessive collisions).
+//! the medium; busy -> it defers; idle (and the gap over) -> it contends at once. Every station
+//! whose turn falls on one instant contends together, whatever order their events were queued
+//! in: the deferrers when the gap after a carrier ends, any station whose own event falls on that
+//! very nanosecond, and stations that find the wire idle at the same nanosecond (the segment's
+//! Idle event, which runs after every other event of its instant, starts them all); two or more
+//! collide (a perfect arbiter picks one, round robin). A station that starts within the path
+//! delay of another's start has not heard it: they collide too. Colliders keep sending until the
+//! preamble is out (64 bits), jam 32 bits, and after the n-th collision of a frame wait r slots
+//! (512 bit times), r uniform in 0..2^min(n,10)-1, drawn in port order; after the 16th collision
+//! the frame is dropped (excessive collisions).
 //! A collision is decided retroactively: a frame's delivery is scheduled at its end, so a second
 //! start inside the first's collision window turns the first into a collision before any of it
 //! was released. The shell needs no lookahead as long as it reads a frame before the end of any
@@ -40,15 +49,47 @@ pub const JAM_BITS: u64 = 32;
 pub const ATTEMPT_LIMIT: u32 = 16; // IEEE 802.3 attemptLimit
 pub const BACKOFF_LIMIT: u32 = 10; // IEEE 802.3 backoffLimit
 
+/// A hub's repeater delay (start of packet, one port in to another out), in bit times of its
+/// segment; a path between two stations crosses the hub once. 10 Mbit/s (10BASE-T): 1.0 us, the
+/// twisted-pair-to-twisted-pair start-of-packet delay a 1990s 10BASE-T hub's data sheet gives
+/// (Cabletron SEH; its EMM-E6 repeater: 1.45 us at most); what IEEE 802.3 clause 9 allows a
+/// repeater set is a budget maximum, not read here. Above 10 Mbit/s (100BASE-TX): a Class II
+/// repeater, 92 bit times round trip in IEEE 802.3 clause 29's delay budget (Table 29-3), 46 each
+/// way (460 ns); a Class I repeater is allowed 140. The configuration's `repeater_ns=` overrides it.
+pub const REPEATER_BITS_10: u64 = 10;
+pub const REPEATER_BITS_100: u64 = 46;
+
+/// The repeater delay a segment has unless its configuration says otherwise: a hub's
+/// (REPEATER_BITS_*), none on a full-duplex (point-to-point) segment.
+pub fn default_repeater_ns(rate_bps: u64, full_duplex: bool) -> Ns {
+    if full_duplex {
+        0
+    } else if rate_bps <= 10_000_000 {
+        bits_ns(REPEATER_BITS_10, rate_bps)
+    } else {
+        bits_ns(REPEATER_BITS_100, rate_bps)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct SegmentConfig {
     pub rate_bps: u64,
     pub full_duplex: bool,
     /// CSMA/CD on a half-duplex segment; false: a perfect arbiter (round robin, no collisions).
     pub csma: bool,
-    /// Propagation delay between any two stations (a frame's last bit reaches them this late, and
-    /// a start this close after another's is not yet heard).
+    /// The cable's propagation delay between any two stations.
     pub prop_ns: Ns,
+    /// The hub's repeater delay (default_repeater_ns); with prop_ns, the path delay: a frame's
+    /// last bit reaches the other stations this late, and a start this close after another's is
+    /// not yet heard.
+    pub repeater_ns: Ns,
+}
+
+impl SegmentConfig {
+    /// Propagation plus repeater: the delay between any two stations.
+    pub fn path_ns(&self) -> Ns {
+        self.prop_ns + self.repeater_ns
+    }
 }
 
 /// A host's time for `len` bytes at `ps_per_byte` picoseconds each, in ns.
@@ -173,6 +214,9 @@ struct Segment {
     busy: Option<Tx>,
     /// Earliest time a carrier may start (the end of the last carrier plus the gap).
     idle_at: Ns,
+    /// The Idle event of `idle_at` has run (or none is due): a station finding the wire idle
+    /// now schedules one for its own instant, so every station of that instant contends.
+    settled: bool,
     gen: u64,
     deferring: Vec<usize>,
     rr: usize,
@@ -218,13 +262,15 @@ impl Rng {
 pub struct Model {
     now: Ns,
     seq: u64,
-    heap: BinaryHeap<Reverse<(Ns, u64, usize)>>,
+    /// (time, Idle events last within an instant, queue order, slot)
+    heap: BinaryHeap<Reverse<(Ns, u8, u64, usize)>>,
     slots: Vec<Option<Ev>>,
     free: Vec<usize>,
     ports: Vec<Port>,
     segs: Vec<Segment>,
     rng: Rng,
-    /// Frames whose arrival time was already in the model's past (taken at the model's now).
+    /// Frames whose arrival time was already in the model's past (taken at the model's now;
+    /// `arrive` returns how late each was).
     pub late_arrivals: u64,
 }
 
@@ -251,6 +297,7 @@ impl Model {
                 cfg,
                 busy: None,
                 idle_at: 0,
+                settled: true,
                 gen: 0,
                 deferring: Vec::new(),
                 rr: 0,
@@ -333,21 +380,23 @@ impl Model {
         self.ports[p].queue.len()
     }
 
-    /// A frame of `len` bytes entered at `port` (from its host) at time `t`, for `dsts`.
-    pub fn arrive(&mut self, t: Ns, port: usize, handle: u64, len: u64, dsts: Vec<u16>) {
-        let t = if t < self.now {
+    /// A frame of `len` bytes entered at `port` (from its host) at time `t`, for `dsts`. A frame
+    /// whose `t` the model has already passed is taken at the model's now: returns how late it
+    /// was (0 when on time), for the shell's histogram.
+    pub fn arrive(&mut self, t: Ns, port: usize, handle: u64, len: u64, dsts: Vec<u16>) -> Ns {
+        let late = self.now.saturating_sub(t);
+        if late > 0 {
             self.late_arrivals += 1;
-            self.now
-        } else {
-            t
-        };
+        }
+        let t = t.max(self.now);
         let delay = self.ports[port].cfg.tx_delay_ns + bytes_time(len, self.ports[port].cfg.ps_per_byte);
         self.push(t + delay, Ev::Enqueue { port, frame: Frame { handle, len, dsts } });
+        late
     }
 
     /// When the model next has something to do, if anything.
     pub fn next_deadline(&self) -> Option<Ns> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.heap.peek().map(|Reverse((t, _, _, _))| *t)
     }
 
     /// The earliest time a frame could next be due for release: a pending delivery; a carrier's
@@ -357,7 +406,7 @@ impl Model {
     /// shell keeps real time (spins) only towards this.
     pub fn next_output(&self) -> Option<Ns> {
         let mut best: Option<Ns> = None;
-        for Reverse((t, _, slot)) in self.heap.iter() {
+        for Reverse((t, _, _, slot)) in self.heap.iter() {
             let (seg, carrier) = match &self.slots[*slot] {
                 Some(Ev::Deliver { .. }) => {
                     best = Some(best.map_or(*t, |b: Ns| b.min(*t)));
@@ -378,7 +427,7 @@ impl Model {
                 }
                 None => continue,
             };
-            let due = *t + carrier + self.segs[seg].cfg.prop_ns + self.min_rx_delay(seg);
+            let due = *t + carrier + self.segs[seg].cfg.path_ns() + self.min_rx_delay(seg);
             best = Some(best.map_or(due, |b: Ns| b.min(due)));
         }
         best
@@ -390,7 +439,7 @@ impl Model {
 
     /// Run every event up to and including `until`; outputs are appended in time order.
     pub fn advance(&mut self, until: Ns, out: &mut Vec<Output>) {
-        while let Some(&Reverse((t, _, slot))) = self.heap.peek() {
+        while let Some(&Reverse((t, _, _, slot))) = self.heap.peek() {
             if t > until {
                 break;
             }
@@ -408,6 +457,9 @@ impl Model {
     }
 
     fn push(&mut self, t: Ns, ev: Ev) {
+        // a segment's Idle event runs after every other event of its instant, so the stations
+        // whose turn is that instant have all joined the contention it starts
+        let class = if matches!(ev, Ev::Idle { .. }) { 1 } else { 0 };
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s] = Some(ev);
@@ -419,7 +471,7 @@ impl Model {
             }
         };
         self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, slot)));
+        self.heap.push(Reverse((t, class, self.seq, slot)));
     }
 
     fn handle(&mut self, ev: Ev, out: &mut Vec<Output>) {
@@ -511,21 +563,30 @@ impl Model {
             self.push(end, Ev::FdEnd { port });
             return;
         }
-        let prop = self.segs[s].cfg.prop_ns;
+        let path = self.segs[s].cfg.path_ns();
         let csma = self.segs[s].cfg.csma;
         let joins = match &self.segs[s].busy {
-            Some(tx) => csma && t <= tx.last_start + prop && t < tx.end,
+            Some(tx) => csma && t <= tx.last_start + path && t < tx.end,
             None => false,
         };
         if joins {
             self.collide(t, s, vec![port]);
-        } else if t < self.segs[s].idle_at {
-            self.ports[port].state = St::Deferring;
-            self.ports[port].stats.deferrals += 1;
-            self.segs[s].deferring.push(port);
-        } else {
-            self.start(t, s, vec![port]);
+            return;
         }
+        let seg = &mut self.segs[s];
+        self.ports[port].state = St::Deferring;
+        seg.deferring.push(port);
+        if t < seg.idle_at {
+            self.ports[port].stats.deferrals += 1;
+        } else if seg.settled {
+            // the wire is idle: contend at the end of this instant, with whoever else's turn it is
+            // (busy is None here: a carrier keeps it until its end, before idle_at)
+            seg.settled = false;
+            let gen = seg.gen;
+            self.push(t, Ev::Idle { seg: s, gen });
+        }
+        // else the wire goes idle at this very instant and its Idle event, still to run, starts
+        // this station with the ones that deferred
     }
 
     /// The earliest time the card's head frame can start: the last frame's end and its gap,
@@ -578,6 +639,7 @@ impl Model {
         seg.gen += 1;
         seg.busy = Some(Tx { ports, last_start: t, end, collided: false });
         seg.idle_at = end + bits_ns(IFG_BITS, rate);
+        seg.settled = false;
         let gen = seg.gen;
         let idle = seg.idle_at;
         self.push(end, Ev::TxEnd { seg: s, gen });
@@ -588,7 +650,7 @@ impl Model {
     fn collide(&mut self, t: Ns, s: usize, joiners: Vec<usize>) {
         self.account_backoff(t, s);
         let rate = self.segs[s].cfg.rate_bps;
-        let prop = self.segs[s].cfg.prop_ns;
+        let path = self.segs[s].cfg.path_ns();
         for &p in &joiners {
             self.ports[p].state = St::Sending;
         }
@@ -602,10 +664,11 @@ impl Model {
         }
         // every collider sends at least the preamble, then jams; the last carrier reaches all
         // stations one propagation delay later
-        let end = tx.last_start + prop.max(bits_ns(PREAMBLE * 8, rate)) + bits_ns(JAM_BITS, rate) + prop;
+        let end = tx.last_start + path.max(bits_ns(PREAMBLE * 8, rate)) + bits_ns(JAM_BITS, rate) + path;
         tx.end = end;
         seg.gen += 1;
         seg.idle_at = end + bits_ns(IFG_BITS, rate);
+        seg.settled = false;
         let gen = seg.gen;
         let idle = seg.idle_at;
         self.push(end, Ev::CollEnd { seg: s, gen });
@@ -638,7 +701,7 @@ impl Model {
     /// The frame's last bit left `port` at `t`: schedule its deliveries, free the station.
     fn sent(&mut self, t: Ns, port: usize, frame: Frame, _out: &mut Vec<Output>) {
         let s = self.ports[port].cfg.segment;
-        let prop = self.segs[s].cfg.prop_ns;
+        let path = self.segs[s].cfg.path_ns();
         {
             let p = &mut self.ports[port];
             p.stats.frames_sent += 1;
@@ -653,7 +716,7 @@ impl Model {
         }
         for &d in &frame.dsts {
             let d = d as usize;
-            let at = t + prop + self.ports[d].cfg.rx_delay_ns + bytes_time(frame.len, self.ports[d].cfg.ps_per_byte);
+            let at = t + path + self.ports[d].cfg.rx_delay_ns + bytes_time(frame.len, self.ports[d].cfg.ps_per_byte);
             self.push(at, Ev::Deliver { handle: frame.handle, port: d });
         }
         if !self.ports[port].queue.is_empty() {
@@ -665,7 +728,10 @@ impl Model {
         let tx = self.segs[s].busy.take().expect("a collision ending");
         let rate = self.segs[s].cfg.rate_bps;
         self.segs[s].stats.collision_ns += t.saturating_sub(tx.last_start.min(t));
-        for port in tx.ports {
+        // in port order, so the backoffs drawn do not depend on the order the colliders joined
+        let mut colliders = tx.ports;
+        colliders.sort_unstable();
+        for port in colliders {
             let p = &mut self.ports[port];
             p.stats.collisions += 1;
             p.attempts += 1;
@@ -688,18 +754,14 @@ impl Model {
         }
     }
 
+    /// The wire is idle (the gap after the last carrier over, or a station found it idle at
+    /// `t`): every station whose turn this instant is has deferred by now (Idle events run last
+    /// within an instant), and no carrier can have started since the event was queued (a carrier
+    /// changes the segment's gen, which makes the event stale).
     fn medium_idle(&mut self, t: Ns, s: usize) {
+        debug_assert!(self.segs[s].busy.is_none());
+        self.segs[s].settled = true;
         if self.segs[s].deferring.is_empty() {
-            return;
-        }
-        if let Some(tx) = &self.segs[s].busy {
-            // a station took the medium at this very instant (its own event came first): the
-            // deferrers start with it and collide, as they would have with each other
-            let joins = self.segs[s].cfg.csma && t <= tx.last_start + self.segs[s].cfg.prop_ns && t < tx.end;
-            if joins {
-                let starters = std::mem::take(&mut self.segs[s].deferring);
-                self.collide(t, s, starters);
-            }
             return;
         }
         if self.segs[s].cfg.csma {
@@ -731,7 +793,7 @@ mod tests {
     const US: Ns = 1_000;
 
     fn hub(n: usize, rate: u64, csma: bool) -> Model {
-        let seg = SegmentConfig { rate_bps: rate, full_duplex: false, csma, prop_ns: 0 };
+        let seg = SegmentConfig { rate_bps: rate, full_duplex: false, csma, prop_ns: 0, repeater_ns: 0 };
         let ports = (0..n).map(|_| PortConfig { segment: 0, queue_frames: 100, ..Default::default() }).collect();
         Model::new(vec![seg], ports, 7).unwrap()
     }
@@ -770,7 +832,7 @@ mod tests {
 
     #[test]
     fn a_ping_pays_two_wire_times_and_both_hosts_latencies() {
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500, repeater_ns: 0 };
         let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0, ..Default::default() };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1442, vec![1]);
@@ -785,7 +847,7 @@ mod tests {
 
     #[test]
     fn each_host_also_pays_its_per_byte_time_for_the_frame() {
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500, repeater_ns: 0 };
         let tx = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US,
                               tx_gap_ns: 0, ps_per_byte: 248_000, ..Default::default() };
         let rx = PortConfig { ps_per_byte: 38_000, ..tx.clone() };
@@ -812,7 +874,7 @@ mod tests {
 
     #[test]
     fn queue_overflow_drops_and_counts() {
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 0 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 0, repeater_ns: 0 };
         let port = PortConfig { segment: 0, queue_frames: 4, ..Default::default() };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         for h in 0..10 {
@@ -839,7 +901,7 @@ mod tests {
 
     #[test]
     fn a_start_within_the_propagation_delay_collides_retroactively() {
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 2 * US };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 2 * US, repeater_ns: 0 };
         let ports = (0..2).map(|_| PortConfig { segment: 0, queue_frames: 10, ..Default::default() }).collect();
         let mut m = Model::new(vec![seg], ports, 3).unwrap();
         m.arrive(0, 0, 1, 1514, vec![1]);
@@ -874,6 +936,150 @@ mod tests {
         assert!(m.port_stats(1).collisions >= 1 && m.port_stats(2).collisions >= 1);
     }
 
+    /// The tie at the idle instant (issue 43): station 0 sends, station 1 defers behind it, and
+    /// station 2's frame reaches its card on the very nanosecond the gap after station 0's carrier
+    /// ends. `station_first`: station 2's event is queued before the segment's Idle event of that
+    /// instant (its frame was handed over before station 0 started), else after. Returns the
+    /// segment's collisions and the stations' up to 100 us after the idle instant, and the
+    /// frames (their senders) in the order they were delivered over the whole run.
+    fn tie_probe(station_first: bool, csma: bool) -> (u64, u64, Vec<u64>) {
+        let idle = carrier_ns(1514, 10_000_000) + bits_ns(IFG_BITS, 10_000_000);
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma, prop_ns: 0, repeater_ns: 0 };
+        let port = PortConfig { segment: 0, queue_frames: 10, ..Default::default() };
+        let late = PortConfig { tx_delay_ns: if station_first { idle } else { 0 }, ..port.clone() };
+        let mut m = Model::new(vec![seg], vec![port.clone(), port.clone(), late, port], 7).unwrap();
+        let mut out = Vec::new();
+        m.arrive(0, 0, 0, 1514, vec![3]);
+        if station_first {
+            m.arrive(0, 2, 2, 1514, vec![3]); // reaches its card at `idle`, queued before station 0 starts
+        }
+        m.advance(10 * US, &mut out);
+        m.arrive(10 * US, 1, 1, 1514, vec![3]); // defers behind station 0
+        m.advance(idle - 1, &mut out);
+        if !station_first {
+            m.arrive(idle, 2, 2, 1514, vec![3]); // queued after the Idle event of the same instant
+        }
+        m.advance(idle + 100 * US, &mut out);
+        let seg_c = m.segment_stats(0).collisions;
+        let port_c: u64 = (0..4).map(|p| m.port_stats(p).collisions).sum();
+        m.advance(1_000 * MS, &mut out);
+        let order = out.iter().filter_map(|o| match o { Output::Deliver { handle, .. } => Some(*handle), _ => None }).collect();
+        (seg_c, port_c, order)
+    }
+
+    #[test]
+    fn a_station_whose_turn_is_the_idle_instant_contends_with_the_deferrers_whatever_the_queue_order() {
+        // before the fix: CSMA/CD 0 collisions (station 2 alone, station 1 skipped for a frame) or
+        // 2 (4 station collisions) by queue order; the arbiter served 2 or 1 first
+        let (a, b) = (tie_probe(true, true), tie_probe(false, true));
+        assert_eq!(a, b, "CSMA/CD: the same outcome whatever the queue order");
+        assert!(a.0 >= 1 && a.1 >= 2, "the deferrer and the station of the idle instant collide: {:?}", a);
+        let (a, b) = (tie_probe(true, false), tie_probe(false, false));
+        assert_eq!(a, b, "the arbiter: the same outcome whatever the queue order");
+        assert_eq!((a.0, a.1), (0, 0));
+        assert_eq!(a.2, vec![0, 1, 2], "round robin after station 0: station 1, then 2");
+    }
+
+    /// Stations 1 and 2 defer behind station 0; stations 3 and 4 get their frames at the idle
+    /// instant, handed over in `order` (port, queued before station 0 started). Everything the
+    /// model output and counted.
+    fn idle_instant(order: &[(usize, bool)], csma: bool) -> (Vec<Output>, Vec<(u64, u64, u64)>, u64) {
+        let idle = carrier_ns(1514, 10_000_000) + bits_ns(IFG_BITS, 10_000_000);
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma, prop_ns: 1140, repeater_ns: 1000 };
+        let mut ports: Vec<PortConfig> = (0..6).map(|_| PortConfig { segment: 0, queue_frames: 10, ..Default::default() }).collect();
+        for &(p, early) in order {
+            if early {
+                ports[p].tx_delay_ns = idle;
+            }
+        }
+        let mut m = Model::new(vec![seg], ports, 11).unwrap();
+        let mut out = Vec::new();
+        m.arrive(0, 0, 0, 1514, vec![5]);
+        for &(p, early) in order {
+            if early {
+                m.arrive(0, p, p as u64, 1514, vec![5]);
+            }
+        }
+        m.advance(10 * US, &mut out);
+        m.arrive(10 * US, 1, 1, 1514, vec![5]);
+        m.arrive(20 * US, 2, 2, 60, vec![5]);
+        m.advance(idle - 1, &mut out);
+        for &(p, early) in order {
+            if !early {
+                m.arrive(idle, p, p as u64, 1514, vec![5]);
+            }
+        }
+        m.advance(10_000 * MS, &mut out);
+        out.sort_by_key(|o| match o { Output::Deliver { handle, due, .. } => (*due, *handle), Output::Dropped { handle, at, .. } => (*at, *handle) });
+        let per_port = (0..6).map(|p| { let s = m.port_stats(p); (s.collisions, s.deferrals, s.frames_sent) }).collect();
+        (out, per_port, m.segment_stats(0).collisions)
+    }
+
+    #[test]
+    fn every_station_of_the_idle_instant_contends_together_in_any_queue_order() {
+        for &csma in &[true, false] {
+            let mut outcomes = Vec::new();
+            for &(a, b) in &[(3, 4), (4, 3)] {
+                for &(ea, eb) in &[(false, false), (true, false), (false, true), (true, true)] {
+                    outcomes.push(idle_instant(&[(a, ea), (b, eb)], csma));
+                }
+            }
+            for o in &outcomes[1..] {
+                assert_eq!(o, &outcomes[0], "csma {}: the queue order changed the outcome", csma);
+            }
+            let (out, per_port, collisions) = &outcomes[0];
+            assert_eq!(out.iter().filter(|o| matches!(o, Output::Deliver { .. })).count(), 5);
+            if csma {
+                assert!(*collisions >= 1);
+                assert!((1..5).all(|p| per_port[p].0 >= 1), "all four collided at the idle instant: {:?}", per_port);
+            } else {
+                assert_eq!(*collisions, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_collision_window_is_the_cables_propagation_and_the_repeaters_delay() {
+        // 10 Mbit/s hub: 1140 ns of cable and the 10BASE-T repeater's 10 bit times
+        let repeater = default_repeater_ns(10_000_000, false);
+        assert_eq!(repeater, 1_000);
+        let run_pair = |second: Ns, repeater_ns: Ns| {
+            let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1140, repeater_ns };
+            let ports = (0..3).map(|_| PortConfig { segment: 0, queue_frames: 10, ..Default::default() }).collect();
+            let mut m = Model::new(vec![seg], ports, 5).unwrap();
+            let mut out = Vec::new();
+            m.arrive(0, 0, 0, 1514, vec![2]);
+            m.advance(second, &mut out);
+            m.arrive(second, 1, 1, 1514, vec![2]);
+            m.advance(100 * MS, &mut out);
+            assert_eq!(out.iter().filter(|o| matches!(o, Output::Deliver { .. })).count(), 2);
+            (m.segment_stats(0).collisions, m.port_stats(1).deferrals, out)
+        };
+        let window = 1140 + repeater;
+        let (c, _, _) = run_pair(window, repeater);
+        assert!(c >= 1, "a start within the window has not heard the first: they collide");
+        let (c, d, _) = run_pair(window + 1, repeater);
+        assert_eq!((c, d), (0, 1), "a start after the window hears the carrier and defers");
+        // the cable alone would have let it defer
+        let (c, d, _) = run_pair(1500, 0);
+        assert_eq!((c, d), (0, 1));
+        let (c, _, _) = run_pair(1500, repeater);
+        assert!(c >= 1);
+        // and a lone frame reaches its receiver through the repeater too
+        let (_, _, out) = run_pair(window + 1, repeater);
+        assert_eq!(out[0], Output::Deliver { handle: 0, port: 2, due: carrier_ns(1514, 10_000_000) + window });
+        assert_eq!(default_repeater_ns(100_000_000, false), 460);
+        assert_eq!(default_repeater_ns(100_000_000, true), 0);
+    }
+
+    #[test]
+    fn a_late_arrival_says_how_late_it_was() {
+        let mut m = hub(2, 10_000_000, true);
+        run(&mut m, 10 * MS);
+        assert_eq!(m.arrive(10 * MS, 0, 1, 60, vec![1]), 0);
+        assert_eq!(m.arrive(7 * MS, 0, 2, 60, vec![1]), 3 * MS);
+        assert_eq!(m.late_arrivals, 1);
+    }
     #[test]
     fn sixteen_collisions_drop_a_frame() {
         // two stations with a perfect collision partner: force it by a tiny slot? use many
@@ -964,7 +1170,7 @@ mod tests {
 
     #[test]
     fn full_duplex_directions_do_not_share() {
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: true, csma: true, prop_ns: 0 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: true, csma: true, prop_ns: 0, repeater_ns: 0 };
         let ports = (0..2).map(|_| PortConfig { segment: 0, queue_frames: 100, ..Default::default() }).collect();
         let mut m = Model::new(vec![seg], ports, 1).unwrap();
         for h in 0..50 {
@@ -979,7 +1185,7 @@ mod tests {
 
     #[test]
     fn a_card_gap_spaces_one_station_and_others_fill_it() {
-        let seg = SegmentConfig { rate_bps: 100_000_000, full_duplex: false, csma: false, prop_ns: 0 };
+        let seg = SegmentConfig { rate_bps: 100_000_000, full_duplex: false, csma: false, prop_ns: 0, repeater_ns: 0 };
         let port = PortConfig { segment: 0, queue_frames: 100, tx_gap_ns: 70 * US, ..Default::default() };
         let mut m = Model::new(vec![seg.clone()], vec![port.clone(), port.clone()], 1).unwrap();
         for h in 0..100 {
@@ -1003,7 +1209,7 @@ mod tests {
     fn a_card_with_one_frame_in_flight_loads_the_next_only_after_the_last_has_left() {
         // an ISA card loaded by PIO at 189 ns/B (the ISA bus's 5.3 MB/s): back to back, every
         // frame after the first waits for its own load once its predecessor has left
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 0 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 0, repeater_ns: 0 };
         let port = PortConfig { segment: 0, queue_frames: 100, load_ps_per_byte: 189_000, buffers: 1, ..Default::default() };
         let mut m = Model::new(vec![seg.clone()], vec![port.clone(), port.clone()], 1).unwrap();
         for h in 0..100 {
@@ -1034,7 +1240,7 @@ mod tests {
         // without a gap the station that wins a collision sends again at once and its rival
         // backs off further (the capture effect); with each card's next frame loaded after the
         // last has left, the other station takes the idle wire instead of colliding
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1140 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1140, repeater_ns: 0 };
         let count = |load: u64| {
             let port = PortConfig { segment: 0, queue_frames: 1000, load_ps_per_byte: load, buffers: 1, ..Default::default() };
             let mut m = Model::new(vec![seg.clone()], vec![port.clone(), port.clone(), port], 3).unwrap();
@@ -1055,7 +1261,7 @@ mod tests {
 
     #[test]
     fn the_next_output_is_a_carriers_end_plus_the_receivers_latency() {
-        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1000 };
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1000, repeater_ns: 0 };
         let port = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US, tx_gap_ns: 0, ps_per_byte: 0, ..Default::default() };
         let mut m = Model::new(vec![seg], vec![port.clone(), port], 1).unwrap();
         m.arrive(0, 0, 1, 1514, vec![1]);
