@@ -38,7 +38,8 @@ def add_parser(sub) -> None:
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
 MEMBER_RE = re.compile(r"(?:\./)?results/([A-Za-z0-9][A-Za-z0-9._-]*)\.json")
-MAX_ARCHIVE_BYTES = 1 << 30
+MAX_ARCHIVE_BYTES = 256 << 20     # a host's archive as fetched (a full reproduction's: a few MB)
+MAX_EXPANDED_BYTES = 1 << 30      # everything it expands to, headers and skipped members included
 
 
 def _is_archive(p: str) -> bool:
@@ -81,7 +82,8 @@ def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = ()) 
         for f in found:
             shards[f.stem].append(f)
     for a in archives:
-        members = archive_members(a, "reproduction archive", MEMBER_RE, MAX_FILE_BYTES, MAX_ARCHIVE_BYTES)
+        members = archive_members(a, "reproduction archive", MEMBER_RE, MAX_FILE_BYTES, MAX_ARCHIVE_BYTES,
+                                  MAX_EXPANDED_BYTES)
         if not members:
             raise BadInput(f"merge: {a} holds no results/*.json as regular files: give the archives "
                            "of the folders 'reproduce --shard I/N --out DIR' wrote")

@@ -12,7 +12,9 @@ and a use. Division of labor:
   replaced, never written through; a half-written file is never seen.
 - `archive_members`: the regular files of a tar archive whose names match, read in memory
   and capped (a lab host's archive may hold links, devices or a decompression bomb; nothing
-  is unpacked, so none of it can land anywhere).
+  is unpacked, so none of it can land anywhere). Its headers are parsed here as the archive
+  streams, every expanded byte counted against a budget: tarfile reads a long-name or pax
+  header whole and inflates skipped members, so a 2 MB archive could take GBs.
 - `fresh_dir`: a folder to fill from nothing (a hand-out bundle): missing or empty, never a
   link, so nothing already there is mixed in or overwritten.
 - `private_dir`: the tool's own folders (run state, node disks): made 0700 when missing, and
@@ -22,14 +24,15 @@ and a use. Division of labor:
 """
 from __future__ import annotations
 
+import bz2
 import contextlib
+import errno
 import io
 import lzma
 import os
 import re
 import secrets
 import stat
-import tarfile
 import zlib
 from pathlib import Path
 from typing import Iterator
@@ -38,12 +41,13 @@ from core.errors import BadInput, RuntimeFailure
 from core.text import plain
 
 
-def read_bytes(path: Path, what: str, limit: int) -> bytes:
-    """The bytes of a regular file at path (at most limit), or BadInput saying why not."""
+def _open_regular(path: Path, what: str, limit: int) -> int:
+    """A descriptor of the regular file at path, opened without following a final link and
+    without waiting on a FIFO, at most limit bytes; BadInput saying why not."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
-        if e.errno == 40:   # ELOOP: the last component is a symbolic link
+        if e.errno == errno.ELOOP:   # the last component is a symbolic link
             raise BadInput(f"{what} {path} is a symbolic link; give the file it points to")
         raise BadInput(f"cannot read {what} {path}: {e.strerror}")
     try:
@@ -52,6 +56,16 @@ def read_bytes(path: Path, what: str, limit: int) -> bytes:
             raise BadInput(f"{what} {path} is not a regular file")
         if st.st_size > limit:
             raise BadInput(f"{what} {path} is larger than {_size(limit)}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes(path: Path, what: str, limit: int) -> bytes:
+    """The bytes of a regular file at path (at most limit), or BadInput saying why not."""
+    fd = _open_regular(path, what, limit)
+    try:
         chunks, total = [], 0
         while chunk := os.read(fd, min(1 << 20, limit + 1 - total)):
             chunks.append(chunk)
@@ -199,31 +213,246 @@ def _is_root_link(p: Path) -> bool:
 
 
 MAX_ARCHIVE_MEMBERS = 10_000
+MAX_HEADER_BYTES = 64 << 10   # a long-name or pax header (a path is at most 4096 bytes)
+_BLOCK = 512
+_CHUNK = 1 << 20              # inflated at a time
+_ZERO_BLOCK = bytes(_BLOCK)
+_REGULAR, _NO_DATA = (b"0", b"\0", b"7"), (b"1", b"2", b"3", b"4", b"5", b"6")
 
 
-def archive_members(path: Path, what: str, name_re: re.Pattern, limit_each: int,
-                    limit_total: int) -> dict[str, bytes]:
-    """member name -> bytes, for each regular file of the (gzip) tar archive at path whose name
-    name_re matches in full; anything else in it (links, devices, folders, other files) is
-    skipped. BadInput when the archive is unreadable or breaks a limit."""
-    raw = read_bytes(path, what, limit_total)
-    out: dict[str, bytes] = {}
-    total = 0
-    try:
-        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:*") as tar:
-            for i, member in enumerate(tar):
-                if i >= MAX_ARCHIVE_MEMBERS:
-                    raise BadInput(f"{what} {path} holds more than {MAX_ARCHIVE_MEMBERS} entries")
-                if not member.isreg() or not name_re.fullmatch(member.name):
-                    continue
-                if member.size > limit_each or total + member.size > limit_total:
-                    raise BadInput(f"{what} {path}: {plain(member.name)} is larger than "
-                                   f"{_size(min(limit_each, limit_total - total))}")
-                f = tar.extractfile(member)
-                data = f.read(limit_each + 1) if f else b""
-                total += len(data)
-                out[member.name] = data
-    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as e:
-        raise BadInput(f"{what} {path} is not a readable tar archive ({e})")
+class _Zlib:
+    """zlib's decompressor (gzip framing) with the interface bz2's and lzma's share."""
+
+    def __init__(self):
+        self.d, self.tail = zlib.decompressobj(31), b""
+
+    @property
+    def needs_input(self) -> bool:
+        return not self.tail
+
+    @property
+    def eof(self) -> bool:
+        return self.d.eof
+
+    @property
+    def unused_data(self) -> bytes:
+        return self.d.unused_data
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        out = self.d.decompress(self.tail + data, max_length)
+        self.tail = self.d.unconsumed_tail
+        return out
+
+
+_MAGIC = ((b"\x1f\x8b", _Zlib), (b"BZh", bz2.BZ2Decompressor), (b"\xfd7zXZ\x00", lzma.LZMADecompressor))
+
+
+class _Expanded:
+    """An archive file's contents as they decompress, a chunk at a time: what was read of the
+    file and what of its expansion was used are counted as they stream, headers and skipped
+    members included, and BadInput ends the read past either budget (a bomb is never inflated
+    whole: at most one chunk beyond the budget)."""
+
+    def __init__(self, fd: int, where: str, file_limit: int, budget: int):
+        self.fd, self.where, self.file_limit, self.budget = fd, where, file_limit, budget
+        self.read_in = self.expanded = self.pos = 0
+        self.buf = b""
+        self.chunks = self._chunks()
+
+    def _raw(self) -> Iterator[bytes]:
+        while chunk := os.read(self.fd, 1 << 16):
+            self.read_in += len(chunk)
+            if self.read_in > self.file_limit:
+                raise BadInput(f"{self.where} is larger than {_size(self.file_limit)}")
+            yield chunk
+
+    def _chunks(self) -> Iterator[bytes]:
+        raw = self._raw()
+        first = next(raw, b"")
+        kind = next((k for magic, k in _MAGIC if first.startswith(magic)), None)
+        if kind is None:
+            if first:
+                yield first
+            yield from raw
+            return
+        d, data = kind(), first
+        while True:
+            if d.eof:             # a stream of several members (gzip, bzip2 and xz allow it)
+                rest = d.unused_data or next(raw, b"")
+                if not rest.strip(b"\0"):
+                    return
+                d, data = kind(), rest
+            elif d.needs_input and not data:
+                data = next(raw, None)
+                if data is None:          # the file ended: what the decompressor still holds, then
+                    while out := d.decompress(b"", _CHUNK):
+                        yield out
+                    if not d.eof:
+                        raise EOFError("the compressed data ends early")
+                    return
+            out = d.decompress(data, _CHUNK)
+            data = b""
+            if out:
+                yield out
+
+    def _more(self) -> bool:
+        """The next chunk into buf, counted; False at the end."""
+        chunk = next(self.chunks, None)
+        if chunk is None:
+            return False
+        self.buf, self.pos = chunk, 0
+        return True
+
+    def _count(self, n: int) -> None:
+        self.expanded += n
+        if self.expanded > self.budget:
+            raise BadInput(f"{self.where} expands to more than {_size(self.budget)}")
+
+    def read(self, n: int) -> bytes:
+        """The next n bytes (fewer only at the end)."""
+        parts = []
+        while n and (self.pos < len(self.buf) or self._more()):
+            piece = self.buf[self.pos:self.pos + n]
+            self._count(len(piece))
+            self.pos += len(piece)
+            n -= len(piece)
+            parts.append(piece)
+        return b"".join(parts)
+
+    def exactly(self, n: int) -> bytes:
+        out = self.read(n)
+        if len(out) < n:
+            raise EOFError("the archive ends inside a member")
+        return out
+
+    def skip(self, n: int) -> None:
+        """Pass over n bytes without keeping them (counted like the rest)."""
+        while n:
+            if self.pos >= len(self.buf) and not self._more():
+                raise EOFError("the archive ends inside a member")
+            step = min(n, len(self.buf) - self.pos)
+            self._count(step)
+            self.pos += step
+            n -= step
+
+
+def _number(field: bytes) -> int:
+    """A tar header's number: octal, or base-256 (GNU) when the first byte's high bit is set."""
+    if field[:1] == b"\x80":
+        return int.from_bytes(field[1:], "big")
+    if field[:1] == b"\xff":
+        raise ValueError("a negative number in a header")
+    text = field.split(b"\0", 1)[0].strip(b" ")
+    if not text:
+        return 0
+    if not re.fullmatch(rb"[0-7]+", text):
+        raise ValueError("a header field is not a number")
+    return int(text, 8)
+
+
+def _checked(block: bytes) -> None:
+    stored = _number(block[148:156])
+    rest = block[:148] + b" " * 8 + block[156:]
+    if stored not in (sum(rest), sum(b - 256 if b > 127 else b for b in rest)):
+        raise ValueError("a header's checksum is wrong (not a tar archive, or a damaged one)")
+
+
+def _text(raw: bytes) -> str:
+    return raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+
+
+def _pax(data: bytes) -> dict[bytes, bytes]:
+    """The records ("LEN KEY=VALUE\n") of a pax extended header."""
+    out, pos = {}, 0
+    while pos < len(data) and data[pos:].strip(b"\0"):
+        m = re.compile(rb"(\d{1,6}) ").match(data, pos)
+        length = int(m.group(1)) if m else 0
+        record = data[pos:pos + length]
+        if not m or length <= len(m.group(0)) or len(record) < length or not record.endswith(b"\n"):
+            raise ValueError("a damaged pax header")
+        key, eq, value = record[len(m.group(0)):-1].partition(b"=")
+        if not eq:
+            raise ValueError("a damaged pax header")
+        out[key] = value
+        pos += length
     return out
 
+
+def _padded(n: int) -> int:
+    return -(-n // _BLOCK) * _BLOCK
+
+
+def archive_members(path: Path, what: str, name_re: re.Pattern, limit_each: int, limit_total: int,
+                    limit_expanded: int) -> dict[str, bytes]:
+    """member name -> bytes, for each regular file of the tar archive at path (plain, gzip,
+    bzip2 or xz) whose name name_re matches in full; anything else in it (links, devices,
+    folders, other files) is skipped. The archive is read as a stream and its headers parsed
+    here, not by tarfile (which reads a long-name or pax header whole, whatever its size): the
+    file is at most limit_total bytes, everything it expands to (headers, skipped members,
+    padding) at most limit_expanded, a kept member at most limit_each
+    and a long-name or pax header at most MAX_HEADER_BYTES. BadInput when the archive is
+    unreadable or breaks a limit; nothing is unpacked."""
+    where = f"{what} {path}"
+    budget = limit_expanded
+    fd = _open_regular(path, what, limit_total)
+    out: dict[str, bytes] = {}
+    try:
+        tar = _Expanded(fd, where, limit_total, budget)
+        long_name, pax, count = None, {}, 0
+        while True:
+            block = tar.read(_BLOCK)
+            if not block or block == _ZERO_BLOCK:
+                break
+            if len(block) < _BLOCK:
+                raise EOFError("the archive ends inside a header")
+            _checked(block)
+            count += 1
+            if count > MAX_ARCHIVE_MEMBERS:
+                raise BadInput(f"{where} holds more than {MAX_ARCHIVE_MEMBERS} entries")
+            kind, size = block[156:157], _number(block[124:136])
+            if kind in (b"L", b"K", b"x", b"X", b"g"):
+                if size > MAX_HEADER_BYTES:
+                    raise BadInput(f"{where} has a {'long-name' if kind in b'LK' else 'pax'} header of "
+                                   f"{size} bytes (at most {MAX_HEADER_BYTES})")
+                data = tar.exactly(_padded(size))[:size]
+                if kind == b"L":
+                    long_name = _text(data)
+                elif kind in (b"x", b"X"):
+                    pax = _pax(data)
+                elif kind == b"g":
+                    _pax(data)           # global records: read, checked, not used
+                continue                 # (K: a long link target, not used either)
+            name = _text(block[:100])
+            prefix = _text(block[345:500]) if kind != b"S" else ""
+            if prefix:
+                name = f"{prefix}/{name}"
+            if long_name is not None:
+                name = long_name
+            if b"path" in pax:
+                name = pax[b"path"].decode("utf-8", "surrogateescape")
+            if b"size" in pax:
+                if not re.fullmatch(rb"\d{1,20}", pax[b"size"]):
+                    raise ValueError("a damaged pax size")
+                size = int(pax[b"size"])
+            long_name, pax = None, {}
+            if kind == b"S" and block[482]:          # old GNU sparse: extension blocks first
+                while tar.exactly(_BLOCK)[504]:
+                    pass
+            if kind in _NO_DATA or (kind == b"\0" and name.endswith("/")):
+                continue                             # as tarfile: no data follows these
+            if kind in _REGULAR and name_re.fullmatch(name):
+                kept = sum(map(len, out.values())) - len(out.get(name, b""))
+                if size > limit_each or kept + size > budget:
+                    raise BadInput(f"{where}: {plain(name)} is larger than "
+                                   f"{_size(min(limit_each, budget - kept))}")
+                out[name] = tar.exactly(size)
+                tar.skip(_padded(size) - size)
+            else:
+                tar.skip(_padded(size))
+    except (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as e:
+        if isinstance(e, BadInput):
+            raise
+        raise BadInput(f"{where} is not a readable tar archive ({e})")
+    finally:
+        os.close(fd)
+    return out

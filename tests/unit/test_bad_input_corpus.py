@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("jsonschema")
 
 import commands  # noqa: E402
+import hostile_archives  # noqa: E402
 from netlab.manifest import STATE_DIR  # noqa: E402
 from run.results import RESULTS_DIR  # noqa: E402
 
@@ -244,6 +245,13 @@ RESULTS = [
     ("merge nothing", ["merge", "--out", "{tmp}/m.json"], "required"),
     ("merge directories and files", ["merge", "{tmp}", "{tmp}/s1.json", "--out", "{tmp}/m"], "not both"),
     ("merge a directory of no reproduction", ["merge", "{fixtures}", "--out", "{tmp}/m"], "holds no results"),
+    # archives read with a budget (issue 45): 2 MB of gzip each, refused in one line
+    ("merge long-name header bomb", ["merge", "{tmp}/longname.tgz", "--out", "{tmp}/m"],
+     "long-name header of 2147483648 bytes"),
+    ("merge pax header bomb", ["merge", "{tmp}/pax.tgz", "--out", "{tmp}/m"], "pax header of 2147483648 bytes"),
+    ("merge skipped member bomb", ["merge", "{tmp}/skipped.tgz", "--out", "{tmp}/m"],
+     "expands to more than 1024 MiB"),
+    ("merge kept member bomb", ["merge", "{tmp}/kept.tgz", "--out", "{tmp}/m"], "larger than 64 MiB"),
     ("merge reproductions out under a file", ["merge", "{fixtures}", "--out", NOT_A_DIR], "cannot write"),
     ("plot a symbolic link", ["plot", "{tmp}/link.json"], "symbolic link"),
     ("plot a link to /dev/zero", ["plot", "{tmp}/zero.json"], "symbolic link"),
@@ -399,6 +407,10 @@ OTHERS = [
 ]
 
 
+ARCHIVES = {"longname.tgz": hostile_archives.long_name_bomb, "pax.tgz": hostile_archives.pax_bomb,
+            "skipped.tgz": hostile_archives.skipped_bomb, "kept.tgz": hostile_archives.kept_bomb}
+
+
 def write_files(tmp: Path) -> None:
     token = json.loads((FIXTURES / "v1-token.json").read_text())
     filecopy = json.loads((FIXTURES / "v1-filecopy.json").read_text())
@@ -491,6 +503,9 @@ def test_corpus_is_large_enough():
 @pytest.mark.parametrize("name, argv, word, content", ALL, ids=[a[0] for a in ALL])
 def test_bad_input(name, argv, word, content, tmp_path, monkeypatch, capsys):
     write_files(tmp_path)
+    for fname, build in ARCHIVES.items():   # 2 MB each: only where a case names one
+        if any(fname in a for a in argv):
+            (tmp_path / fname).write_bytes(build())
     if content is not None:
         target = tmp_path / argv[1].split("/")[-1]
         if content == "DIR":

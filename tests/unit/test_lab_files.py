@@ -30,3 +30,22 @@ def test_vagrantfile_validates(vms):
                        text=True, timeout=120, env={**os.environ, "NETLAB_VMS": vms})
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.count("Ignoring provider config") == int(vms)
+
+
+def test_the_campaign_sizes_what_it_fetches_as_merge_reads_it():
+    """Each fetch from a lab host is sized first (issue 45), with the caps merge reads at."""
+    yaml = pytest.importorskip("yaml")
+    from commands.merge import MAX_ARCHIVE_BYTES
+    from core.jsonfile import MAX_FILE_BYTES
+    with open(os.path.join(ROOT, "playbooks", "campaign.yml")) as f:
+        plays = yaml.safe_load(f)
+    hosts = plays[0]
+    assert hosts["vars"]["netlab_max_shard_bytes"] == MAX_FILE_BYTES
+    assert hosts["vars"]["netlab_max_archive_bytes"] == MAX_ARCHIVE_BYTES
+    tasks = hosts["tasks"]
+    for i, task in enumerate(tasks):
+        if "ansible.builtin.fetch" in task:
+            sized, refused = tasks[i - 2], tasks[i - 1]
+            assert sized["ansible.builtin.stat"]["path"] == task["ansible.builtin.fetch"]["src"], task["name"]
+            assert sized["ansible.builtin.stat"]["follow"] is False
+            assert any("size <=" in cond for cond in refused["ansible.builtin.assert"]["that"]), task["name"]

@@ -157,7 +157,7 @@ def test_an_archive_gives_only_its_matching_regular_files(tmp_path):
         ("results/c.json", "device", b""),
         ("../results/d.json", "file", b"{}"),
         ("results/sub/e.json", "file", b"{}")])
-    got = archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 100, 1000)
+    got = archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 100, 1000, 20_000)
     assert got == {"results/a.json": b"{}"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lab-a.tgz"]   # nothing unpacked
 
@@ -167,10 +167,10 @@ def test_an_archive_member_over_the_cap_is_refused(tmp_path):
     from core.safefile import archive_members
     a = _tar(tmp_path / "bomb.tgz", [("results/a.json", "file", b" " * 5000)])   # compresses to little
     with pytest.raises(BadInput, match="larger than"):
-        archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 1000, 10_000)
+        archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 1000, 10_000, 20_000)
     (tmp_path / "not.tgz").write_bytes(b"garbage")
     with pytest.raises(BadInput, match="not a readable tar archive"):
-        archive_members(tmp_path / "not.tgz", "reproduction archive", re.compile(r".*"), 1000, 10_000)
+        archive_members(tmp_path / "not.tgz", "reproduction archive", re.compile(r".*"), 1000, 10_000, 20_000)
 
 
 def test_the_writer_writes_into_a_linked_folder(tmp_path):
@@ -192,4 +192,157 @@ def test_a_damaged_archive_is_one_bad_input(tmp_path):
     (tmp_path / "flip.tgz").write_bytes(bytes(flipped))
     for bad in ("cut.tgz", "flip.tgz"):
         with pytest.raises(BadInput):
-            archive_members(tmp_path / bad, "reproduction archive", re.compile(r".*"), 1 << 20, 1 << 24)
+            archive_members(tmp_path / bad, "reproduction archive", re.compile(r".*"), 1 << 20, 1 << 24, 1 << 24)
+
+
+# -- archives read with a budget (issue 45, item 2) --
+
+def _members_by_tarfile(path: Path) -> dict[str, bytes]:
+    import tarfile
+    with tarfile.open(path) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar if m.isreg()}
+
+
+@pytest.mark.parametrize("fmt", ["GNU_FORMAT", "PAX_FORMAT", "USTAR_FORMAT"])
+@pytest.mark.parametrize("compression", ["", "gz", "bz2", "xz"])
+def test_archives_are_read_as_tarfile_reads_them(tmp_path, fmt, compression):
+    """The reader parses headers itself: every format and compression tarfile writes gives the
+    same regular files, and links, folders, devices and FIFOs are passed over."""
+    import io
+    import re
+    import tarfile
+    from core.safefile import archive_members
+    long_dir = "results/" + "d" * 120
+    names = [("results/a.json", b"{}"), ("results/empty.json", b""), (f"{long_dir}/b.json", b"x" * 5000),
+             ("results/big.bin", bytes(range(256)) * 4096), ("results/a.json", b"[1]")]   # a duplicate: the last wins
+    if fmt != "USTAR_FORMAT":
+        names += [("results/" + "n" * 300 + ".json", b"long"), ("results/\u00e9t\u00e9.json", b"utf8")]
+    path = tmp_path / f"a.tar{'.' + compression if compression else ''}"
+    with tarfile.open(path, f"w:{compression}", format=getattr(tarfile, fmt)) as tar:
+        d = tarfile.TarInfo("results")
+        d.type = tarfile.DIRTYPE
+        tar.addfile(d)
+        for i, (name, data) in enumerate(names):
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 1_700_000_000.5 if fmt == "PAX_FORMAT" else 0
+            tar.addfile(info, io.BytesIO(data))
+            for kind in (tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.CHRTYPE, tarfile.FIFOTYPE):
+                other = tarfile.TarInfo(f"results/other{i}-{kind.decode()}.json")
+                other.type, other.linkname = kind, name if fmt != "USTAR_FORMAT" else "results/a.json"
+                tar.addfile(other)
+    got = archive_members(path, "archive", re.compile(r".*"), 1 << 20, 1 << 24, 1 << 24)
+    assert got == _members_by_tarfile(path)
+    assert got["results/a.json"] == b"[1]" and got[f"{long_dir}/b.json"] == b"x" * 5000
+
+
+def test_archives_gnu_tar_writes_are_read(tmp_path):
+    """GNU tar's own output: long names (its L headers), pax, and a sparse file (its own
+    header layout) that is passed over without losing the members after it."""
+    import re
+    import shutil
+    import subprocess
+    from core.safefile import archive_members
+    if shutil.which("tar") is None:
+        pytest.skip("no tar here")
+    src = tmp_path / "src"
+    deep = src / "results" / ("x" * 90) / ("y" * 90)
+    deep.mkdir(parents=True)
+    (deep / "deep.json").write_text("{}")
+    with open(src / "results" / "sparse.img", "wb") as f:
+        for i in range(8):
+            f.seek(i << 20)
+            f.write(b"data")
+    (src / "results" / "z.json").write_text("[]")
+    for fmt in ("gnu", "posix", "oldgnu"):
+        out = tmp_path / f"{fmt}.tgz"
+        subprocess.run(["tar", "-C", str(src), f"--format={fmt}", "-S", "-czf", str(out), "results"], check=True)
+        got = archive_members(out, "archive", re.compile(r".*\.json"), 1 << 20, 1 << 24, 1 << 26)
+        assert got == {f"results/{'x' * 90}/{'y' * 90}/deep.json": b"{}", "results/z.json": b"[]"}, fmt
+
+
+def _peak(call) -> tuple[Exception, float, int]:
+    """(the exception call raised, seconds, peak bytes Python allocated)."""
+    import time
+    import tracemalloc
+    tracemalloc.start()
+    t0 = time.monotonic()
+    try:
+        call()
+    except Exception as e:   # noqa: BLE001 (returned to the test)
+        raised = e
+    else:
+        raised = None
+    took, peak = time.monotonic() - t0, tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return raised, took, peak
+
+
+@pytest.mark.parametrize("bomb, word", [("long_name_bomb", "long-name header of 2147483648 bytes"),
+                                        ("pax_bomb", "pax header of 2147483648 bytes")])
+def test_a_header_bomb_is_refused_before_it_is_read(tmp_path, bomb, word):
+    """2 MB of gzip whose first header announces 2 GiB of name: tarfile read it whole (2.1 GB of
+    memory); refused here on the header's size, at once and with next to no memory."""
+    import re
+    import hostile_archives
+    from core.safefile import archive_members
+    path = tmp_path / "bomb.tgz"
+    path.write_bytes(getattr(hostile_archives, bomb)())
+    assert path.stat().st_size < 3 << 20
+    raised, took, peak = _peak(lambda: archive_members(path, "archive", re.compile(r".*"), 64 << 20,
+                                                       256 << 20, 1 << 30))
+    assert isinstance(raised, BadInput) and word in str(raised), raised
+    assert took < 1 and peak < 1 << 20, (took, peak)
+
+
+def test_a_skipped_member_is_inflated_only_to_the_budget(tmp_path):
+    """A member nobody asked for that inflates to 2 GiB: counted as it streams, refused once the
+    archive's expansion passes the budget, in a few MB of memory."""
+    import re
+    import hostile_archives
+    from core.safefile import archive_members
+    path = tmp_path / "bomb.tgz"
+    path.write_bytes(hostile_archives.skipped_bomb())
+    raised, took, peak = _peak(lambda: archive_members(path, "archive", re.compile(r".*\.json"), 64 << 20,
+                                                       256 << 20, 64 << 20))
+    assert isinstance(raised, BadInput) and "expands to more than 64 MiB" in str(raised), raised
+    assert took < 2 and peak < 8 << 20, (took, peak)
+    # a kept member announcing 2 GiB is refused on its header
+    path.write_bytes(hostile_archives.kept_bomb())
+    raised, took, peak = _peak(lambda: archive_members(path, "archive", re.compile(r".*\.json"), 64 << 20,
+                                                       256 << 20, 1 << 30))
+    assert isinstance(raised, BadInput) and "results/a.json is larger than 64 MiB" in str(raised), raised
+    assert took < 1 and peak < 2 << 20, (took, peak)
+
+
+def test_an_archive_file_over_its_cap_is_refused_before_it_is_read(tmp_path):
+    import re
+    from core.safefile import archive_members
+    path = tmp_path / "big.tgz"
+    with open(path, "wb") as f:
+        f.truncate((256 << 20) + 1)
+    with pytest.raises(BadInput, match="larger than 256 MiB"):
+        archive_members(path, "archive", re.compile(r".*"), 1 << 20, 256 << 20, 1 << 30)
+
+
+def test_damaged_headers_are_one_bad_input(tmp_path):
+    import gzip
+    import re
+    import hostile_archives
+    from core.safefile import archive_members
+    good = hostile_archives.header(b"results/a.json", 2) + b"{}".ljust(512, b"\0")
+    cases = {
+        "checksum": good[:148] + b"0000000\0" + good[156:],
+        "size not a number": hostile_archives.header(b"results/a.json", 2)[:124] + b"zzzzzzzzzzz\0"
+        + good[136:],
+        "second header damaged": good + b"garbage".ljust(512, b"\0"),
+        "ends inside a member": hostile_archives.header(b"results/a.json", 5000) + bytes(512),
+        "pax record damaged": hostile_archives.header(b"PaxHeaders/a", 9, b"x") + b"99 path=a\n".ljust(512, b"\0")
+        + good,
+    }
+    for why, data in cases.items():
+        path = tmp_path / "bad.tgz"
+        path.write_bytes(gzip.compress(data + bytes(1024)))
+        with pytest.raises(BadInput, match="not a readable tar archive"):
+            archive_members(path, "archive", re.compile(r".*"), 1 << 20, 1 << 24, 1 << 24)
+    path.write_bytes(gzip.compress(good + bytes(1024)) + b"trailing bytes after the archive's end")
+    assert archive_members(path, "archive", re.compile(r".*"), 1 << 20, 1 << 24, 1 << 24) == {"results/a.json": b"{}"}
