@@ -1,5 +1,8 @@
 //! Beowulf Netlab's medium engine as a library: `model` (the pure, virtual-time medium: segments,
-//! ports, CSMA/CD) and `config` (the engine's configuration file, parsed without any I/O). The
-//! binary (main.rs) is the thin I/O shell: AF_PACKET sockets, one timerfd, statistics.
+//! ports, CSMA/CD), `config` (the engine's configuration file, parsed without any I/O) and `shell`
+//! (what the I/O shell does with a frame before the model times it: refusals, where it goes, the
+//! frames held, histograms). The binary (main.rs) is the thin I/O shell: AF_PACKET sockets, one
+//! timerfd, statistics.
 pub mod config;
 pub mod model;
+pub mod shell;

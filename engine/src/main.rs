@@ -15,19 +15,28 @@
 //! events (a frame reaching its card, a backoff ending, the medium going idle) wake the shell
 //! without a spin: they keep their virtual times however late they run.
 //!
+//! What the shell does with a frame before the model times it is shell.rs (pure, tested): it
+//! refuses runts and frames over 802.3's maximum (counted per port: `runts`, `oversize`), and
+//! sends every frame to every other port of its segment (a hub repeats all; each card keeps its
+//! own), with no address table to grow or to spoof. A frame read after the model has passed its
+//! arrival time is taken at the model's now and its lateness recorded (`late_arrival_lag`,
+//! beside the release `lag`); the kernel's own drops on each port's socket (PACKET_STATISTICS,
+//! which resets on read, summed here) are `socket_drops`, beside `send_errors`.
+//!
 //! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N] [--cpu-latency-us N]
 //! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
 //! SIGINT and SIGHUP write them and exit.
 use medium::config;
 use medium::model::{Model, Ns, Output};
-use std::collections::HashMap;
+use medium::shell::{Core, Hist, MAX_TAGGED_FRAME};
 use std::ffi::CString;
 use std::io::Write;
 use std::mem;
 use std::process::exit;
 
-const LAG_BUCKETS: usize = 2001; // 1 us each; the last holds every lag of 2 ms or more
-const MAX_FRAME: usize = 65536;
+// a read buffer longer than any frame the shell accepts: a longer one is read truncated and
+// its real length (MSG_TRUNC) refuses it
+const READ_BUFFER: usize = MAX_TAGGED_FRAME + 512;
 
 fn die(msg: &str) -> ! {
     eprintln!("beowulf-medium: {}", msg);
@@ -67,7 +76,9 @@ struct Port {
     fd: i32,
     segment: usize,
     send_errors: u64,
-    oversize: u64,
+    /// Frames the kernel dropped on this port's socket before the engine read them
+    /// (PACKET_STATISTICS' tp_drops, summed: each read resets it).
+    socket_drops: u64,
     // the frames delivered to this port and their time inside the engine, from each frame's
     // arrival (its kernel timestamp) to its release here: what a trip spent in the engine, the
     // rest being the host's own path (run/hostpath.py reads it)
@@ -106,11 +117,22 @@ fn open_port(name: &str, segment: usize) -> Port {
     if rc != 0 {
         die(&format!("port {}: bind: {}", name, errno()));
     }
-    Port { name: name.to_string(), fd, segment, send_errors: 0, oversize: 0, held: 0, held_ns: 0 }
+    Port { name: name.to_string(), fd, segment, send_errors: 0, socket_drops: 0, held: 0, held_ns: 0 }
 }
 
-/// One received frame: its bytes and its kernel timestamp (realtime ns), or None when drained.
-fn recv_frame(fd: i32, buf: &mut [u8]) -> Option<(usize, Option<Ns>, bool)> {
+/// The socket's drops since the last read (the kernel resets its counters on each read).
+fn socket_drops(fd: i32) -> u64 {
+    let mut st = libc::tpacket_stats { tp_packets: 0, tp_drops: 0 };
+    let mut len = mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+    let rc = unsafe {
+        libc::getsockopt(fd, libc::SOL_PACKET, libc::PACKET_STATISTICS, &mut st as *mut _ as *mut libc::c_void, &mut len)
+    };
+    if rc == 0 { st.tp_drops as u64 } else { 0 }
+}
+
+/// One received frame into `buf` (what fits of it): its real length and its kernel timestamp
+/// (realtime ns), or None when drained.
+fn recv_frame(fd: i32, buf: &mut [u8]) -> Option<(usize, Option<Ns>)> {
     let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
     let mut cbuf = [0u64; 16];
     let mut msg: libc::msghdr = unsafe { mem::zeroed() };
@@ -133,75 +155,14 @@ fn recv_frame(fd: i32, buf: &mut [u8]) -> Option<(usize, Option<Ns>, bool)> {
             c = libc::CMSG_NXTHDR(&msg, c);
         }
     }
-    Some((n as usize, ts, n as usize > buf.len()))
-}
-
-struct Lag {
-    hist: Vec<u64>,
-    sum_ns: u128,
-    max_ns: u64,
-}
-
-impl Lag {
-    fn record(&mut self, lag: Ns) {
-        let b = ((lag / 1000) as usize).min(LAG_BUCKETS - 1);
-        self.hist[b] += 1;
-        self.sum_ns += lag as u128;
-        self.max_ns = self.max_ns.max(lag);
-    }
-}
-
-/// The frames the model holds: bytes, how many ports still await them, and their arrival time.
-struct Slab {
-    frames: Vec<Option<(Vec<u8>, u32, Ns)>>,
-    free: Vec<usize>,
-}
-
-impl Slab {
-    fn put(&mut self, bytes: Vec<u8>, refs: u32, arrival: Ns) -> u64 {
-        match self.free.pop() {
-            Some(i) => {
-                self.frames[i] = Some((bytes, refs, arrival));
-                i as u64
-            }
-            None => {
-                self.frames.push(Some((bytes, refs, arrival)));
-                (self.frames.len() - 1) as u64
-            }
-        }
-    }
-    fn get(&self, h: u64) -> (&[u8], Ns) {
-        let f = self.frames[h as usize].as_ref().expect("a live frame");
-        (&f.0, f.2)
-    }
-    fn release(&mut self, h: u64) {
-        let slot = &mut self.frames[h as usize];
-        let done = match slot {
-            Some((_, refs, _)) => {
-                *refs -= 1;
-                *refs == 0
-            }
-            None => false,
-        };
-        if done {
-            *slot = None;
-            self.free.push(h as usize);
-        }
-    }
-    fn drop_all(&mut self, h: u64) {
-        if self.frames[h as usize].take().is_some() {
-            self.free.push(h as usize);
-        }
-    }
+    Some((n as usize, ts))
 }
 
 struct Engine {
-    model: Model,
+    core: Core,
     ports: Vec<Port>,
     segments: Vec<String>,
-    macs: Vec<HashMap<[u8; 6], usize>>,
-    slab: Slab,
-    lag: Lag,
+    lag: Hist,
     seq: u64,
     wakeups: u64,
     frames_no_timestamp: u64,
@@ -230,45 +191,29 @@ impl Engine {
         }
     }
 
-    /// Where a frame entering at `port` goes: the port that last sent from its destination MAC,
-    /// if known on this segment, else every other port (a hub repeats to all; learning only
-    /// spares the hosts frames their cards would have ignored).
-    fn destinations(&mut self, port: usize, frame: &[u8]) -> Vec<u16> {
-        let seg = self.ports[port].segment;
-        let mut src = [0u8; 6];
-        src.copy_from_slice(&frame[6..12]);
-        if src[0] & 1 == 0 {
-            self.macs[seg].insert(src, port);
-        }
-        let mut dst = [0u8; 6];
-        dst.copy_from_slice(&frame[0..6]);
-        if dst[0] & 1 == 0 {
-            if let Some(&p) = self.macs[seg].get(&dst) {
-                return if p == port { Vec::new() } else { vec![p as u16] };
-            }
-        }
-        self.model.segment_ports(seg).iter().filter(|&&p| p != port).map(|&p| p as u16).collect()
-    }
-
     fn release(&mut self, outs: &mut Vec<Output>) {
         for o in outs.drain(..) {
-            match o {
-                Output::Deliver { handle, port, due } => {
-                    let (bytes, arrival) = self.slab.get(handle);
-                    let now = mono();
-                    let rc = unsafe {
-                        libc::send(self.ports[port].fd, bytes.as_ptr() as *const libc::c_void, bytes.len(), libc::MSG_DONTWAIT)
-                    };
-                    if rc < 0 {
-                        self.ports[port].send_errors += 1;
-                    }
-                    self.lag.record(now.saturating_sub(due));
-                    self.ports[port].held_ns += now.saturating_sub(arrival) as u128;
-                    self.ports[port].held += 1;
-                    self.slab.release(handle);
+            if let Output::Deliver { handle, port, due } = o {
+                let (bytes, arrival) = self.core.slab.get(handle);
+                let now = mono();
+                let rc = unsafe {
+                    libc::send(self.ports[port].fd, bytes.as_ptr() as *const libc::c_void, bytes.len(), libc::MSG_DONTWAIT)
+                };
+                if rc < 0 {
+                    self.ports[port].send_errors += 1;
                 }
-                Output::Dropped { handle, .. } => self.slab.drop_all(handle),
+                self.lag.record(now.saturating_sub(due));
+                self.ports[port].held_ns += now.saturating_sub(arrival) as u128;
+                self.ports[port].held += 1;
             }
+            self.core.settle(&o);
+        }
+    }
+
+    /// Add each socket's drops since the last read (before the statistics are written).
+    fn read_socket_drops(&mut self) {
+        for p in self.ports.iter_mut() {
+            p.socket_drops += socket_drops(p.fd);
         }
     }
 
@@ -289,7 +234,7 @@ impl Engine {
             (now - self.started) as f64 / 1e9,
             cpu,
             self.wakeups,
-            self.model.late_arrivals,
+            self.core.model.late_arrivals,
             self.frames_no_timestamp,
             self.sched,
             self.timer_wakeups,
@@ -297,29 +242,16 @@ impl Engine {
             self.spin_ns as f64 / 1e9,
             self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string())
         ));
-        s.push_str(&format!(
-            " \"lag\": {{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
-            self.lag.hist.iter().sum::<u64>(),
-            self.lag.sum_ns,
-            self.lag.max_ns
-        ));
-        let mut first = true;
-        for (i, &c) in self.lag.hist.iter().enumerate() {
-            if c > 0 {
-                if !first {
-                    s.push_str(", ");
-                }
-                first = false;
-                s.push_str(&format!("[{}, {}]", i, c));
-            }
-        }
-        s.push_str("]},\n \"segments\": {");
+        s.push_str(&format!(" \"lag\": {},\n \"late_arrival_lag\": {},\n \"segments\": {{", self.lag.json(), self.core.late_lag.json()));
         for (i, name) in self.segments.iter().enumerate() {
-            let st = self.model.segment_stats(i);
+            let st = self.core.model.segment_stats(i);
+            let cfg = self.core.model.segment_config(i);
             s.push_str(&format!(
-                "{}\n  \"{}\": {{\"frames\": {}, \"wire_bytes\": {}, \"busy_ns\": {}, \"collision_ns\": {}, \"backoff_idle_ns\": {}, \"collisions\": {}}}",
+                "{}\n  \"{}\": {{\"prop_ns\": {}, \"repeater_ns\": {}, \"frames\": {}, \"wire_bytes\": {}, \"busy_ns\": {}, \"collision_ns\": {}, \"backoff_idle_ns\": {}, \"collisions\": {}}}",
                 if i > 0 { "," } else { "" },
                 name,
+                cfg.prop_ns,
+                cfg.repeater_ns,
                 st.frames,
                 st.wire_bytes,
                 st.busy_ns,
@@ -330,11 +262,12 @@ impl Engine {
         }
         s.push_str("},\n \"ports\": {");
         for (i, p) in self.ports.iter().enumerate() {
-            let st = self.model.port_stats(i);
+            let st = self.core.model.port_stats(i);
+            let refused = &self.core.refused[i];
             s.push_str(&format!(
                 "{}\n  \"{}\": {{\"segment\": \"{}\", \"frames_in\": {}, \"bytes_in\": {}, \"frames_sent\": {}, \"bytes_sent\": {}, \"wire_bytes_sent\": {}, \
                  \"frames_delivered\": {}, \"collisions\": {}, \"deferrals\": {}, \"drops_queue\": {}, \"drops_collisions\": {}, \
-                 \"max_queue\": {}, \"send_errors\": {}, \"oversize\": {}, \"held_frames\": {}, \"held_ns\": {}}}",
+                 \"max_queue\": {}, \"send_errors\": {}, \"socket_drops\": {}, \"oversize\": {}, \"runts\": {}, \"held_frames\": {}, \"held_ns\": {}}}",
                 if i > 0 { "," } else { "" },
                 p.name,
                 self.segments[p.segment],
@@ -350,7 +283,9 @@ impl Engine {
                 st.drops_collisions,
                 st.max_queue,
                 p.send_errors,
-                p.oversize,
+                p.socket_drops,
+                refused.oversize,
+                refused.runts,
                 p.held,
                 p.held_ns
             ));
@@ -360,6 +295,7 @@ impl Engine {
     }
 
     fn write_stats(&mut self) {
+        self.read_socket_drops();
         self.seq += 1;
         let tmp = format!("{}.tmp", self.stats_path);
         let text = self.stats_json();
@@ -440,14 +376,11 @@ fn main() {
         cfg.seed,
     )
     .unwrap_or_else(|e| die(&e));
-    let nseg = segments.len();
     let mut eng = Engine {
-        model,
+        core: Core::new(model),
         ports,
         segments,
-        macs: vec![HashMap::new(); nseg],
-        slab: Slab { frames: Vec::new(), free: Vec::new() },
-        lag: Lag { hist: vec![0; LAG_BUCKETS], sum_ns: 0, max_ns: 0 },
+        lag: Hist::default(),
         seq: 0,
         wakeups: 0,
         frames_no_timestamp: 0,
@@ -487,9 +420,9 @@ fn main() {
     add(sfd, n + 1);
     eng.write_stats(); // seq 1: the engine is up and every port is open
 
-    let mut buf = vec![0u8; MAX_FRAME];
+    let mut buf = vec![0u8; READ_BUFFER];
     let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
-    let mut arrivals: Vec<(Ns, usize, Vec<u8>)> = Vec::new();
+    let mut arrivals: Vec<(Ns, usize, usize, Vec<u8>)> = Vec::new();
     let mut outs: Vec<Output> = Vec::new();
     let mut armed: Ns = 0;
     let mut timeout: i32 = -1;
@@ -513,11 +446,7 @@ fn main() {
             }
             if d < n {
                 let port = d as usize;
-                while let Some((len, ts, truncated)) = recv_frame(eng.ports[port].fd, &mut buf) {
-                    if truncated || len < 14 {
-                        eng.ports[port].oversize += 1;
-                        continue;
-                    }
+                while let Some((len, ts)) = recv_frame(eng.ports[port].fd, &mut buf) {
                     let t = match ts {
                         Some(r) => (r as i128 + offset).max(0) as Ns,
                         None => {
@@ -525,7 +454,7 @@ fn main() {
                             mono()
                         }
                     };
-                    arrivals.push((t, port, buf[..len].to_vec()));
+                    arrivals.push((t, port, len, buf[..len.min(buf.len())].to_vec()));
                 }
             } else if d == n {
                 let mut x = [0u8; 8];
@@ -547,26 +476,19 @@ fn main() {
         }
         let now = mono();
         arrivals.sort_by_key(|a| a.0);
-        for (t, port, bytes) in arrivals.drain(..) {
-            let dsts = eng.destinations(port, &bytes);
-            if dsts.is_empty() {
-                continue;
-            }
-            let len = bytes.len() as u64;
-            let refs = dsts.len() as u32;
-            let h = eng.slab.put(bytes, refs, t);
-            eng.model.arrive(t.min(now), port, h, len, dsts);
+        for (t, port, len, bytes) in arrivals.drain(..) {
+            let _ = eng.core.ingest(t.min(now), port, len, bytes); // a refused frame is counted there
         }
-        eng.model.advance(now, &mut outs);
+        eng.core.model.advance(now, &mut outs);
         eng.release(&mut outs);
         // what is due next: spin for it if it is that close, else sleep on the timer
         timeout = -1;
         let early = ((2.0 * lateness_ewma) as Ns).min(max_early_ns);
         eng.early_ns = early;
-        if let Some(next) = eng.model.next_deadline() {
+        if let Some(next) = eng.core.model.next_deadline() {
             // the model's bookkeeping may run late (it keeps virtual time); only a release is
             // worth a spin, so the timer is armed early only for the next possible output
-            let out = eng.model.next_output().unwrap_or(Ns::MAX);
+            let out = eng.core.model.next_output().unwrap_or(Ns::MAX);
             let now = mono();
             let wake = next.min(out.saturating_sub(early));
             if next <= now {

@@ -367,6 +367,10 @@ impl Model {
         &self.segs[s].stats
     }
 
+    pub fn segment_config(&self, s: usize) -> &SegmentConfig {
+        &self.segs[s].cfg
+    }
+
     pub fn segment_of(&self, p: usize) -> usize {
         self.ports[p].cfg.segment
     }

@@ -1,0 +1,408 @@
+//! The shell's pure part: what it does with a frame it read before the model times it, the frames
+//! it holds meanwhile, and its histograms. main.rs adds only the I/O around it (sockets, clocks,
+//! signals), so this part is tested in virtual time like the model.
+//!
+//! Refused frames. A frame no 802.3 station could have sent is dropped, never transmitted, and
+//! counted on its port: a runt shorter than the 14-byte header (`runts`), or a frame over the
+//! maximum (`oversize`): 1514 B as a host sees it (1518 on the wire with its FCS), 1518 with an
+//! 802.1Q tag (1522). netlab turns every offload off on both ends of each veth and leaves their
+//! MTU at 1500 (netlab.shaping), so normal traffic never is refused; a GSO super-packet would be
+//! (a 65,000 B frame once held a 10 Mbit/s wire 52 ms as one frame), and is counted instead.
+//!
+//! Where a frame goes: every other port of its segment. A hub repeats every frame to every port
+//! and each card keeps what is addressed to it (the receiving kernel drops a PACKET_OTHERHOST
+//! frame early), so a third station sees a pair's traffic and no source address, however spoofed,
+//! changes where anyone's frames go. A full-duplex segment has two ports: the frame goes to the
+//! other end. The engine models no switch (a switch is a Linux bridge or OVS outside it, with its
+//! own bounded, aged table), so it keeps no address table: its memory does not grow with the
+//! addresses it sees, only with the frames it holds (the `Slab`, at most what the ports' queues
+//! and the deliveries under way hold at once).
+use crate::model::{Model, Ns, Output};
+
+/// The Ethernet header: destination, source, type.
+pub const ETH_HEADER: usize = 14;
+/// The longest frame as a host sees it (no FCS): 1500 B of payload + the header (1518 on the wire).
+pub const MAX_FRAME: usize = 1514;
+/// The longest with an 802.1Q tag (1522 on the wire).
+pub const MAX_TAGGED_FRAME: usize = 1518;
+const TPID_8021Q: u16 = 0x8100;
+
+/// Histogram buckets: 1 us each; the last holds everything of 2 ms or more.
+pub const HIST_BUCKETS: usize = 2001;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Frame,
+    Runt,
+    Oversize,
+}
+
+/// What may go on the wire of a frame of `len` bytes whose first bytes are `head` (a truncated
+/// read passes its real length and what fitted).
+pub fn check(len: usize, head: &[u8]) -> Verdict {
+    if len < ETH_HEADER || head.len() < ETH_HEADER {
+        return Verdict::Runt;
+    }
+    let tagged = u16::from_be_bytes([head[12], head[13]]) == TPID_8021Q;
+    if len > if tagged { MAX_TAGGED_FRAME } else { MAX_FRAME } {
+        return Verdict::Oversize;
+    }
+    Verdict::Frame
+}
+
+/// Every port of `port`'s segment but its own (see module doc).
+pub fn destinations(model: &Model, port: usize) -> Vec<u16> {
+    model.segment_ports(model.segment_of(port)).iter().filter(|&&p| p != port).map(|&p| p as u16).collect()
+}
+
+/// A latency histogram (the release lag, the late arrivals' lateness), as the statistics print it.
+pub struct Hist {
+    buckets: Vec<u64>,
+    count: u64,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl Default for Hist {
+    fn default() -> Hist {
+        Hist { buckets: vec![0; HIST_BUCKETS], count: 0, sum_ns: 0, max_ns: 0 }
+    }
+}
+
+impl Hist {
+    pub fn record(&mut self, ns: Ns) {
+        let b = ((ns / 1000) as usize).min(HIST_BUCKETS - 1);
+        self.buckets[b] += 1;
+        self.count += 1;
+        self.sum_ns += ns as u128;
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// {"count", "sum_ns", "max_ns", "bucket_us": 1, "buckets": [[bucket, count], ...]}, the
+    /// empty buckets left out.
+    pub fn json(&self) -> String {
+        let mut s = format!("{{\"count\": {}, \"sum_ns\": {}, \"max_ns\": {}, \"bucket_us\": 1, \"buckets\": [",
+                            self.count, self.sum_ns, self.max_ns);
+        let mut first = true;
+        for (i, &c) in self.buckets.iter().enumerate() {
+            if c > 0 {
+                if !first {
+                    s.push_str(", ");
+                }
+                first = false;
+                s.push_str(&format!("[{}, {}]", i, c));
+            }
+        }
+        s.push_str("]}");
+        s
+    }
+}
+
+/// The frames the model holds: bytes, how many ports still await them, and their arrival time.
+/// Slots are reused, so it grows only to the most frames held at once.
+#[derive(Default)]
+pub struct Slab {
+    frames: Vec<Option<(Vec<u8>, u32, Ns)>>,
+    free: Vec<usize>,
+}
+
+impl Slab {
+    pub fn put(&mut self, bytes: Vec<u8>, refs: u32, arrival: Ns) -> u64 {
+        match self.free.pop() {
+            Some(i) => {
+                self.frames[i] = Some((bytes, refs, arrival));
+                i as u64
+            }
+            None => {
+                self.frames.push(Some((bytes, refs, arrival)));
+                (self.frames.len() - 1) as u64
+            }
+        }
+    }
+
+    pub fn get(&self, h: u64) -> (&[u8], Ns) {
+        let f = self.frames[h as usize].as_ref().expect("a live frame");
+        (&f.0, f.2)
+    }
+
+    /// One port had its copy: the frame goes when every port has.
+    pub fn release(&mut self, h: u64) {
+        let slot = &mut self.frames[h as usize];
+        let done = match slot {
+            Some((_, refs, _)) => {
+                *refs -= 1;
+                *refs == 0
+            }
+            None => false,
+        };
+        if done {
+            *slot = None;
+            self.free.push(h as usize);
+        }
+    }
+
+    pub fn drop_all(&mut self, h: u64) {
+        if self.frames[h as usize].take().is_some() {
+            self.free.push(h as usize);
+        }
+    }
+
+    /// Frames held now.
+    pub fn live(&self) -> usize {
+        self.frames.len() - self.free.len()
+    }
+
+    /// Slots it has grown to: the most frames held at once.
+    pub fn slots(&self) -> usize {
+        self.frames.len()
+    }
+}
+
+/// Per port: what the shell refused of the frames it read.
+#[derive(Clone, Debug, Default)]
+pub struct Refused {
+    pub runts: u64,
+    pub oversize: u64,
+}
+
+/// The model and what the shell keeps beside it: the frames held, the refusals per port, the
+/// late arrivals' lateness.
+pub struct Core {
+    pub model: Model,
+    pub slab: Slab,
+    pub refused: Vec<Refused>,
+    pub late_lag: Hist,
+}
+
+impl Core {
+    pub fn new(model: Model) -> Core {
+        let n = model.ports();
+        Core { model, slab: Slab::default(), refused: vec![Refused::default(); n], late_lag: Hist::default() }
+    }
+
+    /// A frame of `len` bytes (`bytes`: what was read of it) entered at `port` at time `t` (its
+    /// kernel timestamp): refused (counted), or held and handed to the model (its handle; None
+    /// on a segment of one port, where nobody hears it).
+    pub fn ingest(&mut self, t: Ns, port: usize, len: usize, bytes: Vec<u8>) -> Result<Option<u64>, Verdict> {
+        match check(len, &bytes) {
+            Verdict::Runt => {
+                self.refused[port].runts += 1;
+                Err(Verdict::Runt)
+            }
+            Verdict::Oversize => {
+                self.refused[port].oversize += 1;
+                Err(Verdict::Oversize)
+            }
+            Verdict::Frame => {
+                let dsts = destinations(&self.model, port);
+                if dsts.is_empty() {
+                    return Ok(None);
+                }
+                let h = self.slab.put(bytes, dsts.len() as u32, t);
+                let late = self.model.arrive(t, port, h, len as u64, dsts);
+                if late > 0 {
+                    self.late_lag.record(late);
+                }
+                Ok(Some(h))
+            }
+        }
+    }
+
+    /// The slab's part of an output, once the shell has sent a delivery's copy.
+    pub fn settle(&mut self, o: &Output) {
+        match *o {
+            Output::Deliver { handle, .. } => self.slab.release(handle),
+            Output::Dropped { handle, .. } => self.slab.drop_all(handle),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PortConfig, Rng, SegmentConfig};
+
+    const US: Ns = 1_000;
+    const MS: Ns = 1_000_000;
+
+    fn frame(dst: [u8; 6], src: [u8; 6], len: usize) -> Vec<u8> {
+        let mut f = vec![0u8; len.max(ETH_HEADER)];
+        f[0..6].copy_from_slice(&dst);
+        f[6..12].copy_from_slice(&src);
+        f[12] = 0x08; // IPv4
+        f.truncate(len);
+        f
+    }
+
+    fn mac(station: u8) -> [u8; 6] {
+        [0x02, 0, 0, 0, 0, station]
+    }
+
+    /// A hub of `n` stations (10 Mbit/s, CSMA/CD) and a full-duplex link of two.
+    fn core(n: usize) -> Core {
+        let hub = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 1140, repeater_ns: 1000 };
+        let link = SegmentConfig { rate_bps: 100_000_000, full_duplex: true, csma: true, prop_ns: 0, repeater_ns: 0 };
+        let mut ports: Vec<PortConfig> = (0..n).map(|_| PortConfig { segment: 0, queue_frames: 100, ..Default::default() }).collect();
+        ports.push(PortConfig { segment: 1, queue_frames: 100, ..Default::default() });
+        ports.push(PortConfig { segment: 1, queue_frames: 100, ..Default::default() });
+        Core::new(Model::new(vec![hub, link], ports, 3).unwrap())
+    }
+
+    /// Advance to `until`, settle every output; the deliveries (handle, port) and the drops.
+    fn run(c: &mut Core, until: Ns) -> (Vec<(u64, usize)>, Vec<u64>) {
+        let mut out = Vec::new();
+        c.model.advance(until, &mut out);
+        let (mut got, mut dropped) = (Vec::new(), Vec::new());
+        for o in &out {
+            match *o {
+                Output::Deliver { handle, port, .. } => got.push((handle, port)),
+                Output::Dropped { handle, .. } => dropped.push(handle),
+            }
+            c.settle(o);
+        }
+        (got, dropped)
+    }
+
+    #[test]
+    fn frames_no_station_could_send_are_refused_and_counted() {
+        let mut c = core(3);
+        let verdict = |c: &mut Core, port: usize, len: usize, bytes: Vec<u8>| match c.ingest(0, port, len, bytes) {
+            Ok(_) => Verdict::Frame,
+            Err(v) => v,
+        };
+        assert_eq!(verdict(&mut c, 0, 13, vec![0; 13]), Verdict::Runt);
+        assert_eq!(verdict(&mut c, 0, 0, Vec::new()), Verdict::Runt);
+        assert_eq!(verdict(&mut c, 0, 1514, frame(mac(1), mac(0), 1514)), Verdict::Frame);
+        assert_eq!(verdict(&mut c, 0, 1515, frame(mac(1), mac(0), 1515)), Verdict::Oversize);
+        // a 65,000 B GSO super-packet, read truncated: its real length decides
+        assert_eq!(verdict(&mut c, 1, 65_000, frame(mac(0), mac(1), 2048)), Verdict::Oversize);
+        let mut tagged = frame(mac(1), mac(0), 1518);
+        tagged[12] = 0x81;
+        tagged[13] = 0x00;
+        assert_eq!(verdict(&mut c, 0, 1518, tagged.clone()), Verdict::Frame);
+        tagged.push(0);
+        assert_eq!(verdict(&mut c, 0, 1519, tagged), Verdict::Oversize);
+        assert_eq!((c.refused[0].runts, c.refused[0].oversize, c.refused[1].oversize), (2, 2, 1));
+        let (got, _) = run(&mut c, 100 * MS);
+        // only the two good frames went on the wire, each to both other stations
+        assert_eq!(c.model.port_stats(0).frames_sent, 2);
+        assert_eq!(c.model.port_stats(1).frames_sent, 0);
+        assert_eq!(got.len(), 4);
+        assert_eq!(c.slab.live(), 0);
+    }
+
+    #[test]
+    fn a_hub_repeats_every_frame_to_every_other_port_and_a_link_to_its_other_end() {
+        let mut c = core(3);
+        assert_eq!(destinations(&c.model, 0), vec![1, 2]);
+        assert_eq!(destinations(&c.model, 3), vec![4]);
+        // a pair's unicast frames reach the third station too (a sniffer sees them), and
+        // a spoofed source changes nothing: station 2 claiming station 1's address
+        let a = c.ingest(0, 0, 100, frame(mac(1), mac(0), 100)).unwrap().unwrap();
+        let b = c.ingest(0, 2, 100, frame(mac(0), mac(1), 100)).unwrap().unwrap();
+        let l = c.ingest(0, 3, 100, frame(mac(9), mac(8), 100)).unwrap().unwrap();
+        let (mut got, _) = run(&mut c, 100 * MS);
+        got.sort();
+        let mut want = vec![(a, 1), (a, 2), (b, 0), (b, 1), (l, 4)];
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    /// Random source addresses (spoofed ones among them: a table would have grown by about
+    /// 200,000 entries), broadcast storms, runts and oversize frames from three stations of a hub,
+    /// while station 0 sends station 1 a frame every 2 ms: the shell's state stays bounded (no
+    /// table; the slab no bigger than what the queues hold) and station 1 receives every frame
+    /// station 0 got onto the wire.
+    #[test]
+    fn fuzz_a_hub_stays_bounded_and_a_neighbour_keeps_its_frames() {
+        let n = 5;
+        let mut c = core(n);
+        let mut rng = Rng::new(99);
+        let mut t: Ns = 0;
+        let mut pending = std::collections::HashSet::new(); // station 0's frames under way
+        let (mut delivered, mut lost, mut most) = (0u64, 0u64, 0usize);
+        let (mut runts, mut oversize) = (0u64, 0u64);
+        for step in 0..200_000u64 {
+            t += 20 * US;
+            let p = 2 + rng.below((n - 2) as u64) as usize;
+            let mut src = [0u8; 6];
+            for b in src.iter_mut() {
+                *b = rng.below(256) as u8;
+            }
+            src[0] &= 0xfe;
+            if rng.below(8) == 0 {
+                src = mac(1); // spoofing the neighbour
+            }
+            let dst = match rng.below(3) {
+                0 => [0xff; 6],
+                1 => mac(1),
+                _ => mac(rng.below(256) as u8),
+            };
+            let len = match rng.below(20) {
+                0 => rng.below(14) as usize,
+                1 => 1515 + rng.below(64_000) as usize,
+                _ => 60 + rng.below(1455) as usize,
+            };
+            match c.ingest(t, p, len, frame(dst, src, len.min(2048))) {
+                Err(Verdict::Runt) => runts += 1,
+                Err(_) => oversize += 1,
+                Ok(_) => {}
+            }
+            if step % 100 == 0 {
+                pending.insert(c.ingest(t, 0, 200, frame(mac(1), mac(0), 200)).unwrap().unwrap());
+            }
+            let (got, dropped) = run(&mut c, t);
+            delivered += got.iter().filter(|&&(h, port)| port == 1 && pending.remove(&h)).count() as u64;
+            lost += dropped.iter().filter(|&&h| pending.remove(&h)).count() as u64;
+            most = most.max(c.slab.live());
+        }
+        let (got, dropped) = run(&mut c, t + 10_000 * MS);
+        delivered += got.iter().filter(|&&(h, port)| port == 1 && pending.remove(&h)).count() as u64;
+        lost += dropped.iter().filter(|&&h| pending.remove(&h)).count() as u64;
+        let queues = 100 * n;
+        assert!(c.slab.slots() <= queues + n, "the slab grew to {} slots", c.slab.slots());
+        assert!(most <= queues + n);
+        assert_eq!(c.slab.live(), 0, "every frame delivered or dropped was freed");
+        let refused = c.refused.iter().fold((0, 0), |a, r| (a.0 + r.runts, a.1 + r.oversize));
+        assert_eq!(refused, (runts, oversize));
+        assert!(runts > 1000 && oversize > 1000, "{} runts, {} oversize", runts, oversize);
+        // station 1 received every frame station 0 got onto the wire; the rest were dropped after
+        // 16 collisions or at a full queue, as on a real hub under a storm
+        let st0 = c.model.port_stats(0);
+        assert!(pending.is_empty());
+        assert_eq!(delivered + lost, 2_000);
+        assert_eq!(delivered, st0.frames_sent);
+        assert_eq!(lost, st0.drops_collisions + st0.drops_queue);
+        assert!(delivered >= 1_000, "station 0 got {} of 2000 through the storm", delivered);
+        eprintln!("fuzz: station 0 delivered {} lost {}; slab slots {} (most live {}); {} runts {} oversize; \
+                   storm frames sent {:?}", delivered, lost, c.slab.slots(), most, runts, oversize,
+                  (2..n).map(|p| c.model.port_stats(p).frames_sent).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_histogram_prints_what_it_recorded() {
+        let mut h = Hist::default();
+        assert_eq!(h.json(), "{\"count\": 0, \"sum_ns\": 0, \"max_ns\": 0, \"bucket_us\": 1, \"buckets\": []}");
+        h.record(500);
+        h.record(1_500);
+        h.record(5 * MS);
+        assert_eq!(h.count(), 3);
+        assert_eq!(h.json(), "{\"count\": 3, \"sum_ns\": 5002000, \"max_ns\": 5000000, \"bucket_us\": 1, \
+                              \"buckets\": [[0, 1], [1, 1], [2000, 1]]}");
+    }
+
+    #[test]
+    fn late_arrivals_are_timed_in_their_own_histogram() {
+        let mut c = core(2);
+        run(&mut c, 10 * MS);
+        c.ingest(10 * MS, 0, 60, frame(mac(1), mac(0), 60)).unwrap();
+        c.ingest(10 * MS - 30 * US, 0, 60, frame(mac(1), mac(0), 60)).unwrap();
+        assert_eq!(c.late_lag.count(), 1);
+        assert_eq!(c.model.late_arrivals, 1);
+        assert!(c.late_lag.json().contains("\"max_ns\": 30000"));
+    }
+}
