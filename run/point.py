@@ -50,8 +50,22 @@ RUN_FIELDS = (
     Field("wire_load", "object", "the placement plan's load: wire -> pairs (or remote copies) crossing it"),
     Field("medium", "object", "what the medium engine did during the point (wire_impl engine only)", schema={
         "properties": dict(
-            lag=prop("object", "release lateness: count, p50_us, p99_us, max_us (1 us buckets, upper "
-                     "edges); the gate's bounds are LAG_P50_BOUND_US and LAG_P99_BOUND_US in netlab/medium.py"),
+            lag=prop("object", "release lateness: count, p50_us, p99_us (1 us buckets, upper edges), "
+                     "max_us (exact when the point set the engine's running maximum, else its bucket's upper "
+                     "edge; in older documents always the edge); the gate's bounds are LAG_P50_BOUND_US and "
+                     "LAG_P99_BOUND_US in netlab/medium.py"),
+            late_arrival_lag=prop(["object", "null"], "how late the engine read the frames it took late "
+                                  "(late_arrivals; each is delayed by that much): count, p50_us, p99_us, "
+                                  "max_us as in lag; null or absent: unknown (an older engine or "
+                                  "document)"),
+            socket_drops=prop(["integer", "null"], "frames the kernel dropped on the engine's sockets "
+                              "before it read them (PACKET_STATISTICS), all ports; null or absent: unknown"),
+            send_errors=prop(["integer", "null"], "deliveries the engine failed to send, all ports; null "
+                             "or absent: unknown (per wire in wires)"),
+            oversize=prop(["integer", "null"], "frames refused as over 802.3's maximum (1514 B as a host "
+                          "sees them, 1518 tagged), never carried, all ports; null or absent: unknown"),
+            runts=prop(["integer", "null"], "frames refused as shorter than an Ethernet header, all "
+                       "ports; null or absent: unknown"),
             engine_cpu=prop("number", "the engine process's CPU over the point, in cores (it also "
                             "runs the receiving nodes' stacks as it releases frames)"),
             engine_spin=prop("number", "of engine_cpu, the share spent spinning to a release"),
@@ -121,8 +135,13 @@ RUN_FIELDS = (
                                          "longest pair's time (1.0 = all ran at once)")),
               "required": ["ok", "failed"]}),
     Field("remeasured", "array", "why an earlier go at this point failed its gates: a passing stall of "
-          "the host (run.gates.host_stalled). That go was discarded and the point measured once more; "
-          "this record is the second go's", RECORD, schema={"items": {"type": "string"}}),
+          "the host (run.gates.host_stalled). The point was measured once more; this record is the second "
+          "go's, the first go's figures are in first_go", RECORD, schema={"items": {"type": "string"}}),
+    Field("first_go", "object", "on a re-measured point: the first go's figures (the workload's rates, "
+          "elapsed time, round trip), the engine's lag and its gates, kept beside the second go's",
+          RECORD, schema={"properties": dict(
+              gates=prop("object", "the first go's gates"),
+              lag=prop(["object", "null"], "the first go's release lag (netlab.medium)"))}),
 )
 
 # every point's fields, in their CSV order: index, network, run

@@ -152,7 +152,11 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                     stalled = point["gates"]["failed"]
                     bar.note(f"  {network_key(spec)} {pt['placement']} {workload.label(pt)}: "
                              f"measured again: {stalled[0]}")
-                    point = {**measure(pt), "remeasured": stalled}
+                    first = {k: point[k] for k in (*workload.rate_keys, "elapsed_s", "rtt_ms_median")
+                             if k in point}
+                    point = {**measure(pt), "remeasured": stalled,
+                             "first_go": {**first, "gates": point["gates"],
+                                          "lag": (point.get("medium") or {}).get("lag")}}
                 plan = point.get("pairs_placed") or point.get("copies_placed")
                 if plan and plan != shown:
                     load = " ".join(f"{w}:{n}" for w, n in sorted(point.get("wire_load", {}).items()))

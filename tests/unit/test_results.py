@@ -144,21 +144,22 @@ def test_a_hand_edited_gate_verdict_does_not_survive_reading(tmp_path):
     src = FIXTURES / "reproduction" / "hpdc96-fig3-topologies.json"
     doc = json.loads(src.read_text())
     bad, good = doc["points"][0], doc["points"][1]
-    bad["fidelity"]["suspect"] = "core 1 was 99% busy while no wire was near full"   # measured
+    bad["fidelity"]["emulator_thread_busy"] = {"ovs-vswitchd/7": 0.99}               # measured
+    bad["fidelity"]["suspect"] = None            # an edited verdict: derived again from the figures
     bad["gates"] = {"ok": True, "failed": [], "span_over_longest": None}              # hand-edited
     good["gates"] = {"ok": False, "failed": ["made up"], "span_over_longest": None}
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(doc))
     read = {p["point_index"]: p for p in load(edited)["points"]}
     assert read[bad["point_index"]]["gates"]["ok"] is False
-    assert "99% busy" in read[bad["point_index"]]["gates"]["failed"][0]
+    assert "ovs-vswitchd/7 was 99% busy" in read[bad["point_index"]]["gates"]["failed"][0]
     assert read[good["point_index"]]["gates"]["ok"] is True
 
 
 def test_deleting_a_points_gates_does_not_make_it_trusted(tmp_path):
     src = FIXTURES / "reproduction" / "hpdc96-fig3-topologies.json"
     doc = json.loads(src.read_text())
-    doc["points"][0]["fidelity"]["suspect"] = "core 1 was 99% busy while no wire was near full"
+    doc["points"][0]["fidelity"]["emulator_thread_busy"] = {"ovs-vswitchd/7": 0.99}
     del doc["points"][0]["gates"]
     (tmp_path / "d.json").write_text(json.dumps(doc))
     assert load(tmp_path / "d.json")["points"][0]["gates"]["ok"] is False
