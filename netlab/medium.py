@@ -23,6 +23,11 @@ What a port's numbers are:
   free (topologies.hardware.Card), and its own latency per packet (card_latency_us) adds to the
   sender's and the receiver's delays: time, not CPU;
 - a switch's port: no latency, no gap; its output queue is the wire's queue.
+A wire is a hub: every frame goes to every other port of its segment, as a repeater sends it, and
+each node's card keeps its own (a third node sees a pair's traffic; a full-duplex wire has two
+ports). The engine keeps no address table; a switch is a bridge or OVS outside it. Between two
+ports of a hub a frame takes the cable's PROP_NS and the hub's repeater delay (the engine's
+default, engine/src/model.rs), which also widen the collision window.
 Not modelled: a card's own latency beyond its load and gap (era-machines.md M2: a check band,
 not a parameter); the tc wire applies the gap alone (netlab.nic), not the buffers or the load.
 
@@ -30,6 +35,11 @@ The engine's releases are late by the host's timer lateness (the lag), which it 
 frame; throughput does not drift with it (departures are computed in virtual time), but round
 trips include it, so every point records the lag distribution and a gate fails a point whose
 median or 99th percentile exceeds its bound (LAG_P50_BOUND_US, LAG_P99_BOUND_US; run.gates).
+What else a point records of the engine's keeping up (`point_record`): the frames it read after
+its model had passed their arrival time (taken late, each delaying that frame: how late, as a
+histogram), the frames the kernel dropped on its sockets before it read them (`socket_drops`),
+its failed sends (`send_errors`), and the frames it refused (`oversize`: over 802.3's maximum,
+never carried; `runts`). A key an older engine did not write is None: unknown, not zero.
 """
 from __future__ import annotations
 
@@ -51,7 +61,8 @@ ENGINE_NAME = "beowulf-medium"       # its process name (run.monitor watches its
 
 # Propagation between two stations of a hub segment: two 100 m runs of Cat 3 UTP (10BASE-T's
 # longest) at 0.585 c (the cable's nominal velocity of propagation): 2 x 100 / (0.585 x 3e8) s.
-# The repeater's own delay is not counted (no era figure for the papers' hubs).
+# The engine adds the hub's repeater delay to it (its default, declared in engine/src/model.rs:
+# 10 bit times at 10 Mbit/s, 46 at 100; each segment's is in its statistics and the record).
 PROP_NS = 1140
 # The engine runs under SCHED_FIFO at this priority where the kernel allows it: a real-time
 # policy keeps its wake-ups prompt while the nodes keep both cores busy (platform.md: p99 timer
@@ -225,7 +236,9 @@ class Medium:
         d = self.snapshot(max_age_s=10)
         return {"engine": d.get("engine"), "version": d.get("version"), "sched": d.get("sched"),
                 "cpu_latency_us": d.get("cpu_latency_us"),
-                "prop_ns": PROP_NS, "lag_p50_bound_us": LAG_P50_BOUND_US,
+                "prop_ns": PROP_NS,
+                "repeater_ns": {name: seg.get("repeater_ns") for name, seg in d.get("segments", {}).items()},
+                "lag_p50_bound_us": LAG_P50_BOUND_US,
                 "lag_p99_bound_us": LAG_P99_BOUND_US, "max_early_us": MAX_EARLY_US,
                 "config": self.config.splitlines()}
 
@@ -250,6 +263,10 @@ def one_way_hold_us(before: dict, after: dict, senders: list[str], receivers: li
     return held / frames / 1e3
 
 
+LAST_BUCKET = 2000   # the engine's last 1 us bucket holds every lag of 2 ms or more (engine/src/shell.rs)
+PORT_TOTALS = ("socket_drops", "send_errors", "oversize", "runts")
+
+
 def lag_percentiles(buckets: dict[int, int]) -> dict[str, float]:
     """p50, p99 and max (us, each bucket's upper edge: 1 us buckets) of a lag histogram."""
     total = sum(buckets.values())
@@ -266,11 +283,46 @@ def lag_percentiles(buckets: dict[int, int]) -> dict[str, float]:
     return out
 
 
+def interval_lag(before: dict | None, after: dict | None) -> dict | None:
+    """The distribution of what one of the engine's histograms (its `lag`, `late_arrival_lag`)
+    recorded between two snapshots: count, p50_us, p99_us (bucket upper edges) and max_us, exact
+    when the interval set the engine's running max_ns, else its bucket's upper edge (never above
+    max_ns; past the last bucket, max_ns: an upper bound); no percentile above max_us. None when
+    a snapshot lacks the histogram."""
+    if not before or not after or "buckets" not in before or "buckets" not in after:
+        return None
+    b0 = {b: c for b, c in before["buckets"]}
+    delta = {b: c - b0.get(b, 0) for b, c in after["buckets"] if c - b0.get(b, 0) > 0}
+    out = lag_percentiles(delta)
+    top, was = after.get("max_ns"), before.get("max_ns")
+    if delta and top is not None:
+        if was is None or top > was:
+            out["max_us"] = round(top / 1e3, 3)
+        else:
+            edge = float(max(delta) + 1) if max(delta) < LAST_BUCKET else float("inf")
+            out["max_us"] = round(min(edge, top / 1e3), 3)
+        for k in ("p50_us", "p99_us"):   # an upper edge, never above the largest lag itself
+            out[k] = min(out[k], out["max_us"])
+    return out
+
+
+def port_totals(before: dict, after: dict, ports: list[str] | None = None) -> dict[str, int | None]:
+    """Each of PORT_TOTALS summed over `ports` (all by default) between two snapshots; None
+    where a snapshot lacks it (an engine older than the counter)."""
+    names = list(after["ports"]) if ports is None else ports
+    out: dict[str, int | None] = {}
+    for k in PORT_TOTALS:
+        pairs = [(before["ports"].get(n, {}), after["ports"][n]) for n in names]
+        known = all(k in p0 and k in p1 for p0, p1 in pairs)
+        out[k] = sum(p1[k] - p0[k] for p0, p1 in pairs) if known else None
+    return out
+
+
 def point_record(before: dict, after: dict) -> dict:
     """What the engine did during a point, from two snapshots: the release lag's distribution,
-    the engine's CPU share, and per wire the frames, collisions, drops and busy share."""
-    b0 = {b: c for b, c in before["lag"]["buckets"]}
-    delta = {b: c - b0.get(b, 0) for b, c in after["lag"]["buckets"] if c - b0.get(b, 0) > 0}
+    the engine's CPU share, its late arrivals and how late they were, the frames the kernel
+    dropped on its sockets, failed to send or it refused, and per wire the frames, collisions,
+    drops and busy share. A key a snapshot lacks (an older engine) is None: unknown."""
     span = max(after["uptime_s"] - before["uptime_s"], 1e-9)
     wires = {}
     for name, s1 in after["segments"].items():
@@ -285,7 +337,9 @@ def point_record(before: dict, after: dict) -> dict:
                        "backoff_idle": round((s1.get("backoff_idle_ns", 0) - s0.get("backoff_idle_ns", 0))
                                              / 1e9 / span, 4),
                        **dd}
-    return {"lag": lag_percentiles(delta),
+    return {"lag": interval_lag(before["lag"], after["lag"]),
+            "late_arrival_lag": interval_lag(before.get("late_arrival_lag"), after.get("late_arrival_lag")),
+            **port_totals(before, after),
             "engine_cpu": round((after["cpu_s"] - before["cpu_s"]) / span, 4),
             # of which spent spinning to a release (time kept, not work done)
             "engine_spin": round((after.get("spin_s", 0) - before.get("spin_s", 0)) / span, 4),

@@ -17,7 +17,9 @@ reports how long it held each frame it delivered to a port, from the frame's arr
 kernel's timestamp) to its release there (`held_ns` per port). A frame's way through the engine
 is its deliveries to the other node's port and to each switch port it crosses (a bonded pair of
 the switched mesh sends every other frame through a switch), so a frame's hold is the sum of
-those deliveries' over the frames the pair put in, and what a round trip spent outside it,
+those deliveries' over the frames the pair put in (`hold_ports`: a hub repeats every frame to
+its switch port too, which the switch drops when both nodes sit on that wire: that port is no
+crossing), and what a round trip spent outside it,
     h = shortest round trip - 2 x mean one-way hold,
 is this host's own path (a switch's forwarding included) at its quickest: only what the host
 always adds comes off, so no lone round trip is shorter than the model's (an earlier version took
@@ -66,6 +68,18 @@ def per_pass_us(rtt_us: float, hold_us: float, smallest_delay_us: float) -> tupl
     return path, min(max(path / 4, 0.0), smallest_delay_us)
 
 
+def hold_ports(engine_ports: list[tuple[str, str, str | None]], pair: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """The pair's own ports (the senders) and the ports a frame between them is delivered to on
+    its way (the senders again, as receivers, and the switch ports of the wires only one of them
+    sits on: where a frame crosses a switch). A switch port on a wire both sit on receives each of
+    their frames too (a hub repeats it), but its switch drops it there: not part of the way."""
+    senders = [intf for intf, _w, node in engine_ports if node in pair]
+    wires = {w: {node for _i, w2, node in engine_ports if w2 == w and node in pair}
+             for _i, w, node in engine_ports if node in pair}
+    crossed = {w for w, nodes in wires.items() if len(nodes) < 2}
+    return senders, senders + [intf for intf, w, node in engine_ports if node is None and w in crossed]
+
+
 def subtract_host_path(tb) -> dict | None:
     """Time this host's own path on the built network and take it off the engine's per-packet
     delays (module doc); the record, also kept as tb.host_path; None where nothing applies
@@ -76,9 +90,7 @@ def subtract_host_path(tb) -> dict | None:
     if pair is None:
         return None
     a, b = (tb.host(n) for n in pair)
-    senders = [intf for intf, _w, node in tb.engine_ports if node in pair]
-    wires = {w for _i, w, node in tb.engine_ports if node in pair}
-    receivers = senders + [intf for intf, w, node in tb.engine_ports if node is None and w in wires]
+    senders, receivers = hold_ports(tb.engine_ports, pair)
     try:
         token.run_exchange([(a, b)], size=1, tokens=1, exchanges=WARM_EXCHANGES,
                            base_port=PROBE_PORT, charged=False)

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 from netlab.impls import BuildOptions
 from netlab.medium import engine_config, one_way_hold_us
-from run.hostpath import KEEP, probe_pair, per_pass_us, subtract_host_path
+from run.hostpath import KEEP, hold_ports, probe_pair, per_pass_us, subtract_host_path
 from topologies.presets import build_spec
 
 
@@ -82,3 +82,18 @@ def test_a_failed_probe_leaves_the_delays_and_says_why(monkeypatch):
     rec = subtract_host_path(tb)
     assert retimed == [] and rec["less_per_pass_us"] == 0.0 and "did not start" in rec["why"]
     assert tb.host_path is rec
+
+
+def test_a_frames_way_crosses_the_switch_ports_of_the_wires_only_one_of_the_pair_sits_on():
+    # the bonded switched mesh: b0 and b1 share row wire r0 (its row switch port receives each
+    # of their frames there, a hub repeating it, and the switch drops it); their column frames
+    # cross the column switch from c0 to c1
+    spec = build_spec("bonded-switched-mesh", nodes=4, rate_mbit=10, hardware="prototype-1995")
+    engine_ports = [(f"{n.name}-{w}", w, n.name) for w in ("r0", "r1", "c0", "c1")
+                    for n in spec.members(w)] + [(f"sw-{w}", w, None) for w in ("r0", "r1", "c0", "c1")]
+    senders, receivers = hold_ports(engine_ports, ("b0", "b1"))
+    assert sorted(senders) == ["b0-c0", "b0-r0", "b1-c1", "b1-r0"]
+    assert sorted(receivers) == sorted(senders + ["sw-c0", "sw-c1"])
+    # one shared hub, no switch: the pair's own ports
+    single = [("p0", "w0", "b0"), ("p1", "w0", "b1"), ("p2", "w0", "b2")]
+    assert hold_ports(single, ("b0", "b1")) == (["p0", "p1"], ["p0", "p1"])

@@ -9,7 +9,8 @@ import pytest
 
 from netlab.capabilities import Capabilities
 from netlab.impls import BuildError, BuildOptions, wire_impl
-from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, lag_percentiles, point_record
+from netlab.medium import (LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, interval_lag, lag_percentiles,
+                           point_record)
 from run.gates import engine_late
 from topologies.presets import build_spec
 
@@ -25,7 +26,10 @@ def cargo() -> str | None:
 def test_the_engine_model_passes_its_virtual_time_tests():
     """engine/src/model.rs's tests: 802.3 wire times, a lone frame's arrival at its last bit,
     CSMA/CD between Metcalfe-Boggs and a perfect arbiter for 2, 8 and 16 stations, the 16-attempt
-    drop, full duplex, the card's gap; config.rs refuses what it does not know."""
+    drop, full duplex, the card's gap, the stations of the idle instant contending together in any
+    queue order, the repeater's delay in the collision window; config.rs refuses what it does not
+    know; shell.rs refuses runts and oversize frames, repeats a hub's frames to every port and
+    stays bounded under a fuzz of spoofed sources and storms."""
     r = subprocess.run([cargo(), "test", "--release", "--locked", "--offline", "-q"], cwd=ENGINE,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -98,6 +102,50 @@ def test_a_point_records_what_the_engine_did_in_it_alone():
     assert rec["engine_cpu"] == 0.25 and rec["engine_spin"] == 0
     assert rec["wires"]["w0"]["frames"] == 200 and rec["wires"]["w0"]["collisions"] == 20
     assert rec["wires"]["w0"]["collision_time"] == 0.1 and rec["wires"]["w0"]["drops_collisions"] == 2
+
+
+def test_the_lags_max_is_exact_when_the_point_set_the_engines_running_max():
+    before = {"buckets": [[0, 10]], "max_ns": 800}
+    # the point's own lag set the running max: exact
+    assert interval_lag(before, {"buckets": [[0, 10], [70, 1]], "max_ns": 70_450})["max_us"] == 70.45
+    # an earlier, larger lag holds the running max: the point's bucket's upper edge
+    before = {"buckets": [[0, 10], [300, 1]], "max_ns": 300_200}
+    assert interval_lag(before, {"buckets": [[0, 10], [70, 1], [300, 1]], "max_ns": 300_200})["max_us"] == 71.0
+    # past the last bucket (2 ms or more) only the running max bounds it
+    before = {"buckets": [[2000, 1]], "max_ns": 9_000_000}
+    assert interval_lag(before, {"buckets": [[2000, 2]], "max_ns": 9_000_000})["max_us"] == 9000.0
+    assert interval_lag(None, before) is None and interval_lag(before, {}) is None
+
+
+def full_snapshot(late: list, late_max: int, drops: int, errors: int, oversize: int, runts: int) -> dict:
+    d = snapshot([[0, 10]], 1.0, 10.0, 100)
+    d["lag"]["max_ns"] = 900
+    d["late_arrival_lag"] = {"count": sum(c for _, c in late), "max_ns": late_max, "buckets": late}
+    d["late_arrivals"] = sum(c for _, c in late)
+    d["ports"]["p0"].update(socket_drops=drops, send_errors=errors, oversize=oversize, runts=runts)
+    d["ports"]["p1"] = {**d["ports"]["p0"], "socket_drops": 1}
+    return d
+
+
+def test_a_point_records_its_late_arrivals_lateness_and_every_frame_lost_or_refused():
+    before = full_snapshot([[3, 2]], 3_500, drops=1, errors=0, oversize=0, runts=0)
+    after = full_snapshot([[3, 2], [40, 3], [1200, 1]], 1_200_300, drops=5, errors=2, oversize=7, runts=1)
+    rec = point_record(before, after)
+    assert rec["late_arrivals"] == 4
+    assert rec["late_arrival_lag"] == {"count": 4, "p50_us": 41.0, "p99_us": 1200.3, "max_us": 1200.3}
+    # two ports: p1 counts as p0 but for its socket drops (1 in both snapshots)
+    assert (rec["socket_drops"], rec["send_errors"], rec["oversize"], rec["runts"]) == (4, 4, 14, 2)
+    assert rec["lag"]["max_us"] == 0.0   # no release in the point
+    after["lag"]["buckets"] = [[0, 12]]
+    # two releases, none past the running max (900 ns): their bucket's edge, never above that max
+    assert point_record(before, after)["lag"] == {"count": 2, "p50_us": 0.9, "p99_us": 0.9, "max_us": 0.9}
+
+
+def test_an_older_engines_snapshots_leave_the_new_counters_unknown():
+    rec = point_record(snapshot([[0, 1]], 1.0, 10.0, 100), snapshot([[0, 2]], 1.5, 12.0, 200))
+    assert rec["late_arrival_lag"] is None
+    assert (rec["socket_drops"], rec["oversize"], rec["runts"]) == (None, None, None)
+    assert rec["send_errors"] == 0   # an older engine counted these already
 
 
 def test_the_lag_gate_fails_a_late_engine_and_passes_a_prompt_one():
