@@ -9,7 +9,11 @@ and a use. Division of labor:
 - `write_atomic_bytes` / `atomic_text`: pin the target's folder by a descriptor, create a
   fresh random name in it exclusively (O_EXCL|O_NOFOLLOW: never an existing file or link),
   write, then rename over the target relative to that descriptor. A link at the target is
-  replaced, never written through; a half-written file is never seen.
+  replaced, never written through; a half-written file is never seen. The folder is reached
+  from / a component at a time (`open_folder`: O_DIRECTORY|O_NOFOLLOW, missing ones made),
+  following only links root or this user made in folders no other user can change: a
+  student's folder swapped for a link during a run is refused, not written through.
+- `probe_folder`: whether a folder takes a new file, reached the same way (before a run).
 - `archive_members`: the regular files of a tar archive whose names match, read in memory
   and capped (a lab host's archive may hold links, devices or a decompression bomb; nothing
   is unpacked, so none of it can land anywhere). Its headers are parsed here as the archive
@@ -83,14 +87,95 @@ def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_MAX_LINKS = 40   # as the kernel's own limit on links in one path
+
+
+def _trusted_link(holder: os.stat_result, link: os.stat_result, euid: int) -> bool:
+    """A link root follows: made by root or this user, in a folder no other user can change
+    (so nobody can swap it between this check and its use)."""
+    return _unsafe(holder, euid) is None and link.st_uid in (0, euid)
+
+
+def _walk(path: Path, make: bool) -> tuple[int, list[str]]:
+    """(a descriptor of the folder path, walked from / one component at a time with O_NOFOLLOW;
+    the components still missing when make is false). A missing folder is made when make is
+    true; a link is followed only when _trusted_link says so (results -> /data/results made by
+    root), anything else raises OSError (ELOOP naming the link): a folder another user swaps
+    for a link, before or during a run, never sends root's write elsewhere."""
+    parts = list(Path(os.path.abspath(path)).parts[1:])
+    euid, hops = os.geteuid(), 0
+    fd = os.open("/", _DIR_FLAGS)
+    try:
+        while parts:
+            name = parts.pop(0)
+            if name in ("", "."):
+                continue
+            try:
+                nfd = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not make:
+                    return fd, [name, *parts]
+                hops += 1
+                if hops > _MAX_LINKS:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                parts.insert(0, name)
+                continue
+            except OSError as e:
+                if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if not stat.S_ISLNK(st.st_mode):
+                    raise
+                hops += 1
+                if hops > _MAX_LINKS or not _trusted_link(os.fstat(fd), st, euid):
+                    raise OSError(errno.ELOOP, f"{name} on the way is a symbolic link another user made or "
+                                               "could change (give the folder it points to)", str(path))
+                target = Path(os.readlink(name, dir_fd=fd))
+                if target.is_absolute():
+                    os.close(fd)
+                    fd = os.open("/", _DIR_FLAGS)
+                parts[:0] = list(target.parts[1:] if target.is_absolute() else target.parts)
+                continue
+            os.close(fd)
+            fd = nfd
+        return fd, []
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_folder(path: Path, make: bool = True) -> int:
+    """A descriptor of the folder path (made when missing and make), reached as _walk does;
+    OSError otherwise. The caller writes relative to it and closes it."""
+    fd, missing = _walk(path, make)
+    if missing:
+        os.close(fd)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+    return fd
+
+
+def probe_folder(path: Path) -> None:
+    """OSError unless a new file can be made in folder path, or in the nearest folder of it that
+    exists (the rest is made when written): tried for real, by a file made and removed there
+    (permission bits say nothing for root or a read-only filesystem), reached as _walk does."""
+    fd, _ = _walk(path, make=False)
+    try:
+        name = f".netlab-probe-{secrets.token_hex(6)}"
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=fd))
+        os.unlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def _pinned_dir(path: Path) -> Iterator[int]:
-    """A descriptor of path's folder (made if missing), its last component not a link."""
-    parent = path.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    # the folder itself may be a link (results -> /data/results): what protects the target is the
-    # temporary's O_EXCL|O_NOFOLLOW and the rename within this one folder
-    dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    """A descriptor of path's folder (made if missing), reached as _walk does: the temporary
+    file and the rename happen in that one folder, whatever is renamed or linked meanwhile."""
+    dfd = open_folder(path.parent)
     try:
         yield dfd
     finally:

@@ -3,32 +3,26 @@ replaced in one step, validated first (never a half-written file, never NaN)."""
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from core.errors import BadInput
-from core.safefile import write_atomic_bytes
+from core.safefile import probe_folder, write_atomic_bytes
 from run.results import validate
 
 
 def check_writable(path: Path) -> None:
     """Refuse an output path before anything runs (BadInput naming the fix). Missing
     directories are created later; the nearest existing one must take a new file
-    (tried for real: permission bits say nothing for root or read-only filesystems)."""
+    (tried for real: permission bits say nothing for root or read-only filesystems),
+    reached without an untrusted link on the way (core.safefile.probe_folder)."""
     path = Path(path)
     if path.exists() and path.is_dir():
         raise BadInput(f"output {path} is a directory: give a file name")
-    probe = path.parent if str(path.parent) else Path(".")
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
     try:
-        if not probe.is_dir():
-            raise NotADirectoryError(f"{probe} is not a directory")
-        with tempfile.NamedTemporaryFile(dir=probe, prefix=".netlab-probe-"):
-            pass
+        probe_folder(path.parent)
     except OSError as e:
-        raise BadInput(f"cannot write {path}: {probe} does not take new files "
+        raise BadInput(f"cannot write {path}: {path.parent} does not take new files "
                        f"({getattr(e, 'strerror', None) or e}); choose another --out/--png")
 
 

@@ -1,8 +1,10 @@
 """Text (and PNG) pictures of a topology's wiring, for `emulate.py topo show`."""
 from __future__ import annotations
 
-import os
+from pathlib import Path
 
+from core.errors import BadInput
+from core.safefile import atomic_binary
 from topologies.spec import NetworkSpec
 
 
@@ -135,6 +137,10 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
         ax2.set_yticks([i + 0.5 for i in range(m)], names)
         ax2.set_aspect("equal")
     fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        with atomic_binary(Path(path)) as f:   # core.safefile: never through a link at path or on the way
+            fig.savefig(f, dpi=110, format="png")
+    except OSError as e:
+        raise BadInput(f"cannot write {path}: {e.strerror or e}; choose another --png")
+    finally:
+        plt.close(fig)

@@ -30,9 +30,11 @@ import stat
 import subprocess
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from core.command import python
 from core.errors import DataCorrupted, RuntimeFailure
+from core.safefile import write_atomic_bytes
 from core.fields import SETTING, Field
 from core.values import Axis, human_size
 from netlab.disk import DiskSet
@@ -144,8 +146,7 @@ def _launcher(tb, path: str) -> str:
     cases = "\n".join(f"  {h.address}) pid={h.pid};;" for h in tb.net.hosts)
     log = os.path.join(os.path.dirname(path), "orted-$host.log")
     tmp = os.path.join(os.path.dirname(path), "mpi-tmp", "$host")
-    with open(path, "w") as f:
-        f.write(f"""#!/bin/sh
+    write_atomic_bytes(Path(path), f"""#!/bin/sh
 # Written by Beowulf Netlab (workloads/pfs.py): Open MPI's rsh agent for this run.
 host=$1; shift
 case $host in
@@ -155,8 +156,7 @@ esac
 export TMPDIR="{tmp}"
 mkdir -p "$TMPDIR"
 exec nsenter --net=/proc/$pid/ns/net -- /bin/sh -c "$*" </dev/null >>"{log}" 2>&1
-""")
-    os.chmod(path, stat.S_IRWXU)
+""", mode=stat.S_IRWXU)   # core.safefile, in the run's private folder
     return path
 
 

@@ -252,6 +252,13 @@ RESULTS = [
     ("merge skipped member bomb", ["merge", "{tmp}/skipped.tgz", "--out", "{tmp}/m"],
      "expands to more than 1024 MiB"),
     ("merge kept member bomb", ["merge", "{tmp}/kept.tgz", "--out", "{tmp}/m"], "larger than 64 MiB"),
+    # writes that hold a folder (issue 45): a link in a folder another user can write is not followed
+    ("merge out through another user's link", ["merge", "{tmp}/s1.json", "--out", "{tmp}/shared/out/m.json"],
+     "symbolic link another user"),
+    ("run out through another user's link", ["run", "token", "--topo", "single-net", "--out",
+                                             "{tmp}/shared/out/r.json"], "symbolic link another user"),
+    ("topo png through another user's link", ["topo", "show", "single-net", "--png", "{tmp}/shared/out/w.png"],
+     "symbolic link another user"),
     ("merge reproductions out under a file", ["merge", "{fixtures}", "--out", NOT_A_DIR], "cannot write"),
     ("plot a symbolic link", ["plot", "{tmp}/link.json"], "symbolic link"),
     ("plot a link to /dev/zero", ["plot", "{tmp}/zero.json"], "symbolic link"),
@@ -439,6 +446,10 @@ def write_files(tmp: Path) -> None:
     (tmp / "huge.json").write_text(json.dumps({**shard1, "total_points": 10 ** 15}))
     with open(tmp / "big.json", "wb") as f:   # sparse: 64 MiB + 1 of size, no disk (270 cases)
         f.truncate((64 << 20) + 1)
+    (tmp / "secret").mkdir(mode=0o700)
+    (tmp / "shared").mkdir()
+    (tmp / "shared").chmod(0o777)            # anyone's: its link could be anyone's
+    (tmp / "shared" / "out").symlink_to(tmp / "secret")
     hostile = json.loads(json.dumps(token))
     hostile["points"][0]["flows"] = [5]
     (tmp / "flows.json").write_text(json.dumps(hostile))

@@ -346,3 +346,88 @@ def test_damaged_headers_are_one_bad_input(tmp_path):
             archive_members(path, "archive", re.compile(r".*"), 1 << 20, 1 << 24, 1 << 24)
     path.write_bytes(gzip.compress(good + bytes(1024)) + b"trailing bytes after the archive's end")
     assert archive_members(path, "archive", re.compile(r".*"), 1 << 20, 1 << 24, 1 << 24) == {"results/a.json": b"{}"}
+
+
+# -- writes that hold a folder, not a name (issue 45, item 3) --
+
+def _shared_with_link(tmp_path: Path) -> tuple[Path, Path]:
+    """(a folder every user can write holding out -> secret, the secret folder)."""
+    secret = tmp_path / "secret"
+    secret.mkdir(mode=0o700)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)           # not sticky: anyone could have put, or swap, the link
+    (shared / "out").symlink_to(secret)
+    return shared, secret
+
+
+def test_a_link_on_the_way_that_others_could_change_is_not_followed(tmp_path):
+    from run.store import check_writable
+    shared, secret = _shared_with_link(tmp_path)
+    with pytest.raises(OSError, match="symbolic link another user made or could change"):
+        write_atomic_bytes(shared / "out" / "doc.json", "{}")
+    with pytest.raises(OSError, match="symbolic link"):
+        write_atomic_bytes(shared / "out" / "new" / "doc.json", "{}")   # nor made through it
+    with pytest.raises(BadInput, match="cannot write .*symbolic link"):
+        check_writable(shared / "out" / "doc.json")
+    assert list(secret.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a link to another user")
+def test_a_link_another_user_made_is_not_followed_even_in_roots_folder(tmp_path):
+    secret = tmp_path / "secret"
+    secret.mkdir(mode=0o700)
+    (tmp_path / "out").symlink_to(secret)
+    os.lchown(tmp_path / "out", NOBODY, NOBODY)
+    with pytest.raises(OSError, match="symbolic link another user made"):
+        write_atomic_bytes(tmp_path / "out" / "doc.json", "{}")
+    assert list(secret.iterdir()) == []
+
+
+def test_a_folder_swapped_for_a_link_during_a_write_keeps_the_write(tmp_path):
+    """The folder is held by a descriptor: a student who renames it away and plants a link in
+    its place while root writes (check's two-minute window) gets the file in the old folder."""
+    from core.safefile import atomic_binary
+    student, secret = tmp_path / "student", tmp_path / "secret"
+    student.mkdir()
+    secret.mkdir(mode=0o700)
+    with atomic_binary(student / "report.json") as f:
+        student.rename(tmp_path / "moved")
+        student.symlink_to(secret)
+        f.write(b"{}")
+    assert list(secret.iterdir()) == []
+    assert (tmp_path / "moved" / "report.json").read_bytes() == b"{}"
+
+
+def test_missing_folders_are_made_one_at_a_time(tmp_path):
+    from core.safefile import open_folder, probe_folder
+    write_atomic_bytes(tmp_path / "a" / "b" / "c" / "doc.json", "{}")
+    assert (tmp_path / "a" / "b" / "c" / "doc.json").read_text() == "{}"
+    probe_folder(tmp_path / "x" / "y")               # the nearest existing folder takes a file
+    assert not (tmp_path / "x").exists()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError):
+        write_atomic_bytes(tmp_path / "file" / "doc.json", "{}")
+    (tmp_path / "rel").symlink_to("a/b")             # a relative link root made: followed
+    os.close(open_folder(tmp_path / "rel" / "c", make=False))
+    (tmp_path / "loop").symlink_to("loop")
+    with pytest.raises(OSError):
+        write_atomic_bytes(tmp_path / "loop" / "doc.json", "{}")
+
+
+def test_topo_png_goes_through_the_safe_writer(tmp_path, capsys):
+    """topo show --png replaces a link planted at the target (never writes through it) and
+    refuses a folder another user could swap."""
+    pytest.importorskip("matplotlib")
+    import commands
+    secret = tmp_path / "shadow"
+    secret.write_text("root's")
+    secret.chmod(0o600)
+    (tmp_path / "wiring.png").symlink_to(secret)
+    assert commands.main(["topo", "show", "single-net", "--png", str(tmp_path / "wiring.png")]) == 0
+    assert secret.read_text() == "root's"
+    assert (tmp_path / "wiring.png").read_bytes().startswith(b"\x89PNG") and not (tmp_path / "wiring.png").is_symlink()
+    shared, linked = _shared_with_link(tmp_path)
+    assert commands.main(["topo", "show", "single-net", "--png", str(shared / "out" / "w.png")]) == 2
+    assert "symbolic link another user" in capsys.readouterr().err
+    assert list(linked.iterdir()) == []
