@@ -11,7 +11,7 @@ from commands.args import add_build_args, build_options, require_root
 from core.errors import BadInput
 from core.safefile import write_atomic_bytes
 from core.text import plain
-from judge import classpage
+from judge import binding, classpage
 from judge import exercise as ex_mod
 from judge import handout as handout_mod
 from judge.exercise import PASS
@@ -23,55 +23,74 @@ from run.session import Session, open_cli
 def add_parser(sub) -> None:
     p = sub.add_parser("exercise", help="classroom exercises: sheets, live checks, grading",
                        description="Exercises live in exercises/<name>/: README.md (the sheet), check.json "
-                                   "(questions and how each is checked), solutions/ (the teacher's). "
-                                   "'check' measures on this machine what the answers depend on "
-                                   "(at most about 2 minutes), so a student's numbers are judged "
-                                   "against the same machine's.")
+                                   "(the questions, what check measures; no answers) and solutions/ (the "
+                                   "teacher's: the answer key, never on a student's machine). 'check' reads "
+                                   "an answers file as grading will and measures on this machine what the "
+                                   "answers depend on (at most about 2 minutes); 'grade', in the teacher's "
+                                   "checkout, judges each student against their own machine's measurement.")
     verbs = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     verbs.add_parser("list", help="the exercises, with minutes and what each teaches")
     show = verbs.add_parser("show", help="print an exercise's sheet")
     show.add_argument("name")
     show.add_argument("--answers-template", action="store_true",
                       help="print an answers file to fill in instead (JSON)")
-    show.add_argument("--solutions", action="store_true", help="print the teacher's answers too")
+    show.add_argument("--solutions", action="store_true",
+                      help="print the teacher's answers too (a teacher's checkout only)")
     show.add_argument("--html", default=None, metavar="FILE",
                       help="write the sheet as one page to hand out or project (with room for the "
                            "answers; never the solutions)")
     hand = verbs.add_parser("handout", help="write the students' bundle: sheets and answers templates",
                             description="Write a folder to give the class: per exercise its sheet as a page "
                                         "and as Markdown, and an answers template; with --roster, one "
-                                        "template per student, the name filled in and the choices in that "
-                                        "student's own order. Never the solutions, nor check.json.")
+                                        "template per student, the name and a hand-out code filled in and "
+                                        "the choices in the order that code deals, and the codes file for "
+                                        "the teacher beside the folder (grade --codes reads it). Never the "
+                                        "solutions.")
     hand.add_argument("names", nargs="*", metavar="NAME", help="exercises (default: all)")
     hand.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
     hand.add_argument("--roster", default=None, metavar="FILE",
                       help="the class's names, one a line: one answers template each")
+    hand.add_argument("--codes", default=None, metavar="FILE",
+                      help="where the teacher's codes file goes (default: DIR.codes.json beside DIR; "
+                           "never inside it)")
     start = verbs.add_parser("start", help="build the exercise's network and open the CLI with its tasks")
     start.add_argument("name")
-    check = verbs.add_parser("check", help="measure, then judge an answers file (exit 0: all pass, 1: not)")
+    check = verbs.add_parser("check", help="read an answers file as grading will, measure, write the record "
+                                           "to hand in (exit 0: every answer readable and the measurement "
+                                           "trusted, 1: not)",
+                             description="On a student's machine (no answer key): says how each answer reads "
+                                         "(answered, blank, unreadable), measures, and writes a sealed record "
+                                         "of the measurement bound to the student, the answers file and this "
+                                         "machine; nothing of right or wrong. In a teacher's checkout (the key "
+                                         "in solutions/): judges too (exit 0: all pass).")
     check.add_argument("name")
     check.add_argument("answers", help="answers file (JSON; see show NAME --answers-template)")
     check.add_argument("--out", default=None, metavar="FILE",
-                       help="verdicts as JSON (default: ANSWERS with .check.json; for a file inside "
+                       help="the record as JSON (default: ANSWERS with .check.json; for a file inside "
                             "exercises/, results/exercises/NAME-FILE.check.json)")
     check.add_argument("--reveal", action="store_true",
-                       help="also print each question's reference value (teachers: a student who sees "
-                            "it has the answer)")
+                       help="also print each question's reference value (a teacher's checkout only; "
+                            "grade does not take the record it writes)")
     grade = verbs.add_parser("grade", help="judge every *.json in a folder, write a CSV (and a page)",
-                             description="Each student is judged against the measurement their own check "
-                                         "recorded beside their file (NAME.check.json) when it is usable, "
-                                         "else against one measurement taken here (root, about 2 minutes); "
-                                         "when every student's own check is usable, nothing is measured "
-                                         "and no root is needed.")
+                             description="A teacher's checkout only (the answer key). Each student is judged "
+                                         "against the measurement their own check recorded beside their file "
+                                         "(NAME.check.json) when it is usable, else against one measurement "
+                                         "taken here (root, about 2 minutes); when every student's own check "
+                                         "is usable, nothing is measured and no root is needed. A record "
+                                         "edited, from a classmate's machine session, or (with --codes) of a "
+                                         "code dealt to someone else is flagged.")
     grade.add_argument("name")
     grade.add_argument("folder", help="folder of answers files, one per student")
     grade.add_argument("--out", default=None, metavar="FILE", help="CSV (default: FOLDER/grades.csv)")
     grade.add_argument("--roster", default=None, metavar="FILE",
                        help="the class's names, one a line: a name no answers file gives gets a row "
                             "saying so")
+    grade.add_argument("--codes", default=None, metavar="FILE",
+                       help="the codes file handout wrote: each file's code must be the one dealt to "
+                            "the student it names")
     grade.add_argument("--html", default=None, metavar="FILE",
-                       help="also write the class's results as a page: per question passed, wrong, missing "
-                            "and the common wrong answers; every student's row")
+                       help="also write the class's results as a page: per question passed, wrong, blank, "
+                            "unreadable, not judged and the common wrong answers; every student's row")
     when = grade.add_mutually_exclusive_group()
     when.add_argument("--measure", action="store_true",
                       help="measure here even when every student has an own check (to compare them: an "
@@ -124,6 +143,18 @@ def measure(ex: dict, verb: str, opts, out: Path) -> tuple[dict[str, float], lis
     return ex_mod.quantities(ex, points), doubts
 
 
+def answer_line(q: dict, answers: dict, read: str) -> str:
+    """How one answer reads on a student's machine: what grading will take it as, nothing more."""
+    if read != "answered":
+        return read
+    got = answers["answers"][q["id"]]
+    if "choices" in q:
+        return f"answered: {plain(got)}"
+    written = answers["written"].get(q["id"])
+    return f"answered {got:g}" + (f" {q['unit']}" if q.get("unit") else "") + \
+        (f" (written {plain(written)!r})" if written is not None else "")
+
+
 def run(args) -> int:
     if args.action == "list":
         for name in ex_mod.exercise_dirs():
@@ -132,15 +163,21 @@ def run(args) -> int:
         return 0
     if args.action == "handout":
         names = list(dict.fromkeys(args.names)) or list(ex_mod.exercise_dirs())
-        for name in names:
-            ex_mod.load(name)            # an unknown name is one line before anything is written
+        exercises = [ex_mod.load(name) for name in names]   # an unknown name: one line, nothing written
         roster = ex_mod.read_roster(Path(args.roster)) if args.roster else None
-        written = handout_mod.write(names, Path(args.out), roster)
-        print(f"hand-out: {len(written)} files for {len(names)} exercise(s)"
+        codes = Path(args.codes) if args.codes else binding.codes_path(Path(args.out))
+        written = handout_mod.write(exercises, Path(args.out), roster, codes)
+        kept = [p for p in written if p == codes]
+        print(f"hand-out: {len(written) - len(kept)} files for {len(names)} exercise(s)"
               + (f", {len(roster)} students" if roster else "") + f" in {args.out} (no solutions)")
+        if kept:
+            print(f"codes: {codes} (yours, not the class's: grade --codes {codes} tells whose hand-out "
+                  "each file is)")
         return 0
     ex = ex_mod.load(args.name)
     if args.action == "show":
+        if args.solutions and not args.html:
+            ex_mod.require_key(ex, "exercise show --solutions")
         if args.answers_template:
             print(json.dumps(ex_mod.template(ex), indent=2))
             return 0
@@ -167,30 +204,41 @@ def run(args) -> int:
         require_root(f"exercise start {args.name}")
         return open_cli(spec, opts, before=tasks(ex))
     if args.action == "check":
+        if args.reveal:
+            ex_mod.require_key(ex, "exercise check --reveal")
         path = Path(args.answers)
-        answers = ex_mod.read_answers(path, ex)
+        answers = ex_mod.read_answers(path, ex, partial=True)     # read as grade reads it
         out = Path(args.out) if args.out else default_verdicts(path, ex["name"])
         measured, doubts = measure(ex, f"exercise check {args.name}", opts, out)
-        verdicts = ex_mod.judge(ex, answers, measured)
-        if not args.reveal:   # what a student sees: the verdict and the hint, not the answer
-            verdicts = [{k: v for k, v in verdict.items() if k != "reference"} for verdict in verdicts]
-        for v in verdicts:
-            line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}" + \
-                (f", reference {v['reference']}" if "reference" in v else "")
-            print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
-        passed = sum(v["verdict"] == PASS for v in verdicts)
-        print(f"{passed}/{len(verdicts)} correct; verdicts in {out}"
-              + (" (measured on a point that failed a fidelity gate: see the warning)" if doubts else ""))
+        if ex_mod.has_key(ex):
+            verdicts = ex_mod.judge(ex, answers, measured)
+            if not args.reveal:
+                verdicts = [{k: v for k, v in verdict.items() if k != "reference"} for verdict in verdicts]
+            for v in verdicts:
+                line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}" + \
+                    (f", reference {v['reference']}" if "reference" in v else "")
+                print(line + (f"  hint: {v['hint']}" if "hint" in v else "")
+                      + (f"  ({v['problem']})" if "problem" in v else ""))
+            ok = sum(v["verdict"] == PASS for v in verdicts) == len(verdicts)
+            summary = f"{sum(v['verdict'] == PASS for v in verdicts)}/{len(verdicts)} correct"
+        else:
+            verdicts = None
+            read = ex_mod.reading(ex, answers)
+            for q in ex["questions"]:
+                print(f"{q['id']}: {answer_line(q, answers, read[q['id']])}")
+            answered = sum(r == "answered" for r in read.values())
+            ok = answered == len(read) and not doubts
+            summary = (f"{answered}/{len(read)} answered, as grading will read them; the verdicts are your "
+                       "teacher's (the answer key is not on this machine)")
+        record = ex_mod.check_record(ex, answers, measured, doubts, verdicts=verdicts, revealed=args.reveal)
         try:
-            # what grade judges this student against (their own machine's numbers); the measured
-            # questions' references follow from it, which check prints only with --reveal
-            write_atomic_bytes(out, json.dumps({"exercise": ex["name"], "student": answers.get("student"),
-                                                "measured": measured,
-                                                "measurement_doubts": doubts,
-                                                "verdicts": verdicts}, indent=1) + "\n")
+            write_atomic_bytes(out, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
         except OSError as e:
             raise BadInput(f"cannot write {out}: {e.strerror}; choose another --out")
-        return 0 if passed == len(verdicts) else 1
+        print(f"{summary}; record in {out}"
+              + (" (measured on a point that failed a fidelity gate: see the warning)" if doubts else "")
+              + ("" if verdicts is not None else f": hand it in with {path.name}"))
+        return 0 if ok else 1
     if args.action == "grade":
         folder = Path(args.folder)
         if not folder.is_dir():
@@ -198,7 +246,9 @@ def run(args) -> int:
         if not ex_mod.submissions(folder):
             raise BadInput(f"grade: {folder} holds no *.json answers files")
         out = Path(args.out) if args.out else folder / "grades.csv"
+        ex_mod.require_key(ex, "exercise grade")
         roster = ex_mod.read_roster(Path(args.roster)) if args.roster else None   # before measuring
+        codes = binding.read_codes(Path(args.codes)) if args.codes else None
         need = ex_mod.needs_measurement(ex, folder)
         measured, doubts = None, []
         if args.measure or (need and not args.no_measure):
@@ -206,9 +256,12 @@ def run(args) -> int:
         elif not need and ex.get("quantities") and not args.no_measure:
             print("every student's own check is usable: grading on those, measuring nothing "
                   "(--measure compares them with this machine)", file=sys.stderr, flush=True)
-        rows = ex_mod.grade(ex, folder, measured, out, roster=roster)
+        if codes is None:
+            print("no --codes: whose hand-out each file is was not checked (records from one machine session, "
+                  "and edited ones, still are)", file=sys.stderr, flush=True)
+        rows = ex_mod.grade(ex, folder, measured, out, roster=roster, codes=codes)
         for s in ex_mod.summarize(ex, rows):
-            print(f"{s['id']}: {s['passed']}/{s['total']} passed, {s['wrong']} wrong, {s['missing']} missing"
+            print(f"{s['id']}: {ex_mod.counts_line(s)}"
                   + (f"; common wrong: {'; '.join(f'{plain(a)} ({n})' for a, n in s['common_wrong'])}"
                      if s["common_wrong"] else ""))
         if args.html:

@@ -57,10 +57,12 @@ class Reading(Word):
 
 
 class Answer(Word):
-    """A student's answer to one question (exercise.judge_answers)."""
+    """A student's answer to one question (judge.exercise.judge)."""
     PASS = "pass"
     WRONG = "wrong"
-    MISSING = "missing"
+    BLANK = "blank"
+    UNREADABLE = "unreadable"
+    NOT_JUDGED = "not judged"
 
 
 class TestRun(Word):
@@ -110,5 +112,8 @@ MEANING: dict[Word, str] = {
     Reading.ABOVE: "an era check's median fell above its band.",
     Answer.PASS: "a student's answer within the question's tolerance of the measurement.",
     Answer.WRONG: "a student's answer outside it.",
-    Answer.MISSING: "no answer, or nothing to judge it against.",
+    Answer.BLANK: "no answer given.",
+    Answer.UNREADABLE: "an answer (or a whole answers file) that cannot be read as a number in the question's "
+                       "unit or as one of its choices.",
+    Answer.NOT_JUDGED: "a measured question with no measurement to judge it against.",
 }

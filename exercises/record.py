@@ -4,7 +4,7 @@ network at a time), store the runs (solutions/runs.json), their median (solution
 and the measured answers the median gives (solutions/answers.json), and print each measured
 question's spread against its tolerance (a tolerance must be at least 1.5 x the largest deviation
 from the median; tests/unit/test_exercises.py checks it). Tolerances and their `why_tolerance`
-texts are the teacher's to set: this script only reports.
+texts (solutions/key.json, the answer key) are the teacher's to set: this script only reports.
 
   sudo python3 exercises/record.py message-size shared-hub --runs 6
   python3 exercises/record.py shared-hub --from-runs      # answers again from the stored runs

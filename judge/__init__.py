@@ -7,7 +7,8 @@ whether each verdict could have failed, from the readings `bounds` says the mode
 admits each point; `tested` runs the tests a tested claim names); `validation` reads the era checks, `sensitivity` the variants of open
 choices; `report` writes the claims report with the verdicts (HTML and
 Markdown); `exercise` checks and grades the classroom exercises, `sheet` makes
-their handout pages, `handout` a class's bundle and `classpage` its results page.
+their handout pages, `handout` a class's bundle and `classpage` its results page;
+`binding` ties an answers file and its check record to one student and one machine.
 Every verdict word comes from core.verdicts.
 Imports `core`, `topologies`, `netlab`, `workloads` and `run`; the command line
 (`commands`) sits above it and nothing here imports that.

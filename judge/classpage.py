@@ -1,5 +1,6 @@
 """A class's results as one page for the teacher (`exercise grade --html`): per question how
-many passed, were wrong or missing and the common wrong answers, then every student's row.
+many passed, were wrong, blank, unreadable or not judged and the common wrong answers, then every
+student's row.
 
 Rendered by the Jinja2 template templates/class.html.j2 with autoescaping on: every student's
 name, file name and answer is hostile text (a name may be `<script>`), so nothing of theirs is
@@ -18,6 +19,9 @@ from judge import exercise as ex_mod
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_SHOWN, MAX_PROBLEM = 120, 400   # characters of an answer, of a problem shown (the CSV has all)
+# a verdict as the students' table shows it: (CSS class, mark)
+MARKS = {ex_mod.PASS: ("pass", "\u2713"), ex_mod.FAIL: ("wrong", "\u2717"), ex_mod.BLANK: ("blank", "\u2013"),
+         ex_mod.UNREADABLE: ("unreadable", "?"), ex_mod.NOT_JUDGED: ("not-judged", "\u00b7")}
 
 
 def _short(text: str, limit: int = MAX_SHOWN) -> str:
@@ -42,10 +46,10 @@ def render(ex: dict, rows: list[dict], measured: dict[str, float] | None,
         else:
             s["reference"] = "each student's own check"
         s["common_wrong"] = [(_short(a), n) for a, n in s["common_wrong"]]
-        s["pct"] = {k: round(100 * s[k] / s["total"]) if s["total"] else 0 for k in ("passed", "wrong", "missing")}
+        s["pct"] = {k: round(100 * s[k] / s["total"]) if s["total"] else 0 for k in ex_mod.COUNTED.values()}
     students = [{"student": _short(r["student"]) or "(no name)", "file": _short(r["file"]),
                  "score": r["score"], "max": r["max"], "measurement": r.get("measurement", ""),
-                 "marks": [r.get(q["id"], ex_mod.MISSING) for q in ex["questions"]],
+                 "marks": [MARKS[r.get(q["id"], ex_mod.UNREADABLE)] for q in ex["questions"]],
                  "problem": _short(r.get("problem", ""), MAX_PROBLEM)}
                 for r in sorted(rows, key=lambda r: (ex_mod.student_key(r["student"]) or "\uffff", r["file"]))]
     scores = sorted(r["score"] for r in rows)
@@ -55,7 +59,7 @@ def render(ex: dict, rows: list[dict], measured: dict[str, float] | None,
         title=ex["title"], name=ex["name"], questions=summary, students=students,
         ids=[q["id"] for q in ex["questions"]], files=len(rows), max=len(ex["questions"]),
         median=(f"{scores[len(scores) // 2]}" if scores else "-"), used=used,
-        absent=[_short(n) for n in ex_mod.absent(rows, roster)], PASS=ex_mod.PASS, FAIL=ex_mod.FAIL,
+        absent=[_short(n) for n in ex_mod.absent(rows, roster)],
         when=when or datetime.now().strftime("%Y-%m-%d %H:%M"))
 
 

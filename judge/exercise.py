@@ -1,27 +1,32 @@
 """Classroom exercises as data (exercises/<name>/): sheets, live checks, grading.
 
-An exercise folder holds README.md (the sheet a student follows), check.json
-(the network it starts from, what the checker measures, and every question
-with its expected answer and tolerance) and solutions/answers.json (the
-teacher's answers, an answers file the checker must accept). check.json
-follows exercises/schema.json (SCHEMA below; a test keeps them equal).
+An exercise folder holds README.md (the sheet a student follows), check.json (the network it
+starts from, what the checker measures, and every question's text with its unit or choices:
+no answer, no tolerance, no hint, for every lab VM holds it) and solutions/ (the teacher's,
+never on a student's machine: key.json, the answer key; answers.json, an answers file the key
+must pass). check.json follows exercises/schema.json and key.json exercises/key-schema.json
+(SCHEMA and KEY_SCHEMA below; a test keeps them equal). `load` joins the key to the questions
+when it is there (a teacher's checkout); `has_key` says whether it is.
 
-An expected answer is one of:
+An expected answer (the key's) is one of:
 - formula: arithmetic over numbers (+ - * / ** and parentheses), e.g. 10*1448/1538;
 - measured: arithmetic over quantities measured live on the student's machine
   (`name` = the `value` of the points a `measure` entry selects), never
   hard-coded, so a slower or faster machine checks against its own numbers;
 - choice: one of the listed options (compared case-insensitively).
-Answers files: {"exercise": NAME, "student": WHO, "answers": {QUESTION_ID: value}}, where a
-value may also be the template's {"question": TEXT, "unit" or "choices": ..., "answer": value}.
+Answers files: {"exercise": NAME, "student": WHO, "code": CODE, "answers": {QUESTION_ID: value}},
+where a value may also be the template's {"question": TEXT, "unit" or "choices": ..., "answer":
+value}; a number may be written as text with a decimal comma or the question's unit ("123,4
+frames/s"), where that is unambiguous.
 
-Each student's template lists a question's choices in an order of their own (choice_order: a
-sha256 of exercise, name and question), so a neighbour's letter names another choice; a letter
-is read in the order listed beside it, or, for a bare letter, in the order the name gives.
-`check` writes NAME.check.json beside an answers file, with what it measured; `grade` judges a
-student against that measurement when it is usable (own_check: the file is the student's to
-edit, so it is read capped and typed, and compared with the teacher's measurement when there
-is one), and `summarize` counts each question's verdicts and common wrong answers for the class.
+A personal template lists the choices in the order its hand-out code deals (dealt_order: over a
+class each choice, the right one too, takes every place equally often), so a neighbour's letter
+names another choice; a letter is read in the order listed beside it, else the code's. On a
+student's machine `check` judges nothing: it reads the answers as `grade` will (answered, blank,
+unreadable), measures, and writes a sealed record (judge.binding) beside the answers file;
+`grade`, in the teacher's checkout, judges each student against that record when it is usable
+(own_check: it is the student's file, so it is read capped and typed), and `summarize` counts
+each question's verdicts and common wrong answers for the class.
 """
 from __future__ import annotations
 
@@ -37,17 +42,24 @@ import statistics
 from pathlib import Path
 
 from core.errors import BadInput
-from core.jsonfile import check_schema, read_json, write_schema
+from core.jsonfile import check_schema, parse_json, read_json, write_schema
 from core.safefile import atomic_text, read_bytes
 from core.text import csv_cell, plain
-from run.sweep import Sweep, axes_for
 from core.verdicts import Answer
+from judge import binding
+from judge.binding import TEMPLATE_STUDENT, student_key
+from run.sweep import Sweep, axes_for
 from workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = ROOT / "exercises"
 SCHEMA_FILE = EXERCISES_DIR / "schema.json"
-PASS, FAIL, MISSING = Answer.PASS, Answer.WRONG, Answer.MISSING
+KEY_SCHEMA_FILE = EXERCISES_DIR / "key-schema.json"
+KEY_FILE = Path("solutions") / "key.json"      # in an exercise's folder: the teacher's only
+KEYED = ("expected", "tolerance", "why_tolerance", "hint")   # what a question has from the key
+PASS, FAIL = Answer.PASS, Answer.WRONG
+BLANK, UNREADABLE, NOT_JUDGED = Answer.BLANK, Answer.UNREADABLE, Answer.NOT_JUDGED
+UNJUDGED = (BLANK, UNREADABLE, NOT_JUDGED)     # the verdicts that are neither pass nor wrong
 MAX_ANSWER = 1e12          # larger numbers are typos (and would overflow the comparison)
 MAX_ANSWERS_BYTES = 1 << 20        # an answers file is a few hundred bytes; a bigger one is refused
 VERDICTS_SUFFIX = ".check.json"   # what `check` writes beside an answers file: not a submission
@@ -64,8 +76,9 @@ SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "$id": "https://beowulf-netlab.invalid/exercises/schema.json",
     "title": "Beowulf Netlab exercise check file",
-    "description": "What an exercise starts from, what its checker measures, and its questions "
-                   "(judge/exercise.py).",
+    "description": "What an exercise starts from, what its checker measures, and its questions, without "
+                   "their answers: every lab VM holds this file (the answers: solutions/key.json, "
+                   "key-schema.json; judge/exercise.py).",
     "type": "object", "additionalProperties": False,
     "required": ["name", "title", "minutes", "start", "questions"],
     "properties": {
@@ -90,19 +103,34 @@ SCHEMA = {
                        "description": "name -> a number measured live"},
         "questions": {"type": "array", "minItems": 1, "items": {
             "type": "object", "additionalProperties": False,
-            "required": ["id", "text", "expected"],
+            "required": ["id", "text"],
             "properties": {
                 "id": {"type": "string", "pattern": "^q[0-9]+$"},
                 "text": _TEXT,
                 "unit": {"type": "string"},
-                "choices": {"type": "array", "items": _TEXT, "minItems": 2},
+                "choices": {"type": "array", "items": _TEXT, "minItems": 2}}}},
+    },
+}
+KEY_SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "https://beowulf-netlab.invalid/exercises/key-schema.json",
+    "title": "Beowulf Netlab exercise answer key",
+    "description": "An exercise's answers, tolerances and hints (exercises/NAME/solutions/key.json): the "
+                   "teacher's, never on a student's machine (judge/exercise.py).",
+    "type": "object", "additionalProperties": False, "required": ["exercise", "questions"],
+    "properties": {
+        "$schema": {"type": "string"},
+        "exercise": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$"},
+        "questions": {"type": "object", "description": "question id -> its answer", "additionalProperties": {
+            "type": "object", "additionalProperties": False, "required": ["expected"],
+            "properties": {
                 "expected": {"type": "object", "additionalProperties": False,
                              "minProperties": 1, "maxProperties": 1,
                              "properties": {"formula": _TEXT, "measured": _TEXT, "choice": _TEXT}},
                 "tolerance": {"type": "number", "minimum": 0, "maximum": 1,
                               "description": "relative tolerance for numbers"},
                 "why_tolerance": _TEXT,
-                "hint": {**_TEXT, "description": "shown with a wrong answer"}}}},
+                "hint": {**_TEXT, "description": "shown to the teacher with a wrong answer"}}}},
     },
 }
 
@@ -144,29 +172,73 @@ def exercise_dirs() -> dict[str, Path]:
 
 
 def load(name: str) -> dict:
-    """An exercise's check.json, validated (schema, measures as sweeps, formulas)."""
+    """An exercise's check.json, validated (schema, measures as sweeps), with its answer key
+    joined to the questions when the key is here (a teacher's checkout: has_key)."""
     dirs = exercise_dirs()
     if name not in dirs:
         raise BadInput(f"no exercise {name!r}; 'emulate.py exercise list' shows: {', '.join(dirs)}")
-    path = dirs[name] / "check.json"
+    return load_folder(dirs[name])
+
+
+def load_folder(folder: Path) -> dict:
+    """An exercise from its folder (load; examples/made-up-exercise is one outside exercises/)."""
+    folder = Path(folder)
+    path = folder / "check.json"
     data = read_json(path, "exercise check file")
     check_schema(data, SCHEMA, f"exercise check file {path}")
     runs = {m["id"] for m in data.get("measure", [])}
     for qname, q in data.get("quantities", {}).items():
         if q["run"] not in runs:
             raise BadInput(f"exercise check file {path}: quantity {qname} reads unknown run {q['run']!r}")
+    ids = [q["id"] for q in data["questions"]]
+    if len(set(ids)) != len(ids):
+        raise BadInput(f"exercise check file {path}: a question id is used twice ({', '.join(ids)})")
+    data["_dir"] = str(folder)
+    data["_key"] = None
+    key = folder / KEY_FILE
+    if os.path.lexists(key):
+        _join_key(data, key)
+    start_spec(data)
+    return data
+
+
+def _join_key(data: dict, path: Path) -> None:
+    """The answer key's entries into the questions, each checked (formulas arithmetic, a choice
+    one of the question's, a number for a question without choices)."""
+    key = read_json(path, "answer key")
+    check_schema(key, KEY_SCHEMA, f"answer key {path}")
+    if key["exercise"] != data["name"]:
+        raise BadInput(f"answer key {path} is for exercise {key['exercise']!r}, not {data['name']}")
+    ids = [q["id"] for q in data["questions"]]
+    if set(key["questions"]) != set(ids):
+        raise BadInput(f"answer key {path} answers {', '.join(sorted(key['questions']))}; the check file asks "
+                       f"{', '.join(ids)}")
     dummy = {k: 1.0 for k in data.get("quantities", {})}
     for q in data["questions"]:
+        q.update(key["questions"][q["id"]])
         exp = q["expected"]
         if "formula" in exp:
             evaluate(exp["formula"])
         if "measured" in exp:
             evaluate(exp["measured"], dummy)
-        if "choice" in exp and exp["choice"] not in q.get("choices", []):
-            raise BadInput(f"exercise check file {path}: {q['id']}: the expected choice is not one of its choices")
-    data["_dir"] = str(dirs[name])
-    start_spec(data)
-    return data
+        if ("choice" in exp) != ("choices" in q):
+            raise BadInput(f"answer key {path}: {q['id']}: a question with choices takes a choice, any other a "
+                           "formula or a measured quantity")
+        if "choice" in exp and exp["choice"] not in q["choices"]:
+            raise BadInput(f"answer key {path}: {q['id']}: the expected choice is not one of its choices")
+    data["_key"] = str(path)
+
+
+def has_key(ex: dict) -> bool:
+    """Whether the answer key is here (a teacher's checkout), so answers can be judged."""
+    return bool(ex.get("_key"))
+
+
+def require_key(ex: dict, what: str) -> None:
+    """BadInput (one line) when the answer key is not here: what needs it cannot run."""
+    if not has_key(ex):
+        raise BadInput(f"{what}: the answer key is only in a teacher's checkout (exercises/{ex['name']}/"
+                       f"{KEY_FILE.as_posix()} is not here)")
 
 
 def start_spec(ex: dict):
@@ -224,48 +296,57 @@ def doubts(ex: dict, points: dict[str, list[dict]]) -> list[str]:
 
 
 NO_UNIT = "none: a plain number"
-TEMPLATE_HOW = ("replace each \"answer\": null with your answer: a number in the unit given, or one of "
-                "the choices, its text or its letter (a, b, c as listed here); leave the rest as it is.{mine} "
-                "Then: sudo python3 emulate.py exercise check {name} THIS_FILE, and hand in this file with "
-                "the .check.json that check writes beside it")
-PERSONAL_HOW = (" This file's order of the choices is yours: a neighbour's letters name other choices.")
+TEMPLATE_HOW = ("replace each \"answer\": null with your answer: a number in the unit given (\"123.4\"; a decimal "
+                "comma or the unit written after it are read too: \"123,4 frames/s\"), or one of the choices, its "
+                "text or its letter (a, b, c as listed here); leave the rest as it is.{mine} Then: sudo python3 "
+                "emulate.py exercise check {name} THIS_FILE, and hand in this file with the .check.json that "
+                "check writes beside it")
+PERSONAL_HOW = (" This file's order of the choices is yours: a neighbour's letters name other choices; leave "
+                "\"code\" as it is.")
 
 
-def student_key(student) -> str:
-    """A name as the choice order reads it: case and spacing do not matter; no name, or the
-    template's placeholder, is no student (the listed order)."""
-    key = " ".join(plain(student).split()).casefold() if isinstance(student, str) else ""
-    return "" if key == TEMPLATE_STUDENT else key
+def arrangement(choices: list[str], t: int) -> list[str]:
+    """The t-th order of the choices: listed choice x goes to place (x + t) mod n when t // n is
+    even, to (t - x) mod n when it is odd (rotations, then reflections). Any n consecutive t put
+    every choice in every place once, whichever is right, so a class dealt consecutive t sees
+    the right choice in each place equally often (to within one)."""
+    n = len(choices)
+    out = [""] * n
+    for x, c in enumerate(choices):
+        out[(x + t) % n if (t // n) % 2 == 0 else (t - x) % n] = c
+    return out
 
 
-def choice_order(ex_name: str, student, q: dict) -> list[str]:
-    """A question's choices in this student's order: each choice's place is a sha256 of
-    (exercise, student, question, its index), so the order is the same wherever it is computed
-    (template, check, grade) and differs between neighbours; without a student, as listed."""
-    key = student_key(student)
-    if not key:
+def dealt_order(ex: dict, code, q: dict) -> list[str]:
+    """q's choices in the order a hand-out code deals (judge.binding), or as the sheet lists them
+    without a code. The code's index plus the question's place among the multiple-choice ones,
+    so one student's questions do not all move alike."""
+    i = binding.code_index(code)
+    if i is None:
         return list(q["choices"])
-    seed = f"{ex_name}\n{key}\n{q['id']}\n"
-    ranked = sorted(range(len(q["choices"])), key=lambda i: hashlib.sha256(f"{seed}{i}".encode()).digest())
-    return [q["choices"][i] for i in ranked]
+    mc = [x["id"] for x in ex["questions"] if "choices" in x]
+    return arrangement(q["choices"], i + mc.index(q["id"]))
 
 
-def template(ex: dict, student: str | None = None) -> dict:
-    """An answers file to fill in: each question's text, with its unit or its choices,
-    beside a null answer (read_answers takes this form as well as a bare value). For a named
-    student, the name is filled in and the choices are in that student's order."""
+def template(ex: dict, student: str | None = None, code: str | None = None) -> dict:
+    """An answers file to fill in: each question's text, with its unit or its choices, beside a
+    null answer (read_answers takes this form as well as a bare value). For a named student the
+    name is filled in; with a hand-out code, the code too and the choices in the order it deals."""
     answers = {}
     for q in ex["questions"]:
         entry = {"question": q["text"]}
         if "choices" in q:
-            entry["choices"] = choice_order(ex["name"], student, q)
+            entry["choices"] = dealt_order(ex, code, q)
         else:
             entry["unit"] = q.get("unit") or NO_UNIT
         entry["answer"] = None
         answers[q["id"]] = entry
-    how = TEMPLATE_HOW.format(name=ex["name"], mine=PERSONAL_HOW if student_key(student) else "")
-    return {"exercise": ex["name"], "student": student if student_key(student) else TEMPLATE_STUDENT,
-            "how": how, "answers": answers}
+    named = bool(student_key(student))
+    how = TEMPLATE_HOW.format(name=ex["name"], mine=PERSONAL_HOW if code else "")
+    out = {"exercise": ex["name"], "student": student if named else TEMPLATE_STUDENT}
+    if code:
+        out["code"] = code
+    return {**out, "how": how, "answers": answers}
 
 
 def _bare(path: Path, qid: str, value):
@@ -317,25 +398,100 @@ def listed_order(q: dict, entry) -> list[str] | None:
     return out if None not in out and len(set(out)) == len(out) else None
 
 
+# A unit as a student may write it -> the unit it is (B is a byte, b a bit: matched as written).
+UNIT_SPELLINGS = {
+    "Mbit/s": ("Mbit/s", "Mbits/s", "Mb/s", "Mbps", "Mbit/sec", "Mbits/sec", "Mbit/s."),
+    "MB/s": ("MB/s", "MByte/s", "MBytes/s", "MBps", "MB/sec", "Mbyte/s", "Mbytes/s"),
+    "frames/s": ("frames/s", "frame/s", "frames/sec", "frames per second", "fps"),
+    "us": ("us", "\u00b5s", "\u03bcs", "usec", "microseconds", "microsecond"),
+}
+_NUMBER = re.compile(r"([-+\u2212]?)(\d[\d.,]*)((?:[eE][-+]?\d+)?)\s*(.*)", re.S)
+NO_ANSWER = "no answer"
+
+
+def _grouped(groups: list[str]) -> bool:
+    """Digits that read as thousands groups: 1-3 digits (not a lone 0) then groups of 3."""
+    return 1 <= len(groups[0]) <= 3 and groups[0] != "0" and all(len(g) == 3 for g in groups[1:])
+
+
+def _digits(text: str) -> str | None:
+    """Digits with separators as Python reads a number ("123,4" -> "123.4", "1,234.5" -> "1234.5"),
+    or None when which separator is the decimal one cannot be told ("1,538": 1538 or 1.538?)."""
+    commas, dots = text.count(","), text.count(".")
+    if not commas and dots <= 1:
+        return text
+    if commas and dots:
+        point = "," if text.rfind(",") > text.rfind(".") else "."
+        whole, frac = text.rsplit(point, 1)
+        groups = whole.split("." if point == "," else ",")
+        return "".join(groups) + "." + frac if point not in whole and _grouped(groups) else None
+    sep = "," if commas else "."
+    parts = text.split(sep)
+    if len(parts) == 2 and sep == ",":
+        return None if _grouped(parts) else f"{parts[0]}.{parts[1]}"   # "0,125" and "123,4" are decimals
+    return "".join(parts) if _grouped(parts) else None
+
+
+def read_number(a, unit: str = "") -> tuple[float | None, str | None]:
+    """An answer to a question to compute as a number, or why it is not one. Text is read where
+    that is unambiguous: a decimal comma ("123,4"), thousands separators ("1,234.5", "1.234,5"),
+    the question's unit after it in a common spelling ("45.6 Mbps"), a percentage for a question
+    without a unit ("12.5 %" is 0.125). "1,538" (1538 or 1.538?) and another unit are not."""
+    asks = f" in {unit}" if unit else ""
+    if isinstance(a, bool) or not isinstance(a, (int, float, str)):
+        return None, f"takes a number{asks}, got {plain(a)!r}"
+    if isinstance(a, str):
+        m = _NUMBER.fullmatch(a.strip())
+        if not m:
+            return None, f"takes a number{asks}, got {plain(a)!r}"
+        sign, body, exp, rest = m.groups()
+        digits = _digits(body)
+        if digits is None:
+            return None, f"{plain(a)!r} could be read two ways (is the comma or point a decimal one?): write it " \
+                         "as 1538 or 1.538"
+        try:
+            value = float(("-" if sign in ("-", "\u2212") else "") + digits + exp)
+        except ValueError:
+            return None, f"takes a number{asks}, got {plain(a)!r}"
+        rest = rest.strip()
+        if rest == "%" and not unit:
+            value /= 100
+        elif rest:
+            named = next((u for u, spellings in UNIT_SPELLINGS.items()
+                          if rest in spellings or (u in ("frames/s", "us") and rest.lower() in spellings)), None)
+            if named is None or named != unit:
+                said = f"in {named}" if named else f"with {plain(rest)!r} after it"
+                return None, f"is a number {said}; the question asks {unit or 'a plain number'}: give it " \
+                             f"{'in ' + unit if unit else 'without a unit'}"
+    elif isinstance(a, int) and abs(a) > MAX_ANSWER:
+        return None, f"takes a number{asks}, got {plain(a)!r}"
+    else:
+        value = float(a)
+    if value != value or abs(value) > MAX_ANSWER:
+        return None, f"takes a number{asks}, got {plain(a)!r}"
+    return value, None
+
+
 def _problem(q: dict, a, order: list[str] | None = None) -> str | None:
     """Why answer a to question q cannot be judged, or None."""
-    if a is None:
-        return "no answer"
+    if a is None or (isinstance(a, str) and not a.strip()):
+        return NO_ANSWER
     if "choices" in q:
         order = order or q["choices"]
         letters = ", ".join(f"{chr(ord('a') + i)}" for i in range(len(order)))
         return None if choice_of(q, a, order) else (f"takes one of: {' | '.join(order)} (its text or its "
                                                     f"letter {letters}), got {plain(a)!r}")
-    if isinstance(a, bool) or not isinstance(a, (int, float)) or a != a or abs(a) > MAX_ANSWER:
-        return f"takes a number{' in ' + q['unit'] if q.get('unit') else ''}, got {plain(a)!r}"
-    return None
+    return read_number(a, q.get("unit", ""))[1]
 
 
 def read_answers(path: Path, ex: dict, partial: bool = False) -> dict:
     """An answers file, checked: BadInput (one line) for a file that is not one. A question left
-    unanswered or answered in the wrong form is a BadInput too, unless `partial` (grading):
-    then it is listed in the result's `problems` (question id -> why) and the rest is judged."""
-    data = read_json(path, "answers file", limit=MAX_ANSWERS_BYTES)
+    unanswered or answered in a form that cannot be read is a BadInput too, unless `partial`
+    (check and grade): then it is listed in the result's `problems` (question id -> why) and the
+    rest is read. Numbers written as text are read (read_number), their text kept in `written`;
+    `sha256` is the file's, which a check record names."""
+    raw = read_bytes(path, "answers file", MAX_ANSWERS_BYTES)
+    data = parse_json(raw, f"answers file {path}")
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise BadInput(f"answers file {path} must be an object with an 'answers' object "
                        f"(see 'emulate.py exercise show {ex['name']} --answers-template')")
@@ -354,32 +510,52 @@ def read_answers(path: Path, ex: dict, partial: bool = False) -> dict:
             if not partial:
                 raise
             bare[qid], malformed[qid] = None, str(e).split(f"{qid} ", 1)[-1]
-    # a letter names a choice in the order the student saw: listed beside it, else their own
+    # a letter names a choice in the order the student saw: listed beside it, else their code's
     orders, foreign = {}, []
     for q in ex["questions"]:
         if "choices" in q:
-            own = choice_order(ex["name"], data.get("student"), q)
+            own = dealt_order(ex, data.get("code"), q)
             listed = listed_order(q, data["answers"].get(q["id"]))
             orders[q["id"]] = listed or own
-            if listed and student_key(data.get("student")) and listed not in (own, q["choices"]):
+            if listed and listed not in (own, q["choices"]):
                 foreign.append(q["id"])
-    data = {**data, "answers": bare, "foreign_order": foreign}
     problems = {q["id"]: why for q in ex["questions"]
-                if (why := malformed.get(q["id"]) or _problem(q, data["answers"].get(q["id"]), orders.get(q["id"])))}
+                if (why := malformed.get(q["id"]) or _problem(q, bare.get(q["id"]), orders.get(q["id"])))}
     if problems and not partial:
-        missing = [i for i, why in problems.items() if why == "no answer"]
+        missing = [i for i, why in problems.items() if why == NO_ANSWER]
         if missing:
             raise BadInput(f"answers file {path}: no answer to {', '.join(missing)}; answer every question "
                            "(a guess is better than nothing)")
         qid, why = next(iter(problems.items()))
         raise BadInput(f"answers file {path}: {qid} {why}")
+    written = {}
     for q in ex["questions"]:
-        if "choices" in q and q["id"] not in problems:
-            data["answers"][q["id"]] = choice_of(q, data["answers"][q["id"]], orders[q["id"]])
-    return {**data, "problems": problems}
+        qid = q["id"]
+        if qid in problems:
+            continue
+        if "choices" in q:
+            bare[qid] = choice_of(q, bare[qid], orders[qid])
+        else:
+            if isinstance(bare[qid], str):
+                written[qid] = bare[qid]
+            bare[qid] = read_number(bare[qid], q.get("unit", ""))[0]
+    return {**data, "answers": bare, "foreign_order": foreign, "problems": problems, "written": written,
+            "sha256": hashlib.sha256(raw).hexdigest()}
+
+
+def reading(ex: dict, answers: dict) -> dict[str, str]:
+    """Question id -> how its answer reads, as grade will read it: "answered", "blank" or
+    "unreadable: why". What a student's check says: nothing of right or wrong."""
+    out = {}
+    for q in ex["questions"]:
+        why = answers["problems"].get(q["id"])
+        out[q["id"]] = "answered" if why is None else str(BLANK) if why == NO_ANSWER else f"{UNREADABLE}: {why}"
+    return out
 
 
 def expected(q: dict, measured: dict[str, float]) -> float | str:
+    if "expected" not in q:
+        raise BadInput(f"question {q['id']}: its answer is only in a teacher's checkout (solutions/key.json)")
     exp = q["expected"]
     if "choice" in exp:
         return exp["choice"]
@@ -392,30 +568,32 @@ NO_MEASUREMENT = "no measurement to judge it against (no check file of the stude
 
 
 def judge(ex: dict, answers: dict, measured: dict[str, float] | None) -> list[dict]:
-    """One verdict per question: pass or wrong, with the reference and a hint when wrong. With
-    no measurement (None), a measured question cannot be judged: missing, saying why."""
+    """One verdict per question: pass or wrong, with the reference and a hint when wrong; blank or
+    unreadable for an answer that cannot be judged, saying why; not judged for a measured question
+    with no measurement (None) to judge it against. Needs the answer key."""
+    require_key(ex, "exercise: judging answers")
     out = []
     problems = dict(answers.get("problems") or {})
     for q in ex["questions"]:
-        if measured is None and "measured" in q["expected"]:
-            got = answers["answers"].get(q["id"])
-            out.append({"id": q["id"], "answer": got, "reference": None, "verdict": MISSING,
-                        "problem": problems.get(q["id"], NO_MEASUREMENT), "source": "measured"})
-            continue
-        want = expected(q, measured or {})
         got = answers["answers"].get(q["id"])
+        source = next(iter(q["expected"]))
+        unmeasured = measured is None and source == "measured"
+        want = None if unmeasured else expected(q, measured or {})
         ref = round(want, 4) if isinstance(want, float) else want
-        if q["id"] in problems:
-            out.append({"id": q["id"], "answer": got, "reference": ref, "verdict": MISSING,
-                        "problem": problems[q["id"]], "source": next(iter(q["expected"]))})
+        row = {"id": q["id"], "answer": got, "reference": ref, "source": source}
+        why = problems.get(q["id"])
+        if why is not None:
+            out.append({**row, "verdict": BLANK if why == NO_ANSWER else UNREADABLE, "problem": why})
+            continue
+        if unmeasured:
+            out.append({**row, "verdict": NOT_JUDGED, "problem": NO_MEASUREMENT})
             continue
         if isinstance(want, str):
             ok = isinstance(got, str) and _plain_choice(got) == _plain_choice(want)
         else:
             tol = q.get("tolerance", 0.05)
             ok = isinstance(got, (int, float)) and abs(got - want) <= tol * abs(want) + 1e-12
-        row = {"id": q["id"], "answer": got, "reference": ref,
-               "verdict": PASS if ok else FAIL, "source": next(iter(q["expected"]))}
+        row["verdict"] = PASS if ok else FAIL
         if not ok and q.get("hint"):
             row["hint"] = q["hint"]
         out.append(row)
@@ -423,11 +601,10 @@ def judge(ex: dict, answers: dict, measured: dict[str, float] | None) -> list[di
 
 
 def submissions(folder: Path) -> list[Path]:
-    """The answers files in a folder (check's own verdict files left out)."""
+    """The answers files in a folder (check's own records left out)."""
     return [p for p in sorted(folder.glob("*.json")) if not p.name.endswith(VERDICTS_SUFFIX)]
 
 
-TEMPLATE_STUDENT = "your name"
 CLASS_ROW, REFERENCE_ROW = "(class)", "(reference)"
 
 
@@ -446,18 +623,33 @@ def check_file_of(answers: Path) -> Path:
     return answers.with_name(answers.stem + VERDICTS_SUFFIX)
 
 
-def _record_problem(ex: dict, data, student) -> str | None:
+def check_record(ex: dict, answers: dict, measured: dict[str, float], doubts: list[str], *,
+                 verdicts: list[dict] | None = None, revealed: bool = False, host: dict | None = None,
+                 when: str | None = None) -> dict:
+    """The record `check` writes for these answers (judge.binding.make): bound to the student,
+    their code, the answers file and this machine; verdicts only where the key is (a teacher's)."""
+    return binding.make(ex["name"], answers.get("student"), answers.get("code"), answers["sha256"],
+                        measured, doubts, reading(ex, answers), verdicts=verdicts, revealed=revealed,
+                        host=host, when=when)
+
+
+def _record_problem(ex: dict, data, answers: dict) -> str | None:
     """Why a check record cannot be graded against (it is the student's file: anything may be
     in it), or None."""
     if not isinstance(data, dict):
         return "is not a JSON object"
     if data.get("exercise") != ex["name"]:
         return f"is for exercise {plain(data.get('exercise'))[:40]!r}"
-    if student_key(data.get("student")) != student_key(student):
+    why = binding.record_problem(data)
+    if why:
+        return why
+    if student_key(data.get("student")) != student_key(answers.get("student")):
         return "names another student than the answers file"
+    if data.get("code") != answers.get("code"):
+        return "names another hand-out code than the answers file"
     m = data.get("measured")
     if not isinstance(m, dict):
-        return "holds no measurement (made by an older check: run check again)"
+        return "holds no measurement"
     if set(m) != set(ex.get("quantities", {})):
         return "does not hold this exercise's measured quantities"
     for k, v in m.items():
@@ -467,7 +659,7 @@ def _record_problem(ex: dict, data, student) -> str | None:
     if not isinstance(doubts, list) or not all(isinstance(d, str) for d in doubts):
         return "holds measurement_doubts that are not a list of lines"
     for q in ex["questions"]:
-        if "measured" in q["expected"]:
+        if "measured" in q.get("expected", {}):
             try:
                 ref = evaluate(q["expected"]["measured"], m)
             except BadInput as e:
@@ -477,22 +669,27 @@ def _record_problem(ex: dict, data, student) -> str | None:
     return None
 
 
-def own_check(ex: dict, answers: Path, student) -> tuple[dict[str, float] | None, list[str]]:
+def own_check(ex: dict, path: Path, answers: dict) -> tuple[dict[str, float] | None, list[str], dict | None]:
     """The measurement the student's own `check` recorded beside their answers file, read as
-    hostile (size-capped, never through a link, every value typed and finite), or None; and
-    notes for the teacher (why it was not used, or that it failed a fidelity gate)."""
-    path = check_file_of(answers)
-    if not os.path.lexists(path):
-        return None, []
+    hostile (size-capped, never through a link, every value typed and finite, its seal and whose
+    it is checked), or None; notes for the teacher (why it was not used, that it failed a
+    fidelity gate, that the answers changed since); and the record as read, whatever it holds,
+    for grade to compare with the class's (judge.binding.shared)."""
+    rec_path = check_file_of(path)
+    if not os.path.lexists(rec_path):
+        return None, [], None
     try:
-        data = read_json(path, "check file", limit=MAX_ANSWERS_BYTES)
+        data = read_json(rec_path, "check file", limit=MAX_ANSWERS_BYTES)
     except BadInput as e:
-        return None, [f"own check not used: {e}"]
-    why = _record_problem(ex, data, student)
+        return None, [f"own check not used: {e}"], None
+    raw = data if isinstance(data, dict) else None
+    why = _record_problem(ex, data, answers)
     if why:
-        return None, [f"own check not used: {plain(path.name)} {why}"]
+        return None, [f"own check not used: {plain(rec_path.name)} {why}"], raw
     notes = ["own check's measurement failed a fidelity gate"] if data.get("measurement_doubts") else []
-    return {k: float(v) for k, v in data["measured"].items()}, notes
+    if data.get("answers_sha256") != answers.get("sha256"):
+        notes.append("the answers file changed after its check")
+    return {k: float(v) for k, v in data["measured"].items()}, notes, raw
 
 
 def needs_measurement(ex: dict, folder: Path) -> list[str]:
@@ -506,7 +703,7 @@ def needs_measurement(ex: dict, folder: Path) -> list[str]:
             answers = read_answers(path, ex, partial=True)
         except BadInput:
             continue            # judged as unreadable, measured or not
-        if own_check(ex, path, answers.get("student"))[0] is None:
+        if own_check(ex, path, answers)[0] is None:
             out.append(path.name)
     return out
 
@@ -530,65 +727,81 @@ def _student(answers: dict) -> str:
     return plain(s).strip() if isinstance(s, str) else ""
 
 
+def _judged_row(ex: dict, path: Path, measured: dict[str, float] | None, codes: dict | None,
+                row: dict) -> dict | None:
+    """Fill one student's row (verdicts, score, which measurement, problems); the check record
+    as read, if any."""
+    answers = read_answers(path, ex, partial=True)
+    student = _student(answers)
+    own, notes, record = own_check(ex, path, answers)
+    use = own if own is not None else measured
+    row["measurement"] = OWN_CHECK if own is not None else TEACHERS if measured is not None else NO_MEASURE
+    row["_code"] = answers.get("code")
+    verdicts = judge(ex, answers, use)
+    for v in verdicts:
+        row[v["id"]] = v["verdict"]
+        row[f"{v['id']}_answer"] = "" if v["answer"] is None else plain(v["answer"])
+        row["_answers"][v["id"]] = v["answer"]
+    row["score"] = sum(v["verdict"] == PASS for v in verdicts)
+    blank = [v["id"] for v in verdicts if v["verdict"] == BLANK]
+    unmeasured = [v["id"] for v in verdicts if v["verdict"] == NOT_JUDGED]
+    notes = binding.code_notes(ex["name"], student, answers.get("code"), codes) + \
+        ([f"no answer to {', '.join(blank)}"] if blank else []) + \
+        [f"{v['id']} unreadable: {v['problem']}" for v in verdicts if v["verdict"] == UNREADABLE] + notes
+    if unmeasured:
+        notes.append(f"{', '.join(unmeasured)} not judged: {NO_MEASUREMENT}")
+    if own is not None and measured is not None:
+        notes += disagreements(ex, own, measured)
+    if answers["foreign_order"]:
+        notes.append(f"choices listed in another student's order ({', '.join(answers['foreign_order'])}): "
+                     "a template made for someone else?")
+    if student_key(student) == "":
+        notes.insert(0, f"no student name (\"student\" is {student!r})")
+    row["student"] = student
+    row["problem"] = "; ".join(notes)
+    return record
+
+
 def grade(ex: dict, folder: Path, measured: dict[str, float] | None, out: Path,
-          roster: list[str] | None = None) -> list[dict]:
+          roster: list[str] | None = None, codes: dict | None = None) -> list[dict]:
     """Every *.json in folder, judged, into a CSV for the teacher: per question the student's
     answer and its verdict, the score out of the maximum, which measurement judged it (the
     student's own check beside the file when usable, else the teacher's `measured`, else none),
-    and why a file or an answer could not be judged (an unanswered question costs that question,
-    not the file). Then a row of the references, one of the class (per question: passed, wrong,
-    missing, the common wrong answers), and a row for every roster name no file names. Returns
-    the students' rows (with their raw answers under "_answers", not written)."""
+    and why a file or an answer could not be judged (a blank or unreadable answer costs that
+    question, not the file), with what binds a file to its student flagged (judge.binding: a
+    code dealt to another, with `codes`; a record edited, or from a classmate's machine
+    session). Then a row of the references, one of the class (per question: passed, wrong,
+    blank, unreadable, not judged, the common wrong answers), and a row for every roster name
+    no file names. Returns the students' rows (raw answers under "_answers", not written)."""
+    require_key(ex, "exercise grade")
     qs = ex["questions"]
     ids = [q["id"] for q in qs]
-    rows = []
+    rows, records = [], {}
     for path in submissions(folder):
         row = {"file": path.name, "student": "", "max": len(qs), "_answers": {}}
         try:
-            answers = read_answers(path, ex, partial=True)
-            student = _student(answers)
-            own, notes = own_check(ex, path, answers.get("student"))
-            use = own if own is not None else measured
-            row["measurement"] = OWN_CHECK if own is not None else TEACHERS if measured is not None else NO_MEASURE
-            verdicts = judge(ex, answers, use)
-            for v in verdicts:
-                row[v["id"]] = v["verdict"]
-                row[f"{v['id']}_answer"] = "" if v["answer"] is None else plain(v["answer"])
-                row["_answers"][v["id"]] = v["answer"]
-            row["score"] = sum(v["verdict"] == PASS for v in verdicts)
-            unmeasured = [v["id"] for v in verdicts if v.get("problem") == NO_MEASUREMENT]
-            blank = [v["id"] for v in verdicts if v.get("problem") == "no answer"]
-            notes = ([f"no answer to {', '.join(blank)}"] if blank else []) + \
-                [f"{v['id']}: {v['problem']}" for v in verdicts
-                 if v["verdict"] == MISSING and v["id"] not in unmeasured + blank] + notes
-            if unmeasured:
-                notes.append(f"{', '.join(unmeasured)} not judged: {NO_MEASUREMENT}")
-            if own is not None and measured is not None:
-                notes += disagreements(ex, own, measured)
-            if answers["foreign_order"]:
-                notes.append(f"choices listed in another student's order ({', '.join(answers['foreign_order'])}): "
-                             "a template made for someone else?")
-            if student_key(student) == "":
-                notes.insert(0, f"no student name (\"student\" is {student!r})")
-            row["student"] = student
-            row["problem"] = "; ".join(notes)
+            record = _judged_row(ex, path, measured, codes, row)
+            if record is not None:
+                records[path.name] = record
         except BadInput as e:
-            row.update({i: MISSING for i in ids})
+            row.update({i: UNREADABLE for i in ids})
             row["score"] = 0
             row["problem"] = str(e)
         rows.append(row)
     names = [student_key(r["student"]) for r in rows if student_key(r["student"])]
+    flags = binding.shared(records, {r["file"]: r.get("_code") for r in rows})
     for r in rows:
+        extra = list(flags.get(r["file"], []))
         if student_key(r["student"]) and names.count(student_key(r["student"])) > 1:
-            r["problem"] = "; ".join(filter(None, [r["problem"], "the same student name as another file"]))
+            extra.append("the same student name as another file")
+        r["problem"] = "; ".join(filter(None, [r["problem"], *extra]))
     summary = summarize(ex, rows)
     used = {m: sum(r.get("measurement") == m for r in rows) for m in (OWN_CHECK, TEACHERS, NO_MEASURE)}
     extra = [{"file": REFERENCE_ROW, "measurement": TEACHERS if measured is not None else NO_MEASURE,
               **{f"{q['id']}_answer": _shown(expected(q, measured)) if measured is not None
                  or "measured" not in q["expected"] else "(each student's own check)" for q in qs}},
              {"file": CLASS_ROW, "student": f"{len(rows)} files", "max": len(qs),
-              **{s["id"]: f"{s['passed']}/{s['total']} passed, {s['wrong']} wrong, {s['missing']} missing"
-                 for s in summary},
+              **{s["id"]: counts_line(s) for s in summary},
               **{f"{s['id']}_answer": "common wrong: " + "; ".join(f"{a} ({n})" for a, n in s["common_wrong"])
                  for s in summary if s["common_wrong"]},
               "measurement": ", ".join(f"{m} {n}" for m, n in used.items()),
@@ -636,18 +849,27 @@ def _answer_key(a) -> str:
     return plain(a)
 
 
+COUNTED = {PASS: "passed", FAIL: "wrong", BLANK: "blank", UNREADABLE: "unreadable", NOT_JUDGED: "not_judged"}
+
+
+def counts_line(s: dict) -> str:
+    """One question's counts as grade prints them."""
+    return (f"{s['passed']}/{s['total']} passed, {s['wrong']} wrong, {s['blank']} blank, "
+            f"{s['unreadable']} unreadable, {s['not_judged']} not judged")
+
+
 def summarize(ex: dict, rows: list[dict]) -> list[dict]:
-    """Per question, over the graded rows: how many passed, were wrong, were missing (no answer,
-    or one that cannot be judged), and the most common wrong answers with their counts."""
+    """Per question, over the graded rows: how many passed, were wrong, were blank, unreadable
+    (an answer, or a whole file, that cannot be read) or not judged (no measurement), and the
+    most common wrong answers with their counts."""
     out = []
     for q in ex["questions"]:
-        verdicts = [r.get(q["id"]) for r in rows]
+        verdicts = [r.get(q["id"], UNREADABLE) for r in rows]
         wrong = collections.Counter(_answer_key(r["_answers"].get(q["id"])) for r in rows
                                     if r.get(q["id"]) == FAIL)
         out.append({"id": q["id"], "text": q["text"], "unit": q.get("unit", ""),
                     "source": next(iter(q["expected"])), "total": len(rows),
-                    "passed": verdicts.count(PASS), "wrong": verdicts.count(FAIL),
-                    "missing": len(rows) - verdicts.count(PASS) - verdicts.count(FAIL),
+                    **{name: verdicts.count(v) for v, name in COUNTED.items()},
                     "common_wrong": [(a, n) for a, n in wrong.most_common(COMMON_WRONG)]})
     return out
 
@@ -658,4 +880,5 @@ def _shown(v) -> str | float:
 
 if __name__ == "__main__":
     write_schema(SCHEMA_FILE, SCHEMA)
-    print(f"wrote {SCHEMA_FILE}")
+    write_schema(KEY_SCHEMA_FILE, KEY_SCHEMA)
+    print(f"wrote {SCHEMA_FILE} and {KEY_SCHEMA_FILE}")

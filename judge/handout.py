@@ -1,11 +1,12 @@
 """A class's hand-out bundle: what students get, and nothing the teacher keeps.
 
 For each exercise the bundle holds its sheet as a page (judge.sheet) and as Markdown, an
-answers template, and with a roster one template per student, the name filled in and the
-choices in that student's order (judge.exercise.choice_order). It is built only from the
-sheet and the questions' text: solutions/ and check.json's expected answers are never read
-into it. The folder must be new or empty (core.safefile.fresh_dir), so a bundle is never mixed
-with what was there, nor written through a planted link.
+answers template, and with a roster one template per student: the name filled in, a hand-out
+code dealt to that student (judge.binding.deal) and the choices in the order the code deals
+(judge.exercise.dealt_order). It is built only from the sheet and the questions' text: the
+answer key (solutions/) is never read into it. The folder must be new or empty
+(core.safefile.fresh_dir), so a bundle is never mixed with what was there, nor written through
+a planted link. Who got which code goes to the teacher's codes file, beside the bundle, never in it.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.safefile import fresh_dir, write_atomic_bytes
 from core.text import plain
+from judge import binding
 from judge import exercise as ex_mod
 from judge.sheet import page
 
@@ -32,9 +34,11 @@ For each exercise, in its folder:
 
        sudo python3 emulate.py exercise check EXERCISE YOUR_FILE.json
 
-   It prints a verdict per question and writes `YOUR_FILE.check.json` beside your file, with
-   what it measured on your machine: hand in **both** files. You are graded against your own
-   machine's measurement.
+   It reads your answers as your teacher's grading will (each one answered, blank or
+   unreadable), measures, and writes `YOUR_FILE.check.json` beside your file with what it
+   measured on your machine: hand in **both** files. It does not say right or wrong (the
+   answers are not on your machine): your teacher grades against your own machine's
+   measurement. Check once, at the end; the record names your file, your machine and the time.
 """
 
 
@@ -57,10 +61,18 @@ def file_names(roster: list[str]) -> dict[str, str]:
     return out
 
 
-def write(names: list[str], out: Path, roster: list[str] | None = None) -> list[Path]:
-    """The bundle for these exercises into out (new or empty); the files written."""
-    exercises = [ex_mod.load(n) for n in names]
+def write(exercises: list[dict], out: Path, roster: list[str] | None = None,
+          codes_file: Path | None = None) -> list[Path]:
+    """The bundle for these exercises (judge.exercise.load) into out (new or empty), and with a
+    roster the codes dealt into codes_file (default: beside out, judge.binding.codes_path); the
+    files written, the codes file last."""
+    names = [ex["name"] for ex in exercises]
     files = file_names(roster) if roster else {}
+    codes = binding.deal(names, roster) if roster else None
+    codes_file = Path(codes_file) if codes_file else binding.codes_path(out)
+    if codes is not None and Path(out).resolve() in codes_file.resolve().parents:
+        raise BadInput(f"hand-out: the codes file {codes_file} would be inside the bundle, which students get; "
+                       "give a --codes outside it")
     fresh_dir(out, "hand-out folder")
     written: list[Path] = []
 
@@ -78,9 +90,13 @@ def write(names: list[str], out: Path, roster: list[str] | None = None) -> list[
         put(folder / SHEET_MD, markdown)
         put(folder / TEMPLATE, json.dumps(ex_mod.template(ex), indent=2) + "\n")
         for name, file in files.items():
-            put(folder / PERSONAL / file, json.dumps(ex_mod.template(ex, name), indent=2) + "\n")
+            code = codes["exercises"][ex["name"]][binding.student_key(name)]["code"]
+            put(folder / PERSONAL / file, json.dumps(ex_mod.template(ex, name, code), indent=2) + "\n")
     yours = (f" (`{PERSONAL}/<your name>.json`, made for you: your name is in it; "
              f"`{TEMPLATE}` if there is none)") if files else f" (a copy of `{TEMPLATE}`, your name in it)"
     put(out / "README.md", INDEX.format(titles=", ".join(ex["title"] for ex in exercises),
                                         sheet_html=SHEET_HTML, sheet_md=SHEET_MD, yours=yours))
+    if codes is not None:
+        binding.write_codes(codes_file, codes)
+        written.append(codes_file)
     return written

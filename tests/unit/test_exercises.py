@@ -120,8 +120,9 @@ def test_grade_writes_one_row_per_submission(tmp_path):
     assert rows["alice.json"]["score"] == str(n) and rows["alice.json"]["max"] == str(n)
     assert 0 < int(rows["bob.json"]["score"]) < n
     # one unanswered question costs that question, not the file
-    assert rows["carol.json"]["q1_answer"] == "9.41" and rows["carol.json"]["q1"] != exercise.MISSING
-    assert rows["carol.json"]["q2"] == exercise.MISSING and "no answer to q2" in rows["carol.json"]["problem"]
+    assert rows["carol.json"]["q1_answer"] == "9.41" and rows["carol.json"]["q1"] == exercise.FAIL
+    assert rows["carol.json"]["q2"] == exercise.BLANK and "no answer to q2" in rows["carol.json"]["problem"]
+    assert rows["dave.json"]["q1"] == exercise.UNREADABLE
     assert "not valid JSON" in rows["dave.json"]["problem"]
     assert list(rows["alice.json"])[:4] == ["file", "student", "q1", "q1_answer"]
     assert rows["(reference)"]["q1_answer"] != "" and "/4 passed, " in rows["(class)"]["q1"]
@@ -198,17 +199,25 @@ def test_grade_refuses_an_empty_folder_before_measuring(tmp_path, capsys, monkey
 
 
 @pytest.mark.parametrize("change,word", [
-    (lambda d: d["questions"][0].update(expected={"formula": "__import__('os')"}), "only numbers"),
-    (lambda d: d["questions"][3].update(expected={"choice": "a token ring"}), "not one of its choices"),
-    (lambda d: d["quantities"]["one_flow"].update(run="nope"), "unknown run"),
-    (lambda d: d.update(minutes=0), "minutes"),
-    (lambda d: d["start"].update(topology="token-ring"), "token-ring"),
+    (lambda d, k: k["questions"]["q1"].update(expected={"formula": "__import__('os')"}), "only numbers"),
+    (lambda d, k: k["questions"]["q4"].update(expected={"choice": "a token ring"}), "not one of its choices"),
+    (lambda d, k: k["questions"]["q4"].update(expected={"formula": "1"}), "a question with choices takes a choice"),
+    (lambda d, k: k["questions"].pop("q7"), "the check file asks"),
+    (lambda d, k: k.update(exercise="channel-bonding"), "is for exercise"),
+    (lambda d, k: d["questions"][0].update(expected={"formula": "1"}), "expected"),   # never in check.json
+    (lambda d, k: d["questions"][1].update(hint="divide by 9.41"), "hint"),
+    (lambda d, k: d["quantities"]["one_flow"].update(run="nope"), "unknown run"),
+    (lambda d, k: d.update(minutes=0), "minutes"),
+    (lambda d, k: d["start"].update(topology="token-ring"), "token-ring"),
 ])
-def test_a_bad_check_file_is_one_bad_input(tmp_path, monkeypatch, change, word):
-    data = json.loads((exercise.EXERCISES_DIR / "shared-hub" / "check.json").read_text())
-    change(data)
-    (tmp_path / "shared-hub").mkdir()
+def test_a_bad_check_file_or_key_is_one_bad_input(tmp_path, monkeypatch, change, word):
+    folder = exercise.EXERCISES_DIR / "shared-hub"
+    data = json.loads((folder / "check.json").read_text())
+    key = json.loads((folder / "solutions" / "key.json").read_text())
+    change(data, key)
+    (tmp_path / "shared-hub" / "solutions").mkdir(parents=True)
     (tmp_path / "shared-hub" / "check.json").write_text(json.dumps(data))
+    (tmp_path / "shared-hub" / "solutions" / "key.json").write_text(json.dumps(key))
     monkeypatch.setattr(exercise, "EXERCISES_DIR", tmp_path)
     with pytest.raises(BadInput, match=re.escape(word)):
         exercise.load("shared-hub")
