@@ -18,7 +18,10 @@
 //! What the shell does with a frame before the model times it is shell.rs (pure, tested): it
 //! refuses runts and frames over 802.3's maximum (counted per port: `runts`, `oversize`), and
 //! sends every frame to every other port of its segment (a hub repeats all; each card keeps its
-//! own), with no address table to grow or to spoof. A frame read after the model has passed its
+//! own). Where an address was last heard (bounded, aged hints) only orders the copies: a unicast
+//! frame's copy to its addressee's port goes with the batch's kept copies, first, and counts in
+//! the release `lag`; the copies its card would drop follow the batch (`repeated_copies`). No
+//! source address, however spoofed, decides who gets a frame. A frame read after the model has passed its
 //! arrival time is taken at the model's now and its lateness recorded (`late_arrival_lag`,
 //! beside the release `lag`); the kernel's own drops on each port's socket (PACKET_STATISTICS,
 //! which resets on read, summed here) are `socket_drops`, beside `send_errors`.
@@ -166,6 +169,9 @@ struct Engine {
     seq: u64,
     wakeups: u64,
     frames_no_timestamp: u64,
+    /// Copies a hub repeated to a port other than their frame's remembered addressee's (its card
+    /// drops them): sent, held, but not in `lag` (shell.rs, Hints).
+    repeated: u64,
     timer_wakeups: u64,
     early_ns: Ns,
     spin_ns: Ns,
@@ -191,21 +197,34 @@ impl Engine {
         }
     }
 
+    /// Send what the model says is due: the copies cards keep first, then the ones a hub merely
+    /// repeats (their lateness harms nobody, so they wait behind every kept copy of the batch).
     fn release(&mut self, outs: &mut Vec<Output>) {
-        for o in outs.drain(..) {
-            if let Output::Deliver { handle, port, due } = o {
-                let (bytes, arrival) = self.core.slab.get(handle);
-                let now = mono();
-                let rc = unsafe {
-                    libc::send(self.ports[port].fd, bytes.as_ptr() as *const libc::c_void, bytes.len(), libc::MSG_DONTWAIT)
-                };
-                if rc < 0 {
-                    self.ports[port].send_errors += 1;
+        for kept in [true, false] {
+            for o in outs.iter() {
+                if let Output::Deliver { handle, port, due } = *o {
+                    let held = self.core.slab.get(handle);
+                    if held.counts(port) != kept {
+                        continue;
+                    }
+                    let now = mono();
+                    let rc = unsafe {
+                        libc::send(self.ports[port].fd, held.bytes.as_ptr() as *const libc::c_void, held.bytes.len(), libc::MSG_DONTWAIT)
+                    };
+                    if rc < 0 {
+                        self.ports[port].send_errors += 1;
+                    }
+                    if kept {
+                        self.lag.record(now.saturating_sub(due));
+                    } else {
+                        self.repeated += 1;
+                    }
+                    self.ports[port].held_ns += now.saturating_sub(held.arrival) as u128;
+                    self.ports[port].held += 1;
                 }
-                self.lag.record(now.saturating_sub(due));
-                self.ports[port].held_ns += now.saturating_sub(arrival) as u128;
-                self.ports[port].held += 1;
             }
+        }
+        for o in outs.drain(..) {
             self.core.settle(&o);
         }
     }
@@ -225,7 +244,7 @@ impl Engine {
         let now = mono();
         s.push_str(&format!(
             "{{\"engine\": \"beowulf-medium\", \"version\": \"{}\", \"seq\": {}, \"pid\": {}, \"time_ns\": {}, \"uptime_s\": {:.6}, \
-             \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"sched\": \"{}\", \
+             \"cpu_s\": {:.6}, \"wakeups\": {}, \"late_arrivals\": {}, \"frames_no_timestamp\": {}, \"repeated_copies\": {}, \"sched\": \"{}\", \
              \"timer_wakeups\": {}, \"early_ns\": {}, \"spin_s\": {:.6}, \"cpu_latency_us\": {},\n",
             env!("CARGO_PKG_VERSION"),
             self.seq,
@@ -236,6 +255,7 @@ impl Engine {
             self.wakeups,
             self.core.model.late_arrivals,
             self.frames_no_timestamp,
+            self.repeated,
             self.sched,
             self.timer_wakeups,
             self.early_ns,
@@ -384,6 +404,7 @@ fn main() {
         seq: 0,
         wakeups: 0,
         frames_no_timestamp: 0,
+        repeated: 0,
         timer_wakeups: 0,
         early_ns: 0,
         spin_ns: 0,

@@ -14,10 +14,22 @@
 //! frame early), so a third station sees a pair's traffic and no source address, however spoofed,
 //! changes where anyone's frames go. A full-duplex segment has two ports: the frame goes to the
 //! other end. The engine models no switch (a switch is a Linux bridge or OVS outside it, with its
-//! own bounded, aged table), so it keeps no address table: its memory does not grow with the
-//! addresses it sees, only with the frames it holds (the `Slab`, at most what the ports' queues
-//! and the deliveries under way hold at once).
+//! own table).
+//!
+//! Which copy matters. The copies of a frame fall due together and the shell sends them one after
+//! the other (a copy its card drops costs the shell 0.5-0.7 us: examples/repeat_cost.rs), so the
+//! last of 15 on a 16-station hub would leave some 10 us late, and the copies the cards drop would
+//! fill the release lag's histogram. `Hints` remembers on which port each source address was last
+//! heard (per segment, at most HINT_CAP addresses, each forgotten HINT_AGE_NS after it was last
+//! heard, as IEEE 802.1D ages a bridge's table): a unicast frame to a remembered address has that
+//! port's copy sent first, with the kept copies of its batch, and only that copy counts in the
+//! lag (`Held::counts`; main.rs sends the rest after the batch). The hints never decide who gets a frame:
+//! a spoofed source only reorders a frame's copies, and a full table only leaves new addresses
+//! unremembered (every copy of their frames counts) until old ones age out. The engine's memory
+//! is the hints' cap and the frames it holds (the `Slab`, at most what the ports' queues and the
+//! deliveries under way hold at once), whatever the addresses it sees.
 use crate::model::{Model, Ns, Output};
+use std::collections::HashMap;
 
 /// The Ethernet header: destination, source, type.
 pub const ETH_HEADER: usize = 14;
@@ -29,6 +41,10 @@ const TPID_8021Q: u16 = 0x8100;
 
 /// Histogram buckets: 1 us each; the last holds everything of 2 ms or more.
 pub const HIST_BUCKETS: usize = 2001;
+/// Addresses a segment's hints remember: far more than the 16-32 stations of a 1990s hub.
+pub const HINT_CAP: usize = 1024;
+/// How long an address is remembered after it was last heard: IEEE 802.1D's default ageing time.
+pub const HINT_AGE_NS: Ns = 300_000_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -53,6 +69,58 @@ pub fn check(len: usize, head: &[u8]) -> Verdict {
 /// Every port of `port`'s segment but its own (see module doc).
 pub fn destinations(model: &Model, port: usize) -> Vec<u16> {
     model.segment_ports(model.segment_of(port)).iter().filter(|&&p| p != port).map(|&p| p as u16).collect()
+}
+
+/// Per segment, the port each source address was last heard on, and when (see module doc).
+pub struct Hints {
+    segs: Vec<HashMap<[u8; 6], (u16, Ns)>>,
+    /// When each segment's full table was last swept of aged addresses.
+    swept: Vec<Option<Ns>>,
+}
+
+/// A full table is swept of aged addresses at most this often, so a flood of new sources costs
+/// a lookup each, not a sweep each.
+const HINT_SWEEP_NS: Ns = 1_000_000_000;
+
+impl Hints {
+    pub fn new(segments: usize) -> Hints {
+        Hints { segs: (0..segments).map(|_| HashMap::new()).collect(), swept: vec![None; segments] }
+    }
+
+    /// `src` was heard on `port` of segment `seg` at `t` (a group address never is a source).
+    pub fn heard(&mut self, seg: usize, src: [u8; 6], port: u16, t: Ns) {
+        if src[0] & 1 == 1 {
+            return;
+        }
+        let map = &mut self.segs[seg];
+        if map.len() >= HINT_CAP && !map.contains_key(&src) {
+            if self.swept[seg].map_or(true, |at| t.saturating_sub(at) >= HINT_SWEEP_NS) {
+                map.retain(|_, &mut (_, seen)| t.saturating_sub(seen) < HINT_AGE_NS);
+                self.swept[seg] = Some(t);
+            }
+            if map.len() >= HINT_CAP {
+                return; // full of live addresses: this one stays unremembered
+            }
+        }
+        map.insert(src, (port, t));
+    }
+
+    /// The port `dst` was last heard on, if within HINT_AGE_NS of `t`.
+    pub fn port_of(&self, seg: usize, dst: &[u8; 6], t: Ns) -> Option<u16> {
+        match self.segs[seg].get(dst) {
+            Some(&(port, seen)) if t.saturating_sub(seen) < HINT_AGE_NS => Some(port),
+            _ => None,
+        }
+    }
+
+    /// Addresses remembered on `seg` (at most HINT_CAP).
+    pub fn len(&self, seg: usize) -> usize {
+        self.segs[seg].len()
+    }
+
+    pub fn is_empty(&self, seg: usize) -> bool {
+        self.segs[seg].is_empty()
+    }
 }
 
 /// A latency histogram (the release lag, the late arrivals' lateness), as the statistics print it.
@@ -102,40 +170,58 @@ impl Hist {
     }
 }
 
-/// The frames the model holds: bytes, how many ports still await them, and their arrival time.
-/// Slots are reused, so it grows only to the most frames held at once.
+/// A frame the model holds.
+pub struct Held {
+    pub bytes: Vec<u8>,
+    /// Its kernel arrival time.
+    pub arrival: Ns,
+    /// The port its addressee was last heard on (a unicast frame to a remembered address), else
+    /// None: every copy may be kept.
+    pub addressee: Option<u16>,
+    refs: u32,
+}
+
+impl Held {
+    /// Whether `port`'s copy is one a card keeps (it counts in the release lag).
+    pub fn counts(&self, port: usize) -> bool {
+        self.addressee.map_or(true, |a| a as usize == port)
+    }
+}
+
+/// The frames the model holds, until every port had its copy. Slots are reused, so it grows
+/// only to the most frames held at once.
 #[derive(Default)]
 pub struct Slab {
-    frames: Vec<Option<(Vec<u8>, u32, Ns)>>,
+    frames: Vec<Option<Held>>,
     free: Vec<usize>,
 }
 
 impl Slab {
-    pub fn put(&mut self, bytes: Vec<u8>, refs: u32, arrival: Ns) -> u64 {
+    pub fn put(&mut self, bytes: Vec<u8>, refs: u32, arrival: Ns, addressee: Option<u16>) -> u64 {
+        let held = Held { bytes, arrival, addressee, refs };
         match self.free.pop() {
             Some(i) => {
-                self.frames[i] = Some((bytes, refs, arrival));
+                self.frames[i] = Some(held);
                 i as u64
             }
             None => {
-                self.frames.push(Some((bytes, refs, arrival)));
+                self.frames.push(Some(held));
                 (self.frames.len() - 1) as u64
             }
         }
     }
 
-    pub fn get(&self, h: u64) -> (&[u8], Ns) {
-        let f = self.frames[h as usize].as_ref().expect("a live frame");
-        (&f.0, f.2)
+    pub fn get(&self, h: u64) -> &Held {
+        self.frames[h as usize].as_ref().expect("a live frame")
     }
 
     /// One port had its copy: the frame goes when every port has.
     pub fn release(&mut self, h: u64) {
         let slot = &mut self.frames[h as usize];
         let done = match slot {
-            Some((_, refs, _)) => {
-                *refs -= 1;
-                *refs == 0
+            Some(held) => {
+                held.refs -= 1;
+                held.refs == 0
             }
             None => false,
         };
@@ -169,11 +255,12 @@ pub struct Refused {
     pub oversize: u64,
 }
 
-/// The model and what the shell keeps beside it: the frames held, the refusals per port, the
-/// late arrivals' lateness.
+/// The model and what the shell keeps beside it: the frames held, the address hints, the
+/// refusals per port, the late arrivals' lateness.
 pub struct Core {
     pub model: Model,
     pub slab: Slab,
+    pub hints: Hints,
     pub refused: Vec<Refused>,
     pub late_lag: Hist,
 }
@@ -181,7 +268,8 @@ pub struct Core {
 impl Core {
     pub fn new(model: Model) -> Core {
         let n = model.ports();
-        Core { model, slab: Slab::default(), refused: vec![Refused::default(); n], late_lag: Hist::default() }
+        let hints = Hints::new(model.segments());
+        Core { model, slab: Slab::default(), hints, refused: vec![Refused::default(); n], late_lag: Hist::default() }
     }
 
     /// A frame of `len` bytes (`bytes`: what was read of it) entered at `port` at time `t` (its
@@ -198,11 +286,24 @@ impl Core {
                 Err(Verdict::Oversize)
             }
             Verdict::Frame => {
-                let dsts = destinations(&self.model, port);
+                let mut dsts = destinations(&self.model, port);
                 if dsts.is_empty() {
                     return Ok(None);
                 }
-                let h = self.slab.put(bytes, dsts.len() as u32, t);
+                let seg = self.model.segment_of(port);
+                let mut dst = [0u8; 6];
+                dst.copy_from_slice(&bytes[0..6]);
+                let mut src = [0u8; 6];
+                src.copy_from_slice(&bytes[6..12]);
+                let addressee = self.hints.port_of(seg, &dst, t).filter(|&a| a as usize != port);
+                if let Some(a) = addressee {
+                    // its copy first: copies due together leave in this order
+                    if let Some(i) = dsts.iter().position(|&d| d == a) {
+                        dsts[..=i].rotate_right(1);
+                    }
+                }
+                self.hints.heard(seg, src, port as u16, t);
+                let h = self.slab.put(bytes, dsts.len() as u32, t, addressee);
                 let late = self.model.arrive(t, port, h, len as u64, dsts);
                 if late > 0 {
                     self.late_lag.record(late);
@@ -364,6 +465,7 @@ mod tests {
         delivered += got.iter().filter(|&&(h, port)| port == 1 && pending.remove(&h)).count() as u64;
         lost += dropped.iter().filter(|&&h| pending.remove(&h)).count() as u64;
         let queues = 100 * n;
+        assert!(c.hints.len(0) <= HINT_CAP, "the hints grew to {}", c.hints.len(0));
         assert!(c.slab.slots() <= queues + n, "the slab grew to {} slots", c.slab.slots());
         assert!(most <= queues + n);
         assert_eq!(c.slab.live(), 0, "every frame delivered or dropped was freed");
@@ -381,6 +483,54 @@ mod tests {
         eprintln!("fuzz: station 0 delivered {} lost {}; slab slots {} (most live {}); {} runts {} oversize; \
                    storm frames sent {:?}", delivered, lost, c.slab.slots(), most, runts, oversize,
                   (2..n).map(|p| c.model.port_stats(p).frames_sent).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_unicast_frames_copy_to_its_addressee_leaves_first_and_alone_counts_in_the_lag() {
+        let mut c = core(4);
+        // station 3 is heard: frames to it have its copy first
+        c.ingest(0, 3, 60, frame([0xff; 6], mac(3), 60)).unwrap();
+        run(&mut c, MS);
+        let h = c.ingest(MS, 0, 60, frame(mac(3), mac(0), 60)).unwrap().unwrap();
+        assert_eq!(c.slab.get(h).addressee, Some(3));
+        assert!(c.slab.get(h).counts(3) && !c.slab.get(h).counts(1));
+        let (got, _) = run(&mut c, 10 * MS);
+        assert_eq!(got, vec![(h, 3), (h, 1), (h, 2)]);
+        // an unknown address, a broadcast: every copy counts, in port order
+        let u = c.ingest(10 * MS, 0, 60, frame(mac(7), mac(0), 60)).unwrap().unwrap();
+        assert!(c.slab.get(u).addressee.is_none() && c.slab.get(u).counts(1));
+        // a spoofer claiming station 3's address only reorders the copies: station 3 still gets it
+        c.ingest(20 * MS, 2, 60, frame(mac(1), mac(3), 60)).unwrap();
+        run(&mut c, 30 * MS);
+        let s = c.ingest(30 * MS, 0, 60, frame(mac(3), mac(0), 60)).unwrap().unwrap();
+        let (got, _) = run(&mut c, 40 * MS);
+        assert_eq!(got, vec![(s, 2), (s, 1), (s, 3)]);
+    }
+
+    #[test]
+    fn the_hints_are_bounded_and_age_and_a_flood_cannot_displace_a_live_station() {
+        let mut hints = Hints::new(1);
+        let mut rng = Rng::new(5);
+        hints.heard(0, mac(1), 1, 0);
+        for i in 0..200_000u64 {
+            let mut src = [0u8; 6];
+            for b in src.iter_mut() {
+                *b = rng.below(256) as u8;
+            }
+            hints.heard(0, src, 2, i * US);
+            if i % 1000 == 0 {
+                hints.heard(0, mac(1), 1, i * US); // station 1 keeps talking
+            }
+        }
+        assert!(hints.len(0) <= HINT_CAP);
+        assert_eq!(hints.port_of(0, &mac(1), 200 * MS), Some(1));
+        assert_eq!(hints.port_of(0, &[0xff; 6], 0), None);
+        // 300 s of silence: forgotten, and room again for new addresses
+        let later = 200 * MS + HINT_AGE_NS;
+        assert_eq!(hints.port_of(0, &mac(1), later), None);
+        hints.heard(0, mac(9), 3, later);
+        assert_eq!(hints.port_of(0, &mac(9), later), Some(3));
+        assert!(hints.len(0) < HINT_CAP);
     }
 
     #[test]
