@@ -78,7 +78,7 @@ def wrong_value(q: dict, right, rng: random.Random):
 
 def written(value: float, i: int, unit: str) -> str:
     """A number as a student may write it: a decimal comma ("123,4"), its unit after it ("45.67
-    Mbit/s", or "83.6 %" without one), or a unit no question asks (unreadable), in turn."""
+    Mbit/s", or "12.5 %" without one), or a unit no question asks (unreadable), in turn."""
     if i % 3 == 0:
         for digits in (4, 5, 6):
             text = f"{value:.{digits}g}".replace(".", ",")

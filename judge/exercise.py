@@ -447,8 +447,10 @@ def read_number(a, unit: str = "") -> tuple[float | None, str | None]:
         sign, body, exp, rest = m.groups()
         digits = _digits(body)
         if digits is None:
-            return None, f"{plain(a)!r} could be read two ways (is the comma or point a decimal one?): write it " \
-                         "as 1538 or 1.538"
+            first, _, last = body.rpartition("," if "," in body else ".")
+            whole = re.sub(r"[.,]", "", first) + last
+            return None, f"{plain(a)!r} could be read two ways ({whole} or {re.sub(r'[.,]', '', first)}.{last}?): " \
+                         "write it with a decimal point and no other separator"
         try:
             value = float(("-" if sign in ("-", "\u2212") else "") + digits + exp)
         except ValueError:
@@ -457,8 +459,10 @@ def read_number(a, unit: str = "") -> tuple[float | None, str | None]:
         if rest == "%" and not unit:
             value /= 100
         elif rest:
-            named = next((u for u, spellings in UNIT_SPELLINGS.items()
-                          if rest in spellings or (u in ("frames/s", "us") and rest.lower() in spellings)), None)
+            same = " ".join(rest.split())
+            named = unit if same == unit or (same.casefold() == unit.casefold() and "b" not in unit.lower()) else \
+                next((u for u, spellings in UNIT_SPELLINGS.items()
+                      if rest in spellings or (u in ("frames/s", "us") and rest.lower() in spellings)), None)
             if named is None or named != unit:
                 said = f"in {named}" if named else f"with {plain(rest)!r} after it"
                 return None, f"is a number {said}; the question asks {unit or 'a plain number'}: give it " \

@@ -710,3 +710,48 @@ def test_the_class_page_renders_in_a_real_browser(klass, tmp_path, width):
         assert not found["over"], (name, found["over"])
         assert not found["errors"] and not console, (name, found["errors"], console)
         assert found["fontPx"] >= 14
+
+
+# -- the docs' class: a made-up exercise -------------------------------------------------------------
+
+MADE_UP = ROOT / "examples" / "made-up-exercise"
+
+
+def made_up_class(out: Path) -> tuple[dict, list[dict], dict[str, float], list[str]]:
+    """The synthetic class on the made-up exercise, graded against its made-up measurement: what
+    docs/teacher.md and docs/class-page.png show, so no doc gives a real answer away."""
+    made = synthetic_class.make(out, str(MADE_UP))
+    roster = ex_mod.read_roster(made["roster"])
+    rows = ex_mod.grade(made["exercise"], made["class"], made["base"], out / "grades.csv", roster,
+                        binding.read_codes(made["codes"]))
+    return made, rows, made["base"], roster
+
+
+def test_the_made_up_class_grades_and_shares_nothing_with_a_real_exercise(tmp_path):
+    made, rows, _, _ = made_up_class(tmp_path)
+    assert made["exercise"]["name"] not in ex_mod.exercise_dirs() and len(rows) == 30
+    assert sum(r["score"] == len(made["exercise"]["questions"]) for r in rows) >= 10
+    assert "dealt to" in {r["file"]: r for r in rows}[made["copied"]]["problem"]
+    real = {q["text"] for name in ex_mod.exercise_dirs() for q in ex_mod.load(name)["questions"]}
+    assert not real & {q["text"] for q in made["exercise"]["questions"]}
+
+
+def main(argv: list[str]) -> int:
+    """docs/class-page.png (or the path given): the made-up class's page at 1000 px."""
+    from tests.unit.test_report_page import screenshot
+    import tempfile
+    if BROWSER is None:
+        print("chromium-headless-shell is not installed", file=sys.stderr)
+        return 2
+    dest = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "class-page.png"
+    with tempfile.TemporaryDirectory() as tmp:
+        made, rows, measured, roster = made_up_class(Path(tmp) / "class")
+        page = Path(tmp) / "class.html"
+        classpage.write(page, classpage.render(made["exercise"], rows, measured, roster, when="2026-11-27 15:15"))
+        screenshot(page, 1000, dest, height=1700)
+    print(dest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -93,7 +93,7 @@ def test_formulas_are_arithmetic_only():
     ('{"answers": {"q1": 9, "q2": 9, "q3": 9, "q4": "one of: the hub drops frames", "q5": 18, "q6": 0.03, "q7": "x"}}',
      "q4 takes one of"),
     ('{"answers": {"q1": 1' + '0' * 400 + ', "q2": 9, "q3": 9, "q4": "the hub drops frames", "q5": 18, "q6": 0.03, "q7": "x"}}',
-     "q1 takes a number"),
+     "q1"),        # "q1 takes a number", or the reader's own refusal of a 64-bit overflow "at answers.q1"
 ])
 def test_bad_answers_files_are_one_bad_input(tmp_path, content, word):
     path = tmp_path / "a.json"
