@@ -5,6 +5,7 @@
 //! - with `--send IFACE` (root), the kernel's work per copy: AF_PACKET sends of frames no card on
 //!   IFACE accepts (PACKET_OTHERHOST, dropped where the receiving stack starts), as the engine's
 //!   extra copies are. On `lo` this builds nothing and disturbs nobody's network.
+//!
 //! `cargo run --release --example repeat_cost [-- --send lo]`
 use medium::model::{Model, Ns, Output, PortConfig, SegmentConfig};
 use medium::shell::Core;
