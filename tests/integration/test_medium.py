@@ -10,6 +10,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
+from core.command import python  # noqa: E402
 from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
 from netlab.hostcost import round_trip_us  # noqa: E402
 from netlab.shaping import wire_bytes  # noqa: E402
@@ -66,6 +67,41 @@ def test_saturating_stations_lose_what_csma_cd_takes(testbed):
     efficiency = w["busy"] * wire_bytes(60) / (wire_bytes(60) - 12)   # carriers plus their gaps
     assert w["collisions"] > 0.02 * w["frames"], w
     assert metcalfe_boggs(8, wire_bytes(60)) < efficiency < 0.99, (efficiency, w)
+
+
+# b2 sends 200 frames from its NIC claiming another station's address as their source
+SPOOF = """
+import socket, sys
+nic, src = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", ""))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((nic, 0))
+for _ in range(200):
+    s.send(b"\\xff" * 6 + src + b"\\x88\\xb5" + bytes(46))
+"""
+
+
+def test_a_hub_repeats_a_pairs_frames_to_a_third_station_and_a_spoofed_source_cuts_nobody_off(testbed):
+    """Three nodes on one 10 Mbit/s hub. b0 pings b1: b2's card receives every one of their
+    frames too (a sniffer on a hub sees a pair's traffic; its kernel drops them). Then b2 sends
+    200 frames claiming b1's address as their source: b1 still answers every ping, and the
+    engine refused nothing."""
+    tb = testbed("single-net", nodes=3, rate_mbit=10)
+    assert tb.impls["wire"] == "engine"
+    b0, b1, b2 = (tb.host(n) for n in ("b0", "b1", "b2"))
+    nic = b2.nics()[0]
+
+    def rx() -> int:
+        return int(b2.read_file(f"/sys/class/net/{nic}/statistics/rx_packets"))
+    ping.rtts_ms(b0, b1.address, 3, 0.05)      # ARP settled
+    before = rx()
+    rtt = ping.rtts_ms(b0, b1.address, 50, 0.02)    # the first of 50 is left out of rtt
+    assert len(rtt) == 49
+    assert rx() - before >= 100, "b2's card saw fewer than the pair's 100 frames"
+    mac = b1.read_file(f"/sys/class/net/{b1.nics()[0]}/address")
+    b2.run(python("-c", SPOOF, nic, mac))
+    assert len(ping.rtts_ms(b0, b1.address, 50, 0.02)) == 49, "a spoofed source cut b1 off"
+    snap = tb.medium.snapshot(max_age_s=0)
+    assert all(p["oversize"] == 0 and p["runts"] == 0 for p in snap["ports"].values()), snap["ports"]
 
 
 def token_pair(tmp_path, name: str) -> dict:
