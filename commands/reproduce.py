@@ -16,7 +16,9 @@ from run.session import Session
 from run.sweep import Sweep
 from run import estimate
 from judge import tested
+from judge.repeats import doubtful, wanted
 from judge.sensitivity import load_variants, range_variants, variant_sweep
+from run import calibration
 from judge.validation import experiments as era_experiments
 from topologies.hardware import NONE
 
@@ -29,7 +31,8 @@ def add_parser(sub) -> None:
                                    "self-contained report.html, figures/ and the results documents. "
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
                                    "Every experiment runs on the hardware profile its figure ran on and on "
-                                   "today's hosts (--hardware). Points a claim reads run 3 times (--quick 2), the "
+                                   "today's hosts (--hardware). Points a claim reads run twice, and a third time where "
+                                   "two leave its verdict in doubt (full run), the "
                                    "rest of each curve once (--quick: not at all). Full run about 70 minutes on this "
                                    "2-core host (about 13 of them the range ends, --ranges); --quick about "
                                    "5.5.")
@@ -62,6 +65,21 @@ def add_parser(sub) -> None:
 
 
 RANGE_REPEATS = 2   # runs of each range end's point: a verdict needs two; a third costs a fifth more run
+FIRST_REPEATS = 2   # runs of a claimed point before its claims are judged: a third only where two
+                    # leave a verdict in doubt (judge.repeats)
+
+
+def first_pass(point: dict) -> bool:
+    """The points a full run measures before judging: calibrations whole, each other point's
+    first FIRST_REPEATS runs."""
+    return bool(point.get("calibration_of")) or point.get("repeat", 0) < FIRST_REPEATS
+
+
+def capped(sweep: Sweep) -> Sweep:
+    """The sweep as its first pass measures it (for the time estimate)."""
+    out = Sweep(sweep.workload, {**sweep.values, "repeats": min(sweep["repeats"], FIRST_REPEATS)}, sweep.shard)
+    out.claimed, out.unread_runs = sweep.claimed, sweep.unread_runs
+    return out
 
 
 def planned(only: str | None) -> list[str]:
@@ -115,6 +133,27 @@ def split_variants(docs: dict[str, dict]) -> tuple[dict[str, dict], dict[str, di
     return main, {n[len("sensitivity-"):]: d for n, d in docs.items() if n.startswith("sensitivity-")}
 
 
+def third_repeats(session: Session, claims: list[dict], sweeps: dict[str, Sweep], out: Path,
+                  progress: bool) -> None:
+    """Judge every claim on the first pass's documents, then measure the later repeats of the
+    points read by the claims whose verdict is in doubt (judge.repeats), each experiment's into
+    its own document."""
+    docs = {n: session.docs[n] for n in session.docs if not n.startswith("sensitivity-")}
+    doubt = doubtful(claims, docs)
+    named = sorted({c["id"] for chosen in doubt.values() for c in chosen})
+    print(f"later repeats: {'claims ' + ', '.join(map(str, named)) if named else 'no claim'} in doubt after "
+          f"{FIRST_REPEATS} repeats (judge.repeats)", file=sys.stderr, flush=True)
+    for name, sweep in sweeps.items():
+        want = wanted(claims, docs, name)
+
+        def later(point: dict, want=want) -> bool:
+            return not point.get("calibration_of") and not first_pass(point) and want(point)
+        if name in session.docs and any(later(calibration.as_recorded(sweep, spec, pt))
+                                        for spec, pts in sweep.schedule() for pt in pts):
+            print(f"[later repeats] {name}", file=sys.stderr, flush=True)
+            session.extend(name, sweep, out / "results" / f"{name}.json", later, progress=progress)
+
+
 def run(args) -> int:
     names = planned(args.only)
     claims = load_claims()
@@ -134,6 +173,9 @@ def run(args) -> int:
             sweeps[name] = (sweep, paper)
             shares[name] = meta.get("same_points_as") or []
     sweeps = {n: sweeps[n] for n in sources_first(list(sweeps), shares)}
+    # the claims' experiments measure their later repeats only where the first leave a verdict
+    # in doubt (judge.repeats); the era checks' run whole
+    staged = {n for n, (s, _) in sweeps.items() if n not in era_only_names and s["repeats"] > FIRST_REPEATS}
     variants = {}
     with_ranges = (not args.quick) if args.ranges is None else args.ranges
     ranges = [] if not with_ranges or args.hardware == "none" else \
@@ -167,16 +209,19 @@ def run(args) -> int:
     total = sum(len(pts) for s, _ in (*sweeps.values(), *variants.values()) for _, pts in s.schedule())
     print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
           f"report in {out}/", flush=True)
-    ahead = estimate.of_sweeps([(n, s, shares.get(n, [])) for n, (s, _) in sweeps.items()]
+    ahead = estimate.of_sweeps([(n, capped(s) if n in staged else s, shares.get(n, []))
+                                for n, (s, _) in sweeps.items()]
                                + [(f"sensitivity-{v}", s, []) for v, (s, _) in variants.items()])
     print(f"measuring {ahead.line()}", flush=True)
     t0 = time.monotonic()
     try:
         for k, (name, (sweep, paper)) in enumerate(sweeps.items(), 1):
-            points = sum(len(p) for _, p in sweep.schedule())
+            points = sum(len(p) for _, p in (capped(sweep) if name in staged else sweep).schedule())
             print(f"[{k}/{len(sweeps)}] {name}: {points} points", file=sys.stderr, flush=True)
             session.run(sweep, out / "results" / f"{name}.json", paper, name, progress=not args.no_progress,
-                        same_points_as=shares.get(name))
+                        same_points_as=shares.get(name), only=first_pass if name in staged else None)
+        if staged:
+            third_repeats(session, claims, {n: sweeps[n][0] for n in staged}, out, not args.no_progress)
         for k, (vid, (vsweep, paper)) in enumerate(variants.items(), 1):
             points = sum(len(p) for _, p in vsweep.schedule())
             print(f"[sensitivity {k}/{len(variants)}] {vid}: {points} points", file=sys.stderr, flush=True)

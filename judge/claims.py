@@ -218,7 +218,8 @@ class Evidence:
     def __init__(self, bad_calibrations: dict[str, dict[str, dict]] | None = None, cals: list[dict] | None = None):
         self.problems: list[str] = []
         self.points = 0
-        self.repeats: set = set()
+        self.repeats: set = set()    # the repeats every point read has (judge.repeats measures a
+        self._seen = False            # third one only where two leave a verdict in doubt)
         self.spread = 0.0
         self.bad = bad_calibrations or {}
         self.cals = cals or []
@@ -252,10 +253,16 @@ class Evidence:
             if len(vals) > 1 and median > 0:
                 self.spread = max(self.spread, (max(vals) - min(vals)) / 2 / median)
             self.points += len(group)
-            self.repeats |= {p.get("repeat", 0) for p in group}
+            self.meet({p.get("repeat", 0) for p in group})
             self._tied(name, sel, group[0], metric, median)
             out.append((group[0], median))
         return out
+
+    def meet(self, repeats: set) -> None:
+        """Keep the repeats every point so far has: a repeat some point lacks cannot be judged
+        alone (its check would miss that point), though the point's median uses all it has."""
+        self.repeats = set(repeats) if not self._seen else self.repeats & repeats
+        self._seen = True
 
     def _tied(self, name: str, sel: dict, p: dict, metric: str, median: float) -> None:
         """A point the claim ties to a calibration (`pin`) reads inside its band, or the tie, not
@@ -319,7 +326,8 @@ def _own(ev: Evidence, docs: dict, sel: dict, first: str) -> tuple[float | None,
     value = e.reduce(docs, sel, first)
     ev.problems += e.problems
     ev.points += e.points
-    ev.repeats |= e.repeats
+    if e._seen:
+        ev.meet(e.repeats)
     ev.spread = max(ev.spread, e.spread)
     ev.collided |= e.collided
     return value, e.spread

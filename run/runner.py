@@ -56,10 +56,13 @@ def tcp_counters(hosts) -> dict[str, int]:
 
 
 def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: bool = True,
-              caps=None, have: set[int] | None = None, sources: dict[str, dict] | None = None) -> dict:
+              caps=None, have: set[int] | None = None, sources: dict[str, dict] | None = None,
+              only=None) -> dict:
     """have: point indexes the document already holds (taken from another experiment's
-    document, run.derive): not measured again; nor is a calibration measurement one of
-    `sources` (name -> document) holds."""
+    document, run.derive, or measured by an earlier pass): not measured again; nor is a
+    calibration measurement one of `sources` (name -> document) holds. only: a predicate on a
+    point as it will be recorded (run.calibration.as_recorded): the others are left for another
+    pass (reproduce measures a third repeat only where two leave a verdict in doubt)."""
     schedule, cannot = calibration.with_calibrations(sweep, sweep.schedule())
     if cannot:
         doc["calibration_not_measured"] = cannot
@@ -71,6 +74,9 @@ def run_sweep(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, progress: 
     if have:
         schedule = [(spec, kept) for spec, pts in schedule
                     if (kept := [pt for pt in pts if pt.get("point_index") not in have])]
+    if only:
+        schedule = [(spec, kept) for spec, pts in schedule
+                    if (kept := [pt for pt in pts if only(calibration.as_recorded(sweep, spec, pt))])]
     csv_path = out.with_suffix(".csv")
     host = os.environ.get("NETLAB_HOST_LABEL") or platform.node()
     workload = sweep.spec_workload

@@ -66,10 +66,11 @@ class Session:
         self.docs: dict[str, dict] = {}
 
     def run(self, sweep: Sweep, out: Path, paper: dict | None = None, name: str | None = None,
-            progress: bool = True, same_points_as: list[str] | None = None) -> dict:
+            progress: bool = True, same_points_as: list[str] | None = None, only=None) -> dict:
         """Create sweep's results document at out, run every point into it, return it.
         same_points_as: documents of this session whose points with the same configuration
-        are taken instead of measured again (run.derive)."""
+        are taken instead of measured again (run.derive); only: which points this pass measures
+        (run.runner.run_sweep; `extend` measures others later)."""
         from run.runner import run_sweep   # imports Mininet: the run is certain now
         doc = new_document(sweep.workload, sweep.parameters(), paper, name)
         doc["total_points"] = sweep.total_points()
@@ -86,7 +87,16 @@ class Session:
         write_atomic(doc, out)
         self.docs[name or sweep.workload] = doc
         run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps,
-                  have={p["point_index"] for p in shared}, sources=sources)
+                  have={p["point_index"] for p in shared}, sources=sources, only=only)
+        return doc
+
+    def extend(self, name: str, sweep: Sweep, out: Path, only, progress: bool = True) -> dict:
+        """Measure more of a sweep this session already ran into its document (`name`): the
+        points `only` picks that the document does not hold yet."""
+        from run.runner import run_sweep
+        doc = self.docs[name]
+        held = {p["point_index"] for p in doc["points"] if "point_index" in p}
+        run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps, have=held, only=only)
         return doc
 
 
