@@ -215,10 +215,12 @@ def run(args) -> int:
             if not args.reveal:
                 verdicts = [{k: v for k, v in verdict.items() if k != "reference"} for verdict in verdicts]
             for v in verdicts:
-                line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}" + \
-                    (f", reference {v['reference']}" if "reference" in v else "")
-                print(line + (f"  hint: {v['hint']}" if "hint" in v else "")
-                      + (f"  ({v['problem']})" if "problem" in v else ""))
+                if v["verdict"] in ex_mod.UNJUDGED:
+                    line = f"{v['id']}: {v['verdict']}: {v['problem']}"
+                else:
+                    line = f"{v['id']}: {v['verdict']:5s} your answer {plain(v['answer'])}"
+                line += f", reference {v['reference']}" if "reference" in v else ""
+                print(line + (f"  hint: {v['hint']}" if "hint" in v else ""))
             ok = sum(v["verdict"] == PASS for v in verdicts) == len(verdicts)
             summary = f"{sum(v['verdict'] == PASS for v in verdicts)}/{len(verdicts)} correct"
         else:

@@ -106,3 +106,37 @@ def test_check_exits_0_on_the_solution_and_1_on_a_wrong_answer(tmp_path):
         verdicts = json.loads(out.read_text())["verdicts"]
         assert all(v["verdict"] == "pass" for v in verdicts) == (rc == 0)
         assert rc == 0 or "hint:" in r.stdout
+
+
+def test_a_students_check_measures_and_records_without_the_key(tmp_path):
+    """Issue 44 on a real network: exercises/ as a lab VM holds it (no solutions/), a partial
+    answers file. check measures, prints how each answer reads and nothing of right or wrong,
+    exits 1 (a blank), and writes a sealed record that the teacher's grade then judges against."""
+    import shutil
+    from judge import binding
+    vm = tmp_path / "vm-exercises"
+    shutil.copytree(exercise.EXERCISES_DIR, vm, ignore=shutil.ignore_patterns("solutions"))
+    sol = exercise.EXERCISES_DIR / "shared-hub" / "solutions"
+    answers = json.loads((sol / "answers.json").read_text())
+    answers["student"] = "Ada Lovelace"
+    answers["answers"]["q1"] = f"{answers['answers']['q1']:.1f}".replace(".", ",")   # a decimal comma
+    answers["answers"]["q7"] = None
+    klass = tmp_path / "class"
+    klass.mkdir()
+    mine = klass / "ada.json"
+    mine.write_text(json.dumps(answers))
+    code = ("import sys; from pathlib import Path; import judge.exercise as e; e.EXERCISES_DIR = Path(sys.argv[1]); "
+            "import commands; sys.exit(commands.main(sys.argv[2:]))")
+    r = subprocess.run([sys.executable, "-c", code, str(vm), "exercise", "check", "shared-hub", str(mine)],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 1, r.stdout + r.stderr[-1500:]
+    for word in ("pass", "wrong", "correct", "reference", "hint"):
+        assert word not in r.stdout, (word, r.stdout)
+    assert "q7: blank" in r.stdout and "6/7 answered" in r.stdout, r.stdout
+    record = json.loads((klass / "ada.check.json").read_text())
+    assert binding.record_problem(record) is None and "verdicts" not in record
+    assert set(record["measured"]) == set(exercise.load("shared-hub")["quantities"])
+    ex = exercise.load("shared-hub")                    # the teacher's checkout, with the key
+    row = exercise.grade(ex, klass, None, tmp_path / "g.csv")[0]
+    assert row["measurement"] == exercise.OWN_CHECK and row["q7"] == exercise.BLANK
+    assert row["score"] == len(ex["questions"]) - 1, row
