@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
               "  sudo python3 emulate.py " + " ".join(grade_argv))
         return 0
     import subprocess                 # the command line, as a teacher runs it (no root needed here)
-    return subprocess.run([sys.executable, str(ROOT / "emulate.py"), *grade_argv]).returncode
+    return subprocess.run([sys.executable, "-I", str(ROOT / "emulate.py"), *grade_argv]).returncode
 
 
 if __name__ == "__main__":
