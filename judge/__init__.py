@@ -6,7 +6,8 @@ it ends; `claims` judges the papers' claims against documents (`forced` asks
 whether each verdict could have failed, from the readings `bounds` says the model
 admits each point; `tested` runs the tests a tested claim names; `repeats` says where two repeats leave a
 verdict in doubt, so a full run measures a third there alone); `validation` reads the era checks, `sensitivity` the variants of open
-choices; `report` writes the claims report with the verdicts (HTML and
+choices, and `fitted` fits the constants the sources give as ranges on declared claims and
+judges the others out of sample; `report` writes the claims report with the verdicts (HTML and
 Markdown); `exercise` checks and grades the classroom exercises, `sheet` makes
 their handout pages, `handout` a class's bundle and `classpage` its results page;
 `binding` ties an answers file and its check record to one student and one machine.
