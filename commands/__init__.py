@@ -18,6 +18,7 @@ from commands import (clean, cli, completion, doctor, exercise, experiment, merg
 from commands import inspect, shell
 from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
+from core.text import plain
 from core.version import VersionAction
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None, prog: str = "emulate.py") -> int:
         verb = VERBS[args.command] if args.command else quick
         return verb.run(args)
     except NetlabError as e:
-        sys.stderr.write(f"{prog}: {e.label}: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
+        # one line, whatever a file or another host put in the message (core.text.plain)
+        sys.stderr.write(f"{prog}: {e.label}: {plain(str(e).strip()) or type(e).__name__}\n")
         return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted; the network was taken down\n")
@@ -54,6 +56,6 @@ def main(argv: list[str] | None = None, prog: str = "emulate.py") -> int:
     except Exception as e:  # noqa: BLE001 -- a user sees one line, never a traceback
         if os.environ.get("NETLAB_DEBUG"):
             traceback.print_exc()
-        sys.stderr.write(f"{prog}: internal error: {type(e).__name__}: {str(e)[:200]} (a bug: "
+        sys.stderr.write(f"{prog}: internal error: {type(e).__name__}: {plain(str(e)[:200])} (a bug: "
                          "please report it; NETLAB_DEBUG=1 shows the traceback)\n")
         return EXIT_FAILURE

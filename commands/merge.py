@@ -10,7 +10,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.jsonfile import MAX_FILE_BYTES
 from core.safefile import archive_members
-from core.text import plain
+from core.text import plain, plain_lines
 from run.merge import merge
 from judge.report import build
 from judge.plot import plot
@@ -60,7 +60,7 @@ def run(args) -> int:
     write_atomic(doc, out)
     write_csv(doc, out.with_suffix(".csv"))
     pngs = plot(doc, str(out.with_suffix(".png")))
-    print(plain(table(doc)))   # shards come from other hosts: no control sequence reaches the terminal
+    print(plain_lines(table(doc)))   # shards come from other hosts: no control sequence reaches the terminal
     hosts = sorted({p.get("host", "?") for p in doc["points"]})
     print(f"\nmerged {len(doc['points'])} points from {len(docs)} shard(s) measured on {plain(', '.join(hosts))}"
           f"{'' if doc['complete'] else ' (INCOMPLETE: some points are missing)'}")
@@ -102,6 +102,6 @@ def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = ()) 
     quick = any("--quick" in (d.get("command") or "") for d in docs.values())
     page = build(docs, out, quick)
     hosts = sorted({p.get("host", "?") for d in docs.values() for p in d["points"]})
-    print(plain((out / "report.md").read_text().split("## Figures")[0]))
+    print(plain_lines((out / "report.md").read_text().split("## Figures")[0]))
     print(f"measured on {plain(', '.join(hosts))}\nreport: {page}\n        {out / 'report.md'}")
     return 0

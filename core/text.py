@@ -1,19 +1,28 @@
 """Text from hostile places (shards from lab hosts, students' answer files) made safe for
-where it goes: a terminal (no control sequences), a CSV cell (no formula), a Markdown cell
-(one line, no pipe that breaks the table)."""
+where it goes: a terminal (no control sequences, one line), a CSV cell (no formula), a
+Markdown cell (one line, no pipe that breaks the table)."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 (tab and newline too), DEL, C1; the line and paragraph separators; the bidirectional
+# controls (Trojan Source: U+061C, U+200E/F, U+202A-E, U+2066-9), which reorder what a line shows
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def plain(value: Any) -> str:
-    """str(value) with control characters (escape sequences, bells, carriage returns) shown as
-    '?': printed to a terminal, it cannot move the cursor, retitle the window or hide a line."""
+    """str(value) on one line, each control character (escape sequences, bells, carriage
+    returns, tabs, newlines, bidirectional overrides) shown as '?': printed to a terminal or
+    a report's line, it cannot move the cursor, retitle the window, start a line of its own
+    or show its characters in another order."""
     return _CONTROL.sub("?", str(value))
+
+
+def plain_lines(text: Any) -> str:
+    """Text of several lines (a table, a report's summary) with each line made plain."""
+    return "\n".join(plain(line) for line in str(text).split("\n"))
 
 
 def csv_cell(value: Any) -> Any:
@@ -28,4 +37,4 @@ def csv_cell(value: Any) -> Any:
 def md_cell(value: Any) -> str:
     """Text for one Markdown table cell: one line, no control character, no pipe (the HTML page
     is escaped by its template)."""
-    return plain(value).replace("\n", " ").replace("|", "\\|")
+    return plain(value).replace("|", "\\|")

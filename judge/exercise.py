@@ -307,9 +307,10 @@ PERSONAL_HOW = (" This file's order of the choices is yours: a neighbour's lette
 
 def arrangement(choices: list[str], t: int) -> list[str]:
     """The t-th order of the choices: listed choice x goes to place (x + t) mod n when t // n is
-    even, to (t - x) mod n when it is odd (rotations, then reflections). Any n consecutive t put
-    every choice in every place once, whichever is right, so a class dealt consecutive t sees
-    the right choice in each place equally often (to within one)."""
+    even, to (t - x) mod n when it is odd (rotations, then reflections). Each block of n t's
+    (kn to kn + n - 1) puts every choice in every place once, whichever is right, so a class dealt
+    consecutive t's sees the right choice in each place equally often, to within one (the two
+    blocks the class only partly covers, at its ends)."""
     n = len(choices)
     out = [""] * n
     for x, c in enumerate(choices):

@@ -27,7 +27,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.values import human_size
 from core.safefile import write_atomic_bytes
-from core.text import md_cell
+from core.text import md_cell, plain
 from run.calibration import MET, MISSED, load_calibrations
 from judge import sensitivity as sensitivity_table
 from judge.sensitivity import UNDETERMINED
@@ -316,7 +316,8 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
     sysctl = [f"{k} {e[k]}" for k in ("bridge_nf_call_iptables", "tcp_reordering") if k in e]
     if sysctl:
         out.append(("host sysctls", ", ".join(sysctl)))
-    return out
+    # what shards from lab hosts say of themselves: one line each, nothing a terminal would run
+    return [(label, plain(value)) for label, value in out]
 
 
 def time_split(docs: dict[str, dict]) -> str:

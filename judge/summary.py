@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.text import plain
 from run.calibration import MET, table_lines
 from judge.plot import plot
 from run.csvfile import intervals_csv_path
@@ -22,7 +23,8 @@ def summary(doc: dict, out: Path, png: str, paper: dict | None = None) -> str:
     lines += calibration_lines(doc)
     notes = (paper or {}).get("notes")
     if notes:
-        lines += ["", "the papers, for comparison:", *(f"  - {line}" for line in notes)]
+        # an experiment file's own words: each one line, nothing a terminal would run
+        lines += ["", "the papers, for comparison:", *(f"  - {plain(line)}" for line in notes)]
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ from netlab.disk_profiles import DiskProfile
 # /var/tmp, where another user could create it first and redirect every image and mount
 DISK_DIR = Path(os.environ.get("NETLAB_DISK_DIR", "/var/lib/beowulf-netlab/disks"))
 DISK_DIR_ENV = "NETLAB_DISK_DIR"
-RUN_DIR_RE = re.compile(r"^bnl[0-9a-f]{2}$")   # a run's folder and cgroup: exactly bnl<id>
+RUN_DIR_RE = re.compile(r"bnl[0-9a-f]{2}")   # a run's folder and cgroup: exactly bnl<id> (fullmatch)
 CGROUP1 = Path("/sys/fs/cgroup/blkio")
 CGROUP2 = Path("/sys/fs/cgroup")
 MIN_IMAGE = 64 << 20
@@ -263,10 +263,10 @@ def orphan_dirs(live_prefixes: set[str]) -> list[tuple[str, list[str]]]:
     names = set()
     if DISK_DIR.exists():
         private_dir(DISK_DIR, "node disks' folder", env=DISK_DIR_ENV)   # never clean a folder others control
-        names |= {p.name for p in DISK_DIR.iterdir() if RUN_DIR_RE.match(p.name)}
+        names |= {p.name for p in DISK_DIR.iterdir() if RUN_DIR_RE.fullmatch(p.name)}
     for base in (CGROUP1, CGROUP2):
         if base.exists():
-            names |= {p.name for p in base.iterdir() if p.is_dir() and RUN_DIR_RE.match(p.name)}
+            names |= {p.name for p in base.iterdir() if p.is_dir() and RUN_DIR_RE.fullmatch(p.name)}
     for name in sorted(names - live_prefixes):
         cgs = [str(b / name) for b in (CGROUP1, CGROUP2) if (b / name).is_dir()]
         out.append((str(DISK_DIR / name), cgs))

@@ -67,7 +67,7 @@ def del_link(name: str) -> bool:
     return execute(["ip", "link", "del", name])[0] == 0
 
 
-NFT_TABLE_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})collisions$")
+NFT_TABLE_RE = re.compile(rf"{PREFIX}([0-9a-f]{{2}})collisions")   # matched whole (fullmatch)
 
 
 def collision_table(prefix: str) -> str:
@@ -428,7 +428,7 @@ def clean() -> list[str]:
         if m and m.group(1) not in live_ids:
             report += [f"orphan {item}" for item in remove_engine_files(f"{PREFIX}{m.group(1)}")]
     for table in bridge_tables():
-        m = NFT_TABLE_RE.match(table)
+        m = NFT_TABLE_RE.fullmatch(table)
         if m and m.group(1) not in live_ids and del_bridge_table(table):
             report.append(f"orphan nftables table bridge {table}")
     return report

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import BadInput
+from core.jsonfile import schema_error
 from core.safefile import write_atomic_bytes
+from core.text import plain
 from run.results import NAME_PATTERN, PAPER_SCHEMA, read_json
 from run.sweep import Sweep, axes_for
 from workloads import WORKLOADS
@@ -68,13 +70,13 @@ def _where(error) -> str:
 
 def validate(data: Any, path: Path) -> None:
     import jsonschema
-    try:
-        jsonschema.validate(data, schema())
-    except jsonschema.ValidationError as e:
-        if e.context:   # anyOf/oneOf: the likeliest alternative's own complaint
-            e = jsonschema.exceptions.best_match(e.context)
-        msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
-        raise BadInput(f"experiment file {path}: at {_where(e)}: {msg} (see experiments/schema.json)")
+    e = schema_error(data, schema())      # core.jsonfile: names matched whole
+    if e is None:
+        return
+    if e.context:   # anyOf/oneOf: the likeliest alternative's own complaint
+        e = jsonschema.exceptions.best_match(e.context)
+    msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
+    raise BadInput(f"experiment file {path}: at {plain(_where(e))}: {plain(msg)} (see experiments/schema.json)")
 
 
 def load(path: Path, shard: tuple[int, int] | None = None, quick: bool = False,

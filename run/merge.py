@@ -15,7 +15,7 @@ import re
 from core.errors import BadInput
 from run.sweep import MAX_POINTS
 
-SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
+SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")   # matched whole (fullmatch)
 
 
 class MergeError(BadInput):
@@ -23,7 +23,7 @@ class MergeError(BadInput):
 
 
 def _shard(doc: dict, k: int) -> tuple[int, int]:
-    m = SHARD.match(str(doc.get("shard", "")))
+    m = SHARD.fullmatch(str(doc.get("shard", "")))
     if not m or int(m.group(1)) > int(m.group(2)):
         raise MergeError(f"document {k + 1} has no valid 'shard' (I/N with 1 <= I <= N): it was not "
                          "made by a run with --shard")

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from core.errors import BadInput
 from core.fields import names, properties
-from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json  # noqa: F401 (read_json re-exported)
+from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json, validator  # noqa: F401 (read_json re-exported)
 from core.safefile import read_bytes, write_atomic_bytes
+from core.text import plain
 from run.environment import environment
 from run.gates import recompute
 from run.point import COMMON_FIELDS
@@ -223,7 +224,7 @@ def _validator():
         import jsonschema
         base = jsonschema.validators.validator_for(SCHEMA)
         checker = base.TYPE_CHECKER.redefine("array", lambda _c, x: isinstance(x, (list, tuple)))
-        _VALIDATOR = jsonschema.validators.extend(base, type_checker=checker)(SCHEMA)
+        _VALIDATOR = validator(SCHEMA, type_checker=checker)     # core.jsonfile: names matched whole
     return _VALIDATOR
 
 
@@ -238,7 +239,7 @@ def validate(doc: dict, where: str = "the results document") -> None:
         shown = repr(e.instance)
         msg = e.message if len(shown) <= 60 else e.message.replace(shown, shown[:50] + "...")  # why, not what
         msg = msg if len(msg) <= 160 else msg[:157] + "..."
-        raise BadInput(f"{where} does not match results/schema.json at {path}: {msg}")
+        raise BadInput(f"{where} does not match results/schema.json at {plain(path)}: {plain(msg)}")
 
 
 def load(path: str | Path) -> dict:

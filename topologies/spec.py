@@ -32,6 +32,8 @@ DEFAULT_CHANNELS = 2
 MAX_CHANNELS = 8
 QUEUE_PACKETS = 100               # a station's transmit queue, in frames
 MAX_DELAY_MS = 10_000.0
+IFNAME_MAX = 15                   # Linux's IFNAMSIZ - 1: the longest interface name
+RUN_PREFIX_CHARS = 5              # a run's prefix on its wires and switches (netlab.manifest: bnlXX)
 
 
 class SpecError(BadInput):
@@ -180,6 +182,25 @@ class NetworkSpec:
             for w in s.wires:
                 if w not in names:
                     raise SpecError(f"switch {s.name} joins unknown wire {w}")
+        self._check_interface_names()
+
+    def _check_interface_names(self) -> None:
+        """Each node's, wire's and switch's last interface name within IFNAME_MAX (Mininet names
+        them NAME-ethK, a wire's and a switch's ports from 1 under the run's prefix): found here,
+        not when the 100th port of a wire is built."""
+        ports = {w.name: len(self.members(w.name)) for w in self.wires}
+        for s in self.switches:
+            for w in s.wires:
+                ports[w] += 1
+        prefix = "x" * RUN_PREFIX_CHARS
+        longest = [(f"node {n.name}", f"{n.name}-eth{len(n.wires) - 1}") for n in self.nodes if n.wires]
+        longest += [(f"wire {w}", f"{prefix}w{w}-eth{k}") for w, k in ports.items() if k]
+        longest += [(f"switch {s.name}", f"{prefix}s{s.name}-eth{len(s.wires)}") for s in self.switches if s.wires]
+        for what, name in longest:
+            if len(name) > IFNAME_MAX:
+                raise SpecError(f"{what}: its interfaces' names reach {len(name)} characters "
+                                f"({name.replace(prefix, 'bnlXX')}) and Linux allows {IFNAME_MAX}: use a shorter "
+                                "name, or fewer nodes on it")
 
 
 def node_name(index: int) -> str:

@@ -171,6 +171,11 @@ EXPERIMENTS = [
     ("experiment disk number", "bad.json", exp({"disk": 5}, workload="filecopy"), "disk"),
     ("experiment disk unknown", "bad.json", exp({"disk": "floppy"}, workload="filecopy"), "--disk"),
     ("experiment missing sweep", "bad.json", {"workload": "token"}, "sweep"),
+    # names matched whole, integers bounded when read (issue 45)
+    ("experiment name with a trailing newline", "bad.json", {**exp({}), "name": "bad\n"}, "does not match"),
+    ("experiment integer of 5000 digits", "bad.json",
+     '{"name": "bad", "workload": "token", "sweep": {"repeats": ' + "9" * 5000 + '}}', "integer too long"),
+    ("experiment integer beyond 64 bits", "bad.json", exp({"repeats": 2 ** 70}), "beyond 64 bits"),
     ("experiment rate word", "bad.json", exp({"rate_mbit": "fast"}), "rate_mbit"),
     ("experiment topology unknown", "bad.json", exp({"topology": ["token-ring"]}), "topology"),
     ("experiment pairs exceed nodes", "bad.json", exp({"topology": ["single-net"], "pairs": [9]}),
@@ -289,6 +294,13 @@ OTHERS = [
     ("topo show missing file", ["topo", "show", "/nonexistent/net.json"], "topology file"),
     ("topo show file is a folder", ["topo", "show", "/etc/"], "topology file"),
     ("topo show file not json", ["topo", "show", "/etc/hostname.json"], "topology file"),
+    ("topo node name with a trailing newline", ["topo", "show", "{tmp}/nl-node.json"], "does not match"),
+    ("topo wire name with a trailing newline", ["topo", "show", "{tmp}/nl-wire.json"], "does not match"),
+    ("topo name with a trailing newline", ["topo", "show", "{tmp}/nl-name.json"], "does not match"),
+    ("topo interface names over 15 characters", ["topo", "show", "{tmp}/long-ifname.json"], "Linux allows 15"),
+    ("run on interface names over 15 characters", ["run", "token", "--topo", "single-net", "--nodes", "1000"],
+     "Linux allows 15"),
+    ("plot integer of 5000 digits", ["plot", "{tmp}/bigint.json"], "integer too long"),
     ("topology file nodes changed", ["run", "iperf", "--topo", "examples/topologies/two-hubs-gateway.json",
                                      "--nodes", "8"], "lists 7 nodes"),
     ("topo show rate list", ["topo", "show", "single-net", "--rate", "10,100"], "one value"),
@@ -446,6 +458,15 @@ def write_files(tmp: Path) -> None:
     (tmp / "huge.json").write_text(json.dumps({**shard1, "total_points": 10 ** 15}))
     with open(tmp / "big.json", "wb") as f:   # sparse: 64 MiB + 1 of size, no disk (270 cases)
         f.truncate((64 << 20) + 1)
+    def topology(name="t", wire="h1", node="a0", n=2):
+        return json.dumps({"name": name, "summary": "s", "kind": "explicit", "options": {"rate_mbit": 10},
+                           "wires": [{"name": wire}], "nodes": [{"name": node if i == 0 else f"n{i}",
+                                                                 "wires": [wire]} for i in range(n)]})
+    (tmp / "nl-node.json").write_text(topology(node="a0\n"))
+    (tmp / "nl-wire.json").write_text(topology(wire="h1\n"))
+    (tmp / "nl-name.json").write_text(topology(name="t\n"))
+    (tmp / "long-ifname.json").write_text(topology(wire="abc", n=100))
+    (tmp / "bigint.json").write_text(json.dumps(token)[:-1] + ', "x": ' + "9" * 5000 + "}")
     (tmp / "secret").mkdir(mode=0o700)
     (tmp / "shared").mkdir()
     (tmp / "shared").chmod(0o777)            # anyone's: its link could be anyone's

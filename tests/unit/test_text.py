@@ -9,7 +9,19 @@ from core.text import csv_cell, md_cell, plain  # noqa: E402
 
 def test_escape_sequences_cannot_reach_the_terminal():
     assert plain("lab-a\x1b]0;pwned\x07\x1b[2J\r") == "lab-a?]0;pwned??[2J?"
-    assert plain("two\tcolumns\nand lines") == "two\tcolumns\nand lines"
+    assert plain("two\tcolumns\nand lines") == "two?columns?and lines"      # one line, always
+
+
+def test_bidirectional_controls_and_separators_cannot_reorder_a_line():
+    """Trojan Source: an override or isolate shows a line's characters in another order."""
+    for c in "\u202e\u202d\u202a\u202b\u202c\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u2028\u2029\x85":
+        assert plain(f"b0{c}evil") == "b0?evil", repr(c)
+    assert plain("caf\u00e9 \u03bb \u6f22") == "caf\u00e9 \u03bb \u6f22"      # letters stay
+
+
+def test_several_lines_stay_lines_each_plain():
+    from core.text import plain_lines
+    assert plain_lines("head\x1b[2J\nrow\u202e1\r\n") == "head?[2J\nrow?1?\n"
 
 
 def test_formulas_become_text_and_numbers_stay_numbers():
@@ -20,4 +32,4 @@ def test_formulas_become_text_and_numbers_stay_numbers():
 
 
 def test_a_markdown_cell_stays_one_cell():
-    assert md_cell("a|b\nc\x1b") == "a\\|b c?"
+    assert md_cell("a|b\nc\x1b") == "a\\|b?c?"

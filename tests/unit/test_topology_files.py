@@ -15,7 +15,7 @@ import pytest
 from core.errors import BadInput
 from topologies import cluster, files, mesh, presets
 from topologies.presets import PRESETS, build_spec
-from topologies.spec import DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT
+from topologies.spec import DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
 GATEWAY = ROOT / "examples" / "topologies" / "two-hubs-gateway.json"
@@ -159,7 +159,10 @@ def test_a_switch_name_twice_or_a_presets_name_is_refused(tmp_path):
 
 def test_the_largest_hub_a_file_may_list_is_all_on_link(tmp_path):
     """MAX_NODES stations on one hub (routes are found over domains, not node by node: the walk
-    that was cubic took about 100 s for this file)."""
-    nodes = [{"name": f"n{i:x}", "wires": ["w0"]} for i in range(1024)]
-    spec = build_spec(_file(tmp_path, nodes=nodes))
+    that was cubic took about 100 s for this file). The hub's name has one character: its
+    1024th port is bnlXXwh-eth1024, 15 characters; w0's would be 16, past Linux's limit."""
+    nodes = [{"name": f"n{i:x}", "wires": ["h"]} for i in range(1024)]
+    spec = build_spec(_file(tmp_path, nodes=nodes, wires=[{"name": "h"}]))
     assert all(n.on_link_subnet for n in spec.nodes) and len(spec.nodes) == 1024
+    with pytest.raises(SpecError, match="Linux allows 15"):
+        build_spec(_file(tmp_path, nodes=[{**n, "wires": ["w0"]} for n in nodes]))
