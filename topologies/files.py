@@ -17,7 +17,7 @@ and builds explicit wirings; `topologies.presets` maps the other kinds to their 
 """
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,49 +166,50 @@ def _domains(wires: list[Wire], switches: list[Switch]) -> dict[str, int]:
 def _routes(nodes: list[dict], domain_of: dict[str, int]) -> dict[int, tuple[Route, ...]]:
     """Per node index, its routes (empty: every peer on-link through its one NIC or its bond).
     A peer one of its wires reaches is direct; else the next hop is the lowest-numbered
-    neighbour on a shortest path whose every relay forwards."""
+    neighbour on a shortest path whose every relay forwards. Found once per destination by a
+    walk over domains, a layer at a time in node order, so each node is first reached from
+    the lowest-numbered relay one hop nearer: its next hop (was a search of every neighbour for
+    every pair: a 1024-node file of two hubs and a gateway took minutes)."""
     n = len(nodes)
     doms = [[domain_of[w] for w in nd["wires"]] for nd in nodes]
     members: dict[int, list[int]] = {}
     for i, ds in enumerate(doms):
-        for d in set(ds):
+        for d in dict.fromkeys(ds):
             members.setdefault(d, []).append(i)
-
-    def reach(v: int) -> set[int]:
-        return {j for d in set(doms[v]) for j in members[d] if j != v}
-    out: dict[int, tuple[Route, ...]] = {}
-    hops: dict[int, dict[int, int]] = {}
-    for dst in range(n):          # distance to dst over domains, relaying only through forwarding nodes
-        dist = {dst: 0}
+    relays = [bool(nd.get("forwarding")) for nd in nodes]
+    ips = [node_ip(i) for i in range(n)]
+    routes: list[list[Route]] = [[] for _ in range(n)]
+    for dst in range(n):
+        hop = {dst: dst}                  # node -> its next hop towards dst
         seen: set[int] = set()
-        queue = deque([dst])
-        while queue:
-            v = queue.popleft()
-            if v != dst and not nodes[v].get("forwarding"):
+        layer = [dst]
+        while layer:
+            following = []
+            for v in sorted(layer):
+                if v != dst and not relays[v]:
+                    continue
+                for d in doms[v]:
+                    if d in seen:
+                        continue
+                    seen.add(d)               # each domain's members are visited once per dst
+                    for u in members[d]:
+                        if u not in hop:
+                            hop[u] = v
+                            following.append(u)
+            layer = following
+        for src in range(n):
+            if src == dst:
                 continue
-            for d in set(doms[v]) - seen:      # each domain's members are visited once per dst
-                seen.add(d)
-                for u in members[d]:
-                    if u not in dist:
-                        dist[u] = dist[v] + 1
-                        queue.append(u)
-        hops[dst] = dist
-    for src in range(n):
-        routes = []
-        for dst in range(n):
-            if dst == src:
-                continue
-            dist = hops[dst]
-            if src not in dist:
+            if src not in hop:
                 raise SpecError(f"node {nodes[src]['name']} cannot reach {nodes[dst]['name']}: join "
                                 "their wires with a switch, or mark a node on both \"forwarding\"")
-            nxt = dst if dist[src] == 1 else min(j for j in reach(src) if dist.get(j) == dist[src] - 1
-                                                 and nodes[j].get("forwarding"))
+            nxt = hop[src]
             shared = next(d for d in doms[src] if d in doms[nxt])
-            routes.append(Route(node_ip(dst), doms[src].index(shared),
-                                None if nxt == dst else node_ip(nxt)))
+            routes[src].append(Route(ips[dst], doms[src].index(shared), None if nxt == dst else ips[nxt]))
+    out: dict[int, tuple[Route, ...]] = {}
+    for src in range(n):
         one_way = len(doms[src]) == 1 or nodes[src].get("bonded")
-        out[src] = () if one_way and all(r.via is None for r in routes) else tuple(routes)
+        out[src] = () if one_way and all(r.via is None for r in routes[src]) else tuple(routes[src])
     return out
 
 
@@ -246,20 +247,21 @@ def explicit(topo: TopologyFile, rate_mbit: float) -> NetworkSpec:
         for w in nd["wires"]:
             if w not in names:
                 raise SpecError(f"{where}: node {nd['name']} sits on unknown wire {w}")
+    on_wire = Counter(w for nd in nodes for w in nd["wires"])   # one pass, not wires x nodes
     for w in wires:
-        stations = sum(w.name in nd["wires"] for nd in nodes) + (w.name in joined)
+        stations = on_wire[w.name] + (w.name in joined)
         if w.full_duplex and stations > 2:
             raise SpecError(f"{where}: full-duplex wire {w.name} has {stations} stations; a port "
                             "joins one node and one switch (or two nodes)")
     domain_of = _domains(wires, switches)
-    for nd in nodes:
-        ds = [domain_of[w] for w in nd["wires"]]
-        if len(set(ds)) != len(ds):
+    dsets = [{domain_of[w] for w in nd["wires"]} for nd in nodes]
+    for nd, mine in zip(nodes, dsets):
+        if len(mine) != len(nd["wires"]):
             raise SpecError(f"{where}: node {nd['name']} has two wires in one switched domain; give it "
                             "one, or bond them on wires no switch joins")
         if nd.get("bonded"):
-            for other in nodes:
-                if other is not nd and not set(ds) <= {domain_of[w] for w in other["wires"]}:
+            for other, theirs in zip(nodes, dsets):
+                if other is not nd and not mine <= theirs:
                     raise SpecError(f"{where}: bonded node {nd['name']} stripes over all its wires, so "
                                     f"every peer must sit on each of them; {other['name']} does not")
     routes = _routes(nodes, domain_of)
