@@ -24,9 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import RuntimeFailure
+from core.safefile import private_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("NETLAB_LABVM_CACHE", "/var/cache/beowulf-netlab/labvm"))
+
+
+def cache() -> Path:
+    """The image cache, root's own: it holds the guest's root key and the disk root boots, so
+    it is made 0700 when missing and refused (core.safefile.private_dir) when it, or a folder
+    above it, could be changed by another user (was a plain mkdir)."""
+    return private_dir(CACHE, "lab VM cache", env="NETLAB_LABVM_CACHE")
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
 HOST_TOOLS = {"qemu-system-x86_64": "qemu-system-x86", "qemu-img": "qemu-utils",
@@ -144,8 +152,7 @@ def build(force: bool = False, log=None) -> Image:
     image = Image(CACHE / stamp)
     if image.complete() and not force:
         return image
-    CACHE.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="build-", dir=CACHE))
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=cache()))
     log = log or open(work / "build.log", "w")
     try:
         rootfs = work / "rootfs"

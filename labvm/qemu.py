@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.errors import RuntimeFailure
 from core.signals import TerminateAsExit
-from labvm.image import CACHE, HOST_KEY_ALIAS, Image
+from labvm.image import HOST_KEY_ALIAS, Image, cache
 
 
 class VMError(RuntimeFailure):
@@ -77,8 +77,7 @@ class VM:
         self.stop()
 
     def start(self) -> None:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        self.dir = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=CACHE))
+        self.dir = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=cache()))
         overlay = self.dir / "overlay.qcow2"
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(self.image.disk),
                         "-F", "qcow2", str(overlay)], check=True)

@@ -33,3 +33,19 @@ def test_inventory_line_reaches_the_forwarded_port():
     # the guest's key made at build is checked on every connection (issue 33)
     assert "StrictHostKeyChecking=yes" in line and "UserKnownHostsFile=/cache/x/known_hosts" in line
     assert "HostKeyAlias=netlab-labvm" in line and "StrictHostKeyChecking=no" not in line
+
+
+def test_the_image_cache_is_roots_own(tmp_path, monkeypatch):
+    """It holds the guest's root key: made 0700, refused when another user could change it
+    (issue 45, LOW: it was made with a plain mkdir)."""
+    from core.errors import RuntimeFailure
+    monkeypatch.setattr(image, "CACHE", tmp_path / "cache" / "labvm")
+    made = image.cache()
+    assert made.is_dir() and (made.stat().st_mode & 0o777) == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setattr(image, "CACHE", shared / "labvm")
+    with pytest.raises(RuntimeFailure, match="writable by other users"):
+        image.cache()
+    assert not (shared / "labvm").exists()
