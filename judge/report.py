@@ -29,6 +29,7 @@ from core.values import human_size
 from core.safefile import write_atomic_bytes
 from core.text import md_cell, plain
 from run.calibration import MET, MISSED, load_calibrations
+from judge import fitted
 from judge import sensitivity as sensitivity_table
 from judge.sensitivity import UNDETERMINED
 from judge.validation import IN_BAND, NOT_MEASURED, readings
@@ -91,7 +92,8 @@ TITLES = {TODAY: "Today's hosts", PAPER: "The paper's hardware",
           CONTENDED: "The paper's hardware, collision model switched"}
 # verdict -> CSS class of its badge: green, amber, red, grey, blue, neutral (the text always says it too)
 VERDICT_CLASS = {REPRODUCED: "ok", IN_SHAPE: "shape", NOT_REPRODUCED: "bad", NOT_CHECKABLE: "na",
-                 UNDETERMINED: "na", CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", CONSEQUENCE: "cal", MET: "ok", MISSED: "bad"}
+                 UNDETERMINED: "na", CALIBRATION: "cal", TESTED: "tested", FORCED: "forced", CONSEQUENCE: "cal", MET: "ok", MISSED: "bad",
+                 fitted.NOT_PREDICTED: "na"}
 LEGEND = [
     (REPRODUCED, "within the tolerance declared from the paper's own precision, in every run"),
     (IN_SHAPE, "the relation the claim states holds in every run, the number is outside the tolerance: "
@@ -108,6 +110,8 @@ LEGEND = [
                   "as judged, counted apart, never evidence"),
     (UNDETERMINED, "on the paper's hardware the verdict differs between the ends of a constant the era "
                    "sources give only as a range (hardware/*.json; the claim names it): counted apart"),
+    (fitted.NOT_PREDICTED, "fitted view only: the claim reads a point never measured at the ends of the "
+                           "constants fitted, so the fit cannot move it: counted apart, never judged as fitted"),
 ]
 GLOSSARY = [
     ("verified", "a paper value read in a stored excerpt of the paper itself (docs/papers.md)."),
@@ -627,6 +631,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
     by_view = {w: judge_all(claims, docs, w, tests=tests) for w in shown}
     states = sensitivity_table.decided(claims, docs, sensitivity or {}, ranges, quick) \
         if ranges and PAPER in by_view else {}
+    era = by_view.get(PAPER)       # the paper view's verdicts as run: the fitted view sets them beside its own
     if PAPER in by_view:
         by_view[PAPER] = sensitivity_table.apply_decided(by_view[PAPER], states)
     summaries = []
@@ -668,6 +673,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
                    for r in by_view.get(PAPER, []) if states.get(r["id"])],
         "ranges_run": sorted({f"{v['range']['profile']} {v['range']['constant']} {v['range']['end']} "
                               f"({v['range']['value']:g})" for v in ranges or []}),
+        "fitted": fitted_section(claims, docs, sensitivity or {}, ranges or [], era),
         "figures": _figures(docs, figdir),
         "gates": gate_summary(docs),
         "locked": bonding_balance(docs),
@@ -678,6 +684,50 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "glossary": glossary(),
         "documents": list(docs),
     }
+
+
+def fitted_section(claims: list[dict], docs: dict[str, dict], variant_docs: dict[str, dict],
+                   ranges: list[dict], era: list[dict] | None) -> dict:
+    """The fitted view (judge.fitted) as the report shows it, or why there is none: it needs the
+    paper's hardware and the range ends' documents (reproduce --ranges; a full run runs them)."""
+    if era is None:
+        return {"built": False, "text": "The fitted view fits the paper's hardware: this run has no paper view."}
+    if not any(v["id"] in variant_docs for v in ranges):
+        return {"built": False, "text": "The fitted view needs the range ends (reproduce --ranges; a full run "
+                                        "runs them): this run measured none, so nothing could be fitted."}
+    try:
+        view = fitted.fitted_view(claims, docs, variant_docs, ranges, era=era)
+    except BadInput as e:
+        return {"built": False, "text": f"The fitted view could not be built: {e}"}
+
+    def verdict(v: str) -> dict:
+        return {"verdict": v, "cls": VERDICT_CLASS.get(v, "na")}
+
+    params = [{"name": p["name"], "range": p["range"], "fitted": p["text"], "end": bool(p["at_end"]),
+               "trained_by": ", ".join(map(str, p["trained_by"])) or "-"} for p in view["params"]]
+    training = [{"id": t["id"], "points": t["points"], "paper": show(t["paper"]),
+                 "headline": show(t.get("headline")), "fitted": show(t.get("fitted")),
+                 "note": "" if t["used"] else f"not trained on: {t['why']}"} for t in view["training"]]
+    held = [{"id": r["id"], "source": r["source"], "era": verdict(r["era"]), "era_here": verdict(r["era_here"]),
+             **verdict(r["verdict"]), "points": r["points"], "reason": r["reason"],
+             "measured": show(r["measured"])} for r in view["held_out"]]
+    counts = view["counts"]
+    order = [REPRODUCED, NOT_REPRODUCED, NOT_CHECKABLE]
+    predicted = sorted(((v, n) for v, n in counts.items() if v != fitted.NOT_PREDICTED),
+                       key=lambda vn: (order.index(vn[0]) if vn[0] in order else len(order), vn[0]))
+    lofo = [{"figure": row["figure"], "training": ", ".join(map(str, row["training"])) or "none",
+             "params": [{"name": p["name"], "fitted": p["value"], "range": p["range"], "end": bool(p["at_end"])}
+                        for p in row["params"]],
+             "claims": [{"id": c["id"], "era": verdict(c["era"]), **verdict(c["verdict"]), "points": c["points"]}
+                        for c in row["claims"]]} for row in view["lofo"]]
+    trained = ", ".join(str(t["id"]) for t in view["training"] if t["used"]) or "none"
+    return {"built": True, "params": params, "training": training, "held": held, "lofo": lofo,
+            "text": (f"Fitted on claims {trained} (claims/fitting.json, each with why): the objective "
+                     f"(squared log ratios of measured to paper numbers) {view['cost_headline']:.3g} at the "
+                     f"headlines, {view['cost']:.3g} at the fit."),
+            "counts": ("Held out, judged at the fit: " + (", ".join(f"{n} {v}" for v, n in predicted) or "none")
+                       + f"; {fitted.NOT_PREDICTED}: {counts.get(fitted.NOT_PREDICTED, 0)} (counted apart; claims "
+                       "that read one measurement count once).")}
 
 
 def build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | None = None,
@@ -764,6 +814,28 @@ def markdown(m: dict) -> str:
            "| claim | verdict as run | decided by the sources? |", "|---|---|---|"]
     md += [_row([r["id"], r["verdict"], r["sources"]]) for r in m["ranges"]] or \
         ["| - | - | no claim of this run read a ranged constant's experiment |"]
+    md += ["", "## Fitted view (judged out of sample)", "", FITTED_TEXT, "", m["fitted"]["text"]]
+    if m["fitted"]["built"]:
+        fv = m["fitted"]
+
+        def end(p: dict) -> str:
+            return f"**{p['fitted']}**" if p["end"] else p["fitted"]
+        md += ["", "| constant | the era sources' range | fitted | trained by claims |", "|---|---|---|---|"]
+        md += [_row([p["name"], p["range"], end(p), p["trained_by"]]) for p in fv["params"]]
+        md += ["", "Training claims (in sample: fitted to, never evidence):", "",
+               "| claim | points judged | paper | at the headlines | at the fit | |", "|---|---|---|---|---|---|"]
+        md += [_row([t["id"], t["points"], t["paper"], t["headline"], t["fitted"], t["note"]]) for t in fv["training"]]
+        md += ["", fv["counts"], "", "| claim | era verdict | era, on these points | fitted verdict | points judged "
+               "| why |", "|---|---|---|---|---|---|"]
+        md += [_row([r["id"], r["era"]["verdict"], r["era_here"]["verdict"], f"**{r['verdict']}**", r["points"],
+                     r["reason"]]) for r in fv["held"]]
+        md += ["", "### Leave one figure out", "", LOFO_TEXT, "",
+               "| figure left out | fitted on claims | fitted constants (the era sources' range) | its claims: era "
+               "-> fitted (points judged) |", "|---|---|---|---|"]
+        md += [_row([r["figure"], r["training"],
+                     "; ".join(f"{p['name']} {end(p)} ({p['range']})" for p in r["params"]),
+                     "; ".join(f"{c['id']}: {c['era']['verdict']} -> {c['verdict']} ({c['points']})"
+                               for c in r["claims"])]) for r in fv["lofo"]]
     if m["sensitivity"]:
         md += ["", "## Sensitivity", "", "The choices the papers leave open (claims/sensitivity.json), each run "
                "with another value on the paper's hardware: how each claim reading that experiment moves. "
@@ -806,6 +878,17 @@ def markdown(m: dict) -> str:
     return "\n".join(md)
 
 
+FITTED_TEXT = ("The era view above is the headline and stays it. Here the constants the era sources give only "
+               "as ranges (the cards' gap between frames and latency, claims/fitting.json) are fitted on declared "
+               "training claims and every other claim is judged at the fit by the same judge. Between a point's "
+               "measurements at the low end, the headline and the high end of each constant its figure is read "
+               "off straight lines, and the constants' moves add (each range end varied one constant alone); no "
+               "extrapolation. Only points measured at every end can move, so a claim is judged on those "
+               "('points judged': of the era view's; 'era, on these points' is the fit at the headlines), and a "
+               "claim that reads no such point is *not predicted*, counted apart. A fit at an end of its range "
+               "(in bold) is a finding: the sources' range stopped it, not the data.")
+LOFO_TEXT = ("Each figure the constants move, predicted from a fit that did not see it: fitted on every other "
+             "figure's eligible claims (claims/fitting.json), its own claims judged at that fit.")
 GATES_TEXT = ("Every point is checked: no free bandwidth (each wire counted at least the payload that crossed "
               "it); within the wires' payload capacity on the time base of the figure the workload reports; "
               "disk-bound figures within what the throttled disks and ports allow; no CPU core or "
@@ -837,4 +920,5 @@ def to_html(m: dict) -> str:
                                 for img in f["images"]]} for f in m["figures"]]
     return env.get_template("report.html.j2").render(
         **{**m, "figures": figures}, gates_text=GATES_TEXT, forcing_text=FORCING_TEXT,
-        bonding_text=BONDING_TEXT.format(ratio=m["locked_ratio"]))
+        bonding_text=BONDING_TEXT.format(ratio=m["locked_ratio"]), fitted_text=FITTED_TEXT.replace("*", ""),
+        lofo_text=LOFO_TEXT)
