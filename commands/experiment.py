@@ -7,7 +7,7 @@ from pathlib import Path
 
 from commands.args import add_machine_args, add_output_args, build_options, machine_values
 from judge.claims import load_claims, read_by_claims
-from run.experiment import experiment_files, find, load
+from run.experiment import experiment_files, find, load, paper_figure
 from run.results import read_json
 from run.session import run_one
 from judge.summary import summary
@@ -37,7 +37,7 @@ def run(args) -> int:
     path = find(args.name)
     sweep, paper, meta = load(path, args.shard, quick=args.quick, override=machine_values(args))
     name = meta.get("name") or path.stem
-    if name in experiment_files():   # a paper figure: repeats where the claims read, once elsewhere
+    if paper_figure(path, name):   # a paper figure: repeats where the claims read, once elsewhere
         sweep.claimed = read_by_claims(load_claims(), name)
     log = sys.stderr if args.json else sys.stdout
     doc, out, png = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args),

@@ -106,6 +106,21 @@ def experiment_files() -> dict[str, Path]:
     return {p.stem: p for p in sorted(EXPERIMENTS_DIR.glob("*.json")) if p != SCHEMA_FILE}
 
 
+def paper_figure(path: Path, name: str) -> bool:
+    """Whether the experiment file at path, named name, is a paper figure: only
+    experiments/NAME.json is, or a copy of it (the campaign sends one to each host). A file of
+    its own that takes a figure's name would be run, recorded and judged as that figure:
+    BadInput saying to give it a name of its own."""
+    figure = experiment_files().get(name)
+    if figure is None:
+        return False
+    if Path(path).resolve() == figure.resolve() or \
+            read_json(path, "experiment file") == read_json(figure, "experiment file"):
+        return True
+    raise BadInput(f"experiment file {path} is named {name!r}, a paper figure's name, but is not "
+                   f"{figure.relative_to(ROOT)}: give it a name of its own")
+
+
 def find(name: str) -> Path:
     """An experiment by name (experiments/NAME.json) or a file path."""
     files = experiment_files()

@@ -56,3 +56,22 @@ def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():
     start = text.index("the nodes' machine")
     hardware = text[start:text.index("--contention", start)]
     assert "default none" not in hardware and "the experiment file's own" in hardware
+
+
+def test_only_the_projects_figure_files_are_paper_figures(tmp_path):
+    """experiments/NAME.json, or a copy of it (the campaign sends one), is the figure; a file of
+    one's own under a figure's name is refused, not run and judged as the figure (issue 45)."""
+    import json
+    import pytest
+    from core.errors import BadInput
+    from run.experiment import experiment_files, paper_figure
+    figure = experiment_files()["ipps96-fig6-balance"]
+    assert paper_figure(figure, "ipps96-fig6-balance")
+    copy = tmp_path / "experiment.json"
+    copy.write_bytes(figure.read_bytes())
+    assert paper_figure(copy, "ipps96-fig6-balance")
+    data = json.loads(figure.read_text())
+    copy.write_text(json.dumps({**data, "sweep": {**data["sweep"], "repeats": 1}}))
+    with pytest.raises(BadInput, match="a paper figure's name, but is not experiments/ipps96-fig6-balance.json"):
+        paper_figure(copy, "ipps96-fig6-balance")
+    assert not paper_figure(copy, "my-own-sweep")
