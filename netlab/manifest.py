@@ -317,6 +317,21 @@ def live_namespaces(manifest: Manifest) -> set[int]:
     return out
 
 
+def live_shells(manifest: Manifest) -> dict[int, str]:
+    """pid -> node of the run's node shells still alive: each with the start time recorded and
+    a command line naming its node. A command line alone proves nothing once the shell is gone:
+    its pid is reused (pid_max is 32768 on many hosts) and anyone may start a process called
+    'mininet:b0'; a stale manifest's shells were killed by that alone."""
+    out = {}
+    for name, pid in manifest.shells.items():
+        start, st = manifest.shell_starts.get(name), _stat(pid)
+        if start is None or st is None or st[2] != start or st[0] in "ZX":
+            continue
+        if f"mininet:{name}" in _cmdline(pid):
+            out[pid] = name
+    return out
+
+
 def release(manifest: Manifest, inodes: set[int] | None = None) -> list[str]:
     """Remove everything `manifest` names. Safe to call twice; returns what it removed.
     inodes: the run's namespaces as live_namespaces found them while the node shells still
@@ -326,9 +341,7 @@ def release(manifest: Manifest, inodes: set[int] | None = None) -> list[str]:
     killed, alive = _kill_namespace_processes(inodes, manifest.prefix)
     if killed:
         done.append(f"killed {len(killed)} processes in the run's namespaces")
-    # Guard against PID reuse: a Mininet shell's command line names its node.
-    shells = {pid: name for name, pid in manifest.shells.items()
-              if pid_alive(pid) and f"mininet:{name}" in _cmdline(pid)}
+    shells = live_shells(manifest)
     shot, alive_shells = kill_and_wait(shells)
     done += [f"killed shell of {shells[pid]} (pid {pid})" for pid in shot]
     done += survivors_line(sorted({*alive, *alive_shells}))

@@ -86,3 +86,26 @@ def test_a_survivor_is_reported_in_one_line(stubborn, monkeypatch):
     lines = survivors_line(left, 0.3)
     assert len(lines) == 1 and str(spared) in lines[0]
     assert survivors_line([]) == []
+
+
+def test_a_stale_manifests_shells_are_known_by_their_start_time():
+    """A process that took a dead shell's pid, or names itself 'mininet:b0', is not the run's
+    shell unless it started when the shell did (issue 45: clean killed by command line alone)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import sys, time; print('ready', flush=True); time.sleep(60)",
+                             "mininet:b0"], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline() == b"ready\n"
+        start = manifest._stat(proc.pid)[2]
+        m = manifest.Manifest(run_id="zz", path=Path("/nonexistent/zz.json"), shells={"b0": proc.pid})
+        assert manifest.live_shells(m) == {}                      # no start time recorded: not known
+        m.shell_starts = {"b0": str(int(start) - 1)}
+        assert manifest.live_shells(m) == {}                      # another process under that pid
+        m.shell_starts = {"b0": start}
+        assert manifest.live_shells(m) == {proc.pid: "b0"}
+        m.shells = {"b1": proc.pid}
+        m.shell_starts = {"b1": start}
+        assert manifest.live_shells(m) == {}                      # its command line names another node
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
