@@ -48,8 +48,8 @@ def check_buildable_here(sweeps: list[Sweep], opts: BuildOptions) -> Capabilitie
 
 class Session:
     """Checks everything a set of sweeps needs before anything exists, then runs
-    them one at a time. `docs` holds each document from the moment its file is
-    written, so an interrupted caller still has the partial one."""
+    them one at a time. `docs` holds each document from the moment its run starts (its file
+    is written with its first point), so an interrupted caller still has the partial one."""
 
     def __init__(self, verb: str, opts: BuildOptions, sweeps: list[Sweep], outputs: list[Path],
                  checked: bool = False):
@@ -84,7 +84,10 @@ class Session:
             keys = {network_key(spec) for spec in sweep.specs()}
             for src in doc["same_points_as"]:     # the networks those points were measured on
                 take_networks(doc, self.docs[src], keys)
-        write_atomic(doc, out)
+            write_atomic(doc, out)
+        # otherwise the file is first written with the first point measured (run.runner): a run
+        # refused before it (a network this host cannot build, a gate) leaves no results file
+        # (it left an empty document at --out, over whatever was there)
         self.docs[name or sweep.workload] = doc
         run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps,
                   have={p["point_index"] for p in shared}, sources=sources, only=only)
@@ -116,11 +119,11 @@ def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
     try:
         doc = session.run(sweep, out, paper, name, progress)
     except KeyboardInterrupt:
-        if key in session.docs:
+        if session.docs.get(key, {}).get("points"):
             log.write(f"\ninterrupted: {len(session.docs[key]['points'])} finished point(s) kept in {out}\n")
         raise
     except RuntimeFailure as e:
-        if key not in session.docs:
+        if not session.docs.get(key, {}).get("points"):
             raise
         raise type(e)(f"{e}; {len(session.docs[key]['points'])} finished point(s) kept in {out}") from e
     return doc, out, png
