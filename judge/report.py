@@ -886,7 +886,8 @@ FITTED_TEXT = ("The era view above is the headline and stays it. Here the consta
                "extrapolation. Only points measured at every end can move, so a claim is judged on those "
                "('points judged': of the era view's; 'era, on these points' is the fit at the headlines), and a "
                "claim that reads no such point is *not predicted*, counted apart. A fit at an end of its range "
-               "(in bold) is a finding: the sources' range stopped it, not the data.")
+               "(marked: bold, red on the page) is a finding: the sources' range stopped it, not the data. "
+               "docs/judging.md says what is fitted on what.")
 LOFO_TEXT = ("Each figure the constants move, predicted from a fit that did not see it: fitted on every other "
              "figure's eligible claims (claims/fitting.json), its own claims judged at that fit.")
 GATES_TEXT = ("Every point is checked: no free bandwidth (each wire counted at least the payload that crossed "
