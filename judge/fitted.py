@@ -150,10 +150,6 @@ class Param:
     def name(self) -> str:
         return f"{self.profile} {self.constant}"
 
-    @property
-    def axis(self) -> str:
-        return RANGE_AXES[self.constant]
-
     def at_end(self, value: float) -> str | None:
         """Which end of its measured interval the value sits at (a finding), None inside."""
         span = (self.high - self.low) or 1.0
@@ -205,10 +201,11 @@ class Figures:
         self.paper = C.view(docs, C.PAPER)
         self.metrics = self._metrics(claims)
         wanted = {(e["profile"], c) for e in free for c in e["constants"]}
-        ends: dict[tuple[str, str, str], tuple[str, dict]] = {}   # (experiment, param, end) -> (value, doc)
+        ends: dict[tuple[str, str, str], dict] = {}    # (experiment, param, end) -> its document
         for v in variants:
             r = v.get("range")
-            if r and (r["profile"], r["constant"]) in wanted and v["id"] in variant_docs:
+            # an end that measured nothing (an interrupted run) did not run
+            if r and (r["profile"], r["constant"]) in wanted and (variant_docs.get(v["id"]) or {}).get("points"):
                 ends[(v["experiment"], f"{r['profile']} {r['constant']}", r["end"])] = variant_docs[v["id"]]
         self.params: dict[str, Param] = {}
         self.groups: dict[str, dict[tuple, _Group]] = {}
@@ -276,6 +273,7 @@ class Figures:
                           {k: _by_identity(p for p in e["points"] if regular(p)) for k, e in ends.items()})
         # a calibration's measurements, wherever the run took them (a point or a calibration_of one)
         measuring = [p for p in doc["points"] if not regular(p) or any(measures(c, p) for c in self.cals)]
+        kept = {id(p) for p in measuring}
         calibrating = grouped(_by_identity(measuring), {k: _by_identity(e["points"]) for k, e in ends.items()})
         self.groups[exp] = claimed
         # the fitted document: the claimed points measured at every end, moved; every calibration
@@ -285,7 +283,7 @@ class Figures:
             ident = _identity(p)
             if regular(p) and ident in claimed:
                 layout.append((p, claimed[ident]))
-            elif any(p is q for q in measuring):
+            elif id(p) in kept:
                 layout.append((p, calibrating.get(ident)))
         self.layout[exp] = layout
 
@@ -315,9 +313,10 @@ class Figures:
 
     def documents(self, theta: dict[str, float], only: set[str] | None = None) -> dict[str, dict]:
         """The paper view's documents at theta: each experiment the constants move cut to its points
-        measured at every end (its calibration measurements kept as they ran), every repeat's figures
-        moved alike; a point read through an untrusted end carries that end's reason as a failed
-        gate. Experiments nothing moves are left out (a claim reading one is not predicted)."""
+        measured at every end, every repeat's figures moved alike, and its calibration measurements
+        (moved where the ends measured them too, else as they ran); a point read through an untrusted
+        end carries that end's reason as a failed gate. Experiments nothing moves are left out (a
+        claim reading one is not predicted)."""
         out = {}
         for exp, layout in self.layout.items():
             if only is not None and exp not in only:

@@ -267,3 +267,20 @@ def test_a_run_without_range_ends_says_the_fitted_view_needs_them(tmp_path, monk
     md = (tmp_path / "report.md").read_text()
     section = md.split("## Fitted view (judged out of sample)")[1].split("\n## ")[0]
     assert "needs the range ends" in section and "--ranges" in section
+
+
+def test_a_point_read_through_an_end_that_failed_a_gate_is_not_checkable(run):
+    exp = "ipps96-fig3-prototype"
+    low = next(v["id"] for v in run["variants"] if v["experiment"] == exp
+               and v["range"]["constant"] == "card.tx_gap_us" and v["range"]["end"] == F.LOW)
+    broken = copy.deepcopy(run["ends"][low])
+    for p in broken["points"]:
+        if p.get("remote") == 7:
+            p["gates"] = {**(p.get("gates") or {}), "ok": False, "failed": ["a planted failure"]}
+    figures = figures_of(run, ends={**run["ends"], low: broken})
+    claim9 = [c for c in run["claims"] if c["id"] == 9]
+    gap = figures.params["prototype-1995 card.tx_gap_us"]
+    at_low = F.judged(figures, claim9, {gap.name: gap.low / 2 + gap.headline / 2}, run["cals"])[9]
+    assert at_low["verdict"] == C.NOT_CHECKABLE and "a planted failure" in at_low["reason"]
+    at_high = F.judged(figures, claim9, {gap.name: gap.high}, run["cals"])[9]
+    assert "a planted failure" not in at_high["reason"]
