@@ -69,15 +69,13 @@ NOT_MODELLED = [
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
-    ("profiles: the network card's own latency (era-machines.md M2: a check band, not a parameter, "
-     "the cards unknown; the era validation table reads it); on the tc wire without netem a lone "
+    ("profiles: the network card's own latency and its gap between frames are ranged constants "
+     "(card latency 0-355 us on both systems; Tx-done gap 0-90 us on the prototype, 40-70 us on the "
+     "Tulip, era-machines.md M2 and M6), run at a headline inside each range and at both ends "
+     "(Decided by the sources?): no source measured them; on the tc wire without netem a lone "
      "packet after idle time is not delayed (the medium engine delays it); iperf3 and the MPI "
      "tests pay no per-message or disk cost",
-     "small tokens and lone round trips too FAST on the paper's hardware"),
-    ("the Tulip's one frame in flight on the demonstration system: built (--tx-gap-us, netlab/nic.py) "
-     "but its gap between frames was never measured, so the profile sets none; the sensitivity "
-     "variants run 40 and 70 us (era-machines.md M6's estimate)",
-     "a lone 100 Mbit/s sender's card too FAST where its CPU does not bind first"),
+     "either way inside the ranges: a verdict the ends flip reads 'undetermined by the sources'"),
     ("profiles: bus contention between disk and NIC (PIO disk transfers and TCP messages are on the "
      "node's CPU budget)",
      "remote copies at 100 Mbit/s slightly too FAST"),
