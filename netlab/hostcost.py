@@ -1,8 +1,10 @@
 """A node's CPU budget, enforced by the kernel: the host cost of a hardware profile.
 
 Every packet a node sends, receives or forwards passes one IFB device inside
-the node's namespace (`cpu0`): a u32 match-all filter on each NIC's clsact
-hook redirects both directions there. The IFB's HTB class runs at the
+the node's namespace (`cpu0`): u32 filters on each NIC's clsact hooks
+redirect there every frame it sends and every frame its card accepts (to its
+address or a group: a hub repeats every frame to every card, and the card, not
+the CPU, drops the others). The IFB's HTB class runs at the
 budget's byte rate (1 / per_byte_ns) and a size table adds the per-packet
 cost as bytes (per_packet_us / per_byte_ns), so a packet of L bytes occupies
 the CPU for per_packet_us + L x per_byte_ns, and packets wait their turn:
@@ -79,9 +81,26 @@ def burst_bytes(cost: HostCost) -> int:
     return cost.packet_bytes + 1600
 
 
-def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | None = None) -> list[list[str]]:
+def accepted_frames(mac: str) -> list[list[str]]:
+    """u32 selectors of the frames a card whose address is `mac` accepts: addressed to it, or to a
+    group (broadcast, multicast: the destination's first bit). On the ingress hook the Ethernet
+    header lies 14 bytes before the network header the u32 offsets count from."""
+    b = [int(x, 16) for x in mac.split(":")]
+    if len(b) != 6:
+        raise ValueError(f"not a MAC address: {mac!r}")
+    # (u32 wants a u32's offset a multiple of 4, a u16's of 2)
+    return [["u32", "match", "u16", "0x%02x%02x" % tuple(b[:2]), "0xffff", "at", "-14",
+             "match", "u32", "0x%02x%02x%02x%02x" % tuple(b[2:]), "0xffffffff", "at", "-12"],
+            ["u32", "match", "u8", "0x01", "0x01", "at", "-14"]]
+
+
+def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | None = None,
+             macs: dict[str, str] | None = None) -> list[list[str]]:
     """tc/ip argv, run inside the node's namespace, in order (see module doc). relay_address:
-    the node forwards others' packets and this is its own address (the forwarding copy's leaf)."""
+    the node forwards others' packets and this is its own address (the forwarding copy's leaf).
+    macs: nic -> its address: a frame arriving there is charged only if the card accepts it
+    (a hub repeats every frame to every card, and a card filters others' in hardware, as the
+    1996 cards did: its CPU never saw them); without it every arriving frame is charged."""
     burst = str(burst_bytes(cost))
     rate = rate_arg(cost.budget_mbit)
     r2q = str(max(1, int(cost.budget_mbit * 1e6 / 8 / (cost.packet_bytes + 1600))))
@@ -117,9 +136,11 @@ def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | 
                      "u32", "match", "u32", "0", "0", "flowid", "1:20"])
     for nic in nics:
         cmds.append(["tc", "qdisc", "add", "dev", nic, "clsact"])
-        for hook in ("ingress", "egress"):
+        mac = (macs or {}).get(nic)
+        for hook, selector in [*((("ingress", sel) for sel in accepted_frames(mac)) if mac
+                                 else [("ingress", MATCH_ALL)]), ("egress", MATCH_ALL)]:
             cmds.append(["tc", "filter", "add", "dev", nic, hook, "protocol", "all", "prio", "1",
-                         *MATCH_ALL, "action", "mirred", "egress", "redirect", "dev", IFB])
+                         *selector, "action", "mirred", "egress", "redirect", "dev", IFB])
     # the charge channel: only datagrams to CHARGE_ADDR leave lo through the budget
     cmds += [["tc", "qdisc", "add", "dev", "lo", "clsact"],
              ["tc", "filter", "add", "dev", "lo", "egress", "protocol", "ip", "prio", "1", "u32", "match",

@@ -181,8 +181,9 @@ class BeowulfHost(Host):
         else:
             self.ip_batch(gso + self._address_cmds(nics))
         if self.host_cost is not None:
+            macs = {nic: self.run(["cat", f"/sys/class/net/{nic}/address"]).strip() for nic in nics}
             cmds = cpu_cmds(nics, self.host_cost, self.cpu_netem,
-                            relay_address=self.address if self.forwarding else None)
+                            relay_address=self.address if self.forwarding else None, macs=macs)
             self.ip_batch([c for c in cmds if c[0] == "ip"])    # the IFB first, then its tc tree
             self.tc_batch([c for c in cmds if c[0] == "tc"])
         metrics = self._route_metrics()

@@ -184,3 +184,15 @@ def test_hardware_none_applies_nothing_new(testbed):
     applied = " ".join(" ".join(c["argv"]) for cmds in tb.log.as_record().values() for c in cmds)
     assert "cpu0" not in applied and "clsact" not in applied
     assert tb.environment()["hardware"] == "none" and tb.environment()["host_cost_impl"] is None
+
+
+def test_a_bystander_on_a_hub_pays_nothing_for_a_pairs_frames(testbed):
+    """A hub repeats every frame to every card; a third node's card drops the pair's frames in
+    hardware, so its CPU budget passes none of them while the receiver's passes them all."""
+    tb = testbed("single-net", nodes=3, rate_mbit=10, hardware="prototype-1995")
+    before = {n: tb.host(n).cpu_counters() for n in ("b1", "b2")}
+    [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], 3, 0)
+    after = {n: tb.host(n).cpu_counters() for n in ("b1", "b2")}
+    got = {n: after[n][1] - before[n][1] for n in after}      # packets through each budget
+    assert flow.goodput_mbit > 1 and got["b1"] > 500, (flow, got)
+    assert got["b2"] < 0.02 * got["b1"], got                  # ARP and the like, not the pair's frames

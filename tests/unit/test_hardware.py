@@ -257,3 +257,18 @@ def test_a_transfer_model_is_checked_against_its_profile(tmp_path):
     data["host_cost"] = None
     with pytest.raises(BadInput, match="needs a host_cost"):
         hardware._validate(data, tmp_path / "demonstration-1996.json")
+
+
+def test_a_card_charges_its_cpu_only_for_the_frames_it_accepts():
+    """A hub repeats every frame to every card; the 1996 card drops those for other addresses in
+    hardware, so the budget's ingress filters take only the card's own address and groups."""
+    cost = hardware.load("prototype-1995").host_cost
+    cmds = cpu_cmds(["b0-eth0"], cost, netem=False, macs={"b0-eth0": "0a:1b:2c:3d:4e:5f"})
+    ingress = [" ".join(c) for c in cmds if "mirred" in c and c[5] == "ingress"]
+    assert len(ingress) == 2, ingress
+    assert any("match u16 0x0a1b 0xffff at -14 match u32 0x2c3d4e5f 0xffffffff at -12" in c for c in ingress)
+    assert any("match u8 0x01 0x01 at -14" in c for c in ingress)
+    egress = [c for c in cmds if "mirred" in c and c[5] == "egress" and c[4] == "b0-eth0"]
+    assert len(egress) == 1 and "0" in egress[0]     # every frame it sends
+    with pytest.raises(ValueError):
+        cpu_cmds(["b0-eth0"], cost, netem=False, macs={"b0-eth0": "garbage"})
