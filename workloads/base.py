@@ -51,6 +51,8 @@ PART = {"type": "object", "properties": {
     "payload_bytes": prop("integer", "payload bytes it moved", minimum=0),
     "charges_lost": prop(["integer", "null"], "charge-channel datagrams a full CPU budget queue dropped",
                          minimum=0),
+    "charges_late_s": prop(["number", "null"], "seconds its agents' CPU charges ended past their time "
+                           "(the host woke them late; recorded, not gated: workloads/charge.py)", minimum=0),
     "round_trips": prop("integer", "round trips it completed", minimum=0)}}
 
 # the aggregate every workload's run_point returns (the runner prints it, the claims judge it)

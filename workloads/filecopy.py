@@ -240,7 +240,8 @@ def _charges(*agents: dict | None) -> dict:
     """What a copy's agents paid through the charge channel (nothing without one)."""
     paid = [a for a in agents if a and "charged_bytes" in a]
     return {"charged_bytes": sum(a["charged_bytes"] for a in paid),
-            "charges_lost": sum(a["charges_lost"] for a in paid)} if paid else {}
+            "charges_lost": sum(a["charges_lost"] for a in paid),
+            "charges_late_s": sum(a.get("charges_late_s", 0.0) for a in paid)} if paid else {}
 
 
 def check(spec, point: dict, settings: dict) -> None:

