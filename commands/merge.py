@@ -12,7 +12,7 @@ from core.jsonfile import MAX_FILE_BYTES
 from core.safefile import archive_members
 from core.text import plain, plain_lines
 from run.merge import merge
-from judge.report import build
+from judge.report import build, headline
 from judge.plot import plot
 from judge.table import table
 from run.store import check_writable, write_atomic
@@ -102,6 +102,6 @@ def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = ()) 
     quick = any("--quick" in (d.get("command") or "") for d in docs.values())
     page = build(docs, out, quick)
     hosts = sorted({p.get("host", "?") for d in docs.values() for p in d["points"]})
-    print(plain_lines((out / "report.md").read_text().split("## Figures")[0]))
+    print(plain_lines(headline((out / "report.md").read_text())))
     print(f"measured on {plain(', '.join(hosts))}\nreport: {page}\n        {out / 'report.md'}")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import BadInput
-from judge.report import build
+from judge.report import build, headline
 from judge.sensitivity import range_variants_of
 from run.experiment import experiment_files
 from run.store import check_writable
@@ -47,6 +47,6 @@ def run(args) -> int:
     quick = any("--quick" in (d.get("command") or "") for d in docs.values())
     ranges = [v for v in range_variants_of(list(docs)) if v["id"] in varied]
     page = build(docs, out, quick, sensitivity=varied or None, ranges=ranges)
-    print((out / "report.md").read_text().split("## Figures")[0])
+    print(headline((out / "report.md").read_text()))
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

@@ -10,7 +10,7 @@ from commands.args import add_build_args, build_options, shard_arg
 from core.errors import BadInput, NetlabError
 from judge.claims import load_claims, read_by_claims
 from run.experiment import experiment_files, load
-from judge.report import build
+from judge.report import build, headline
 from run.results import RESULTS_DIR
 from run.session import Session
 from run.sweep import Sweep
@@ -240,6 +240,6 @@ def run(args) -> int:
     print("running the tests the tested claims name ...", file=sys.stderr, flush=True)
     page = build(main, out, args.quick, elapsed_s=elapsed, sensitivity=varied, tests=tested.run(claims),
                  ranges=ranges)
-    print((out / "report.md").read_text().split("## Figures")[0])
+    print(headline((out / "report.md").read_text()))
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

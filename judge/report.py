@@ -758,6 +758,12 @@ def _row(cells) -> str:
     return "| " + " | ".join(md_cell(c) for c in cells) + " |"
 
 
+def headline(md: str) -> str:
+    """What a command prints when a report is written: its title, the verdict counts and any
+    calibration not met, not the whole report (report.md and report.html hold it)."""
+    return md.split("\nVerdicts:")[0].split("\nEach claim is judged")[0].rstrip() + "\n"
+
+
 def markdown(m: dict) -> str:
     """The Markdown record of the report."""
     views = m["views"]
