@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from core.errors import BadInput
-from judge.plot import plot, plot_series
+from judge.plot import image_format, plot, plot_series
 from judge.table import table
 from run.store import check_writable
 from run.results import load
@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
                                    "(e.g. 'plot before.json after.json --png both.png').")
     p.add_argument("results", nargs="+", help="results/*.json documents (several: overlaid)")
     p.add_argument("--png", default=None, metavar="FILE",
-                   help="output file (default: beside the first document; -overlay.png for several; "
-                        "-series.png with --series)")
+                   help="output file, .png, .svg or .pdf by its extension (default: beside the first "
+                        "document; -overlay.png for several; -series.png with --series)")
     p.add_argument("--series", action="store_true",
                    help="draw each flow's throughput over time instead (iperf points: one axes per point, "
                         "one line per flow, their sum and the wire's rate; several documents share a "
@@ -92,6 +92,7 @@ def run(args) -> int:
     png = args.png or str(first.with_name(stem + ".png"))
     docs = list(zip(run_labels(args.results), (load(r) for r in args.results)))
     doc = overlay(docs) if several else docs[0][1]
+    image_format(png)            # before any work: .png, .svg or .pdf
     check_writable(Path(png))
     note = ""
     if args.series:

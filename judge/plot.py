@@ -38,12 +38,27 @@ def title(doc: dict, what: str) -> str:
     return f"{head} - {what}\n(measured: kernel {env.get('kernel', '')}, commit {env.get('project_commit', '')})"
 
 
+FORMATS = ("png", "svg", "pdf")   # a plot's format is its file name's extension
+
+
+def image_format(path: str) -> str:
+    """The format a plot is written in: its name's extension (png without one); another
+    extension is bad input, so `x.svg` never holds PNG bytes."""
+    ext = Path(path).suffix.lower().lstrip(".")
+    if not ext:
+        return "png"
+    if ext not in FORMATS:
+        raise BadInput(f"{path}: a plot is written as .png, .svg or .pdf (its name's extension says which)")
+    return ext
+
+
 def save(fig, path: str, dpi: int) -> None:
-    """Write a figure (creating its directory); an unwritable place is bad input."""
+    """Write a figure (creating its directory) in its name's format; an unwritable place is bad input."""
     import matplotlib.pyplot as plt
+    fmt = image_format(path)
     try:
         with atomic_binary(Path(path)) as f:   # never through a link planted at path
-            fig.savefig(f, dpi=dpi, bbox_inches="tight", format="png")
+            fig.savefig(f, dpi=dpi, bbox_inches="tight", format=fmt)
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror or e}; choose another --png/--out")
     finally:

@@ -82,3 +82,19 @@ def test_a_reference_line_of_this_run_is_drawn_per_view_from_its_own_points():
     assert line_level(doc, ref, "none") == pytest.approx(11.7 / 4)
     assert line_level(doc, ref, "pc-2001") is None
     assert line_level(doc, {"y": 6.0, "label": "paper"}, "none") == 6.0
+
+
+def test_a_plots_format_is_its_names_extension(tmp_path):
+    """x.svg holds SVG, x.pdf PDF; another extension is refused before any work."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from core.errors import BadInput
+    from judge.plot import image_format, save
+    for name, magic in (("a.png", b"\x89PNG"), ("a.svg", b"<?xml"), ("a.pdf", b"%PDF"), ("a", b"\x89PNG")):
+        fig = plt.figure()
+        save(fig, str(tmp_path / name), 50)
+        assert (tmp_path / name).read_bytes().startswith(magic), name
+    with pytest.raises(BadInput, match=".png, .svg or .pdf"):
+        image_format(str(tmp_path / "a.gif"))
