@@ -43,9 +43,8 @@ the time base of the figure the workload reports:
   nothing for a flow whose own path idled: 8 mesh flows at 141 Mbit/s carried
   0.86 of their limit with a core 99 % busy);
 - no crowded host: the same demand, on a host so crowded that softirq (where
-  the kernel moves every emulated frame) took half a core, or that the run's
-  own processes waited for a CPU a quarter of the time they wanted one (another
-  tenant's load shows here), and some flow's
+  the kernel moves every emulated frame) took half a core (the run's own
+  processes' wait for a CPU is said beside it, never judged alone), and some flow's
   path under 90 % busy or over 3 % of the segments sent again: a crowded host
   delivers frames late, TCP takes late frames for lost ones, retransmits and
   backs off, so loss recovery excuses nothing there. One 100 Mbit/s flow fell
@@ -95,8 +94,6 @@ CORE_BUSY = 0.90
 CROWDED_SOFTIRQ = 0.50                    # a core's softirq share: the host moved frames late
 HELD_BACK_UTILISATION = 0.90              # with the emulator busy or the host crowded, a backlogged
                                           # path under this was held back (the model fills it: 0.97+)
-CROWDED_WAIT = 0.25                       # the run's processes waited for a CPU this share of the time
-                                          # they wanted one: other work crowded them
 CROWDED_RETRANS = 0.03                    # segments sent again per segment moved, there (quiet: <= 1.2 %)
 TIMEOUTS_EXPLAIN = 0.05                   # time-outs x the minimum RTO over this share of the point: idle
 MAX_LAG_OF_RTO = 0.25                     # the longest lag, of the point's minimum RTO
@@ -160,20 +157,21 @@ def _bounds(point: dict, bounds) -> list[str]:
 
 
 def crowded(fidelity: dict) -> str | None:
-    """Why the host was too crowded to run the point on time, or None (see module doc): the
-    kernel moving frames took half a core, or the run's own processes waited for a CPU
-    (runnable, another task on it) a share of the time they wanted one. Another tenant's load
-    counts here, and only here: it fails a point only where a flow measurably suffered."""
+    """Why the host was too crowded to move frames on time, or None (see module doc): the kernel
+    moving frames took half a core; the run's own processes' wait for a CPU is said beside it.
+    That wait alone is no verdict: 8 pairs' agents on 2 cores wait most of the time they want
+    one on a quiet host (84-95 % in the full run), while the engine, under SCHED_FIFO, keeps
+    the frames' time; a first rule that failed such points on it lost three claims' points
+    whose flows only TCP's loss recovery held back."""
     softirq = max(fidelity.get("softirq_busy_mean") or [0.0])
+    if softirq < CROWDED_SOFTIRQ:
+        return None
     run = fidelity.get("run_cpu") or {}
     wanted = (run.get("busy") or 0.0) + (run.get("waited") or 0.0)
-    waited = (run.get("waited") or 0.0) / wanted if wanted > 0 else 0.0
-    why = []
-    if softirq >= CROWDED_SOFTIRQ:
-        why.append(f"softirq took {softirq:.0%} of a core")
-    if waited >= CROWDED_WAIT:
-        why.append(f"the run's processes waited for a CPU {waited:.0%} of the time they wanted one")
-    return " and ".join(why) or None
+    waited = (run.get("waited") or 0.0) / wanted if wanted > 0 else None
+    return f"softirq took {softirq:.0%} of a core" + (
+        f" and the run's processes waited for a CPU {waited:.0%} of the time they wanted one"
+        if waited is not None else "")
 
 
 def emulator_busy(point: dict, fidelity: dict) -> float:

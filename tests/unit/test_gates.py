@@ -109,10 +109,12 @@ def test_a_stalled_transport_fails_unless_something_else_was_the_limit():
     tenant = evaluate(pt, util(0.55, cores=(0.99, 0.99), run={"busy": 0.2, "waited": 0.01,
                                                               "busiest": "x/1", "busiest_share": 0.1}), RATES)
     assert tenant["failed"][0].startswith("stalled transport"), tenant
-    # ... and one whose load made the run's processes wait: a crowded host held the flow back
-    waited = evaluate(pt, util(0.80, cores=(0.99, 0.99), run={"busy": 0.2, "waited": 0.2,
-                                                              "busiest": "x/1", "busiest_share": 0.1}), RATES)
-    assert waited["failed"][0].startswith("crowded host") and "waited for a CPU 50%" in waited["failed"][0]
+    # the run's processes waiting for a CPU is no verdict alone (8 pairs' agents on 2 cores wait
+    # most of the time on a quiet host); beside a kernel crowded with frames it is said
+    waited = {"busy": 0.2, "waited": 0.2, "busiest": "x/1", "busiest_share": 0.1}
+    assert evaluate(pt, util(0.80, cores=(0.99, 0.99), run=waited), RATES)["ok"]
+    both = evaluate(pt, util(0.80, softirq=(0.6, 0.1), run=waited), RATES)["failed"]
+    assert both[0].startswith("crowded host") and "waited for a CPU 50%" in both[0], both
     assert evaluate({**pt, "cpu_busy": {"b0": 0.9}}, util(0.55), RATES)["ok"]  # the modelled CPU was
     lossy = {**pt, "tcp": {**pt["tcp"], "retrans_segs": 30}}                  # 30 of 276 segments
     assert evaluate(lossy, util(0.55), RATES)["ok"]                            # TCP backed off on loss
