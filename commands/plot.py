@@ -92,8 +92,8 @@ def run(args) -> int:
     png = args.png or str(first.with_name(stem + ".png"))
     docs = list(zip(run_labels(args.results), (load(r) for r in args.results)))
     doc = overlay(docs) if several else docs[0][1]
-    image_format(png)            # before any work: .png, .svg or .pdf
     check_writable(Path(png))
+    image_format(png)            # before any work: .png, .svg or .pdf
     note = ""
     if args.series:
         pngs, note = plot_series(doc, png, args.point)
