@@ -137,10 +137,11 @@ def cpu_cmds(nics: list[str], cost: HostCost, netem: bool, relay_address: str | 
     for nic in nics:
         cmds.append(["tc", "qdisc", "add", "dev", nic, "clsact"])
         mac = (macs or {}).get(nic)
-        for hook, selector in [*((("ingress", sel) for sel in accepted_frames(mac)) if mac
-                                 else [("ingress", MATCH_ALL)]), ("egress", MATCH_ALL)]:
-            cmds.append(["tc", "filter", "add", "dev", nic, hook, "protocol", "all", "prio", "1",
-                         *selector, "action", "mirred", "egress", "redirect", "dev", IFB])
+        ingress = accepted_frames(mac) if mac else [MATCH_ALL]
+        for hook, selectors in (("ingress", ingress), ("egress", [MATCH_ALL])):
+            for selector in selectors:
+                cmds.append(["tc", "filter", "add", "dev", nic, hook, "protocol", "all", "prio", "1",
+                             *selector, "action", "mirred", "egress", "redirect", "dev", IFB])
     # the charge channel: only datagrams to CHARGE_ADDR leave lo through the budget
     cmds += [["tc", "qdisc", "add", "dev", "lo", "clsact"],
              ["tc", "filter", "add", "dev", "lo", "egress", "protocol", "ip", "prio", "1", "u32", "match",
