@@ -52,12 +52,14 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
     import matplotlib.pyplot as plt
 
     grid = spec.params.get("grid")
-    routed = any(n.forwarding for n in spec.nodes)
-    fig, axes = plt.subplots(1, 2 if routed else 1, figsize=(15 if routed else 8, 7))
+    routed = bool(grid) and any(n.forwarding for n in spec.nodes)   # the relay panel: the routed mesh
+    wide = 8 if grid or len(spec.nodes) <= 10 else min(0.75 * len(spec.nodes), 40)
+    fig, axes = plt.subplots(1, 2 if routed else 1, figsize=(15 if routed else wide, 7))
     ax = axes[0] if routed else axes
     duplex = all(w.full_duplex for w in spec.wires)
     ax.set_title(f"{spec.topology}: {len(spec.nodes)} nodes, {len(spec.wires)} "
-                 f"{'full-duplex ports' if duplex else 'shared wires'} at {spec.params['rate_mbit']:g} Mbit/s")
+                 f"{'full-duplex ports' if duplex else 'shared wires'} at {spec.params['rate_mbit']:g} Mbit/s"
+                 + (", every node bonded over them (round-robin)" if all(n.bonded for n in spec.nodes) else ""))
     colours = plt.get_cmap("tab10")
     if duplex and spec.switches:   # a star: every node's port runs to the one switch
         import math
@@ -100,15 +102,39 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
                     ax.plot([x, c * 2.0 - 0.18], [y + 0.3, -2.0 * (k - 1) - 0.6], color="grey", lw=1, ls="--")
             ax.text(x, y, f"switch\n{s.name}", ha="center", va="center", fontsize=10,
                     bbox=dict(boxstyle="round", fc="lightyellow", ec="black"))
-    else:
+    else:   # buses: each wire a line, a node dropped only to the wires it sits on (explicit files too)
         n = len(spec.nodes)
+        rate = spec.params["rate_mbit"]
         pos = {node.name: (i * 1.0, 0.0) for i, node in enumerate(spec.nodes)}
+        level = {w.name: -0.8 - 0.5 * i for i, w in enumerate(spec.wires)}
         for i, w in enumerate(spec.wires):
-            y = -0.8 - 0.5 * i
-            ax.plot([-0.5, n - 0.5], [y, y], lw=4, color=colours(i % 10))
-            ax.text(n - 0.4, y, f"{w.name} (shared)", va="center", color=colours(i % 10), weight="bold")
-            for node in spec.nodes:
-                ax.plot([pos[node.name][0]] * 2, [-0.25, y], color=colours(i % 10), lw=1)
+            y = level[w.name]
+            xs = [pos[m.name][0] for m in spec.members(w.name)] or [0.0]
+            ax.plot([min(xs) - 0.4, max(xs) + 0.4], [y, y], lw=4, color=colours(i % 10))
+            kind = "full-duplex" if w.full_duplex else "shared"
+            own = f", {w.rate_mbit:g} Mbit/s" if w.rate_mbit != rate else ""
+            ax.text(max(xs) + 0.5, y, f"{w.name} ({kind}{own})", va="center", color=colours(i % 10),
+                    weight="bold")
+            for m in spec.members(w.name):
+                ax.plot([pos[m.name][0]] * 2, [-0.25, y], color=colours(i % 10), lw=1.5)
+                ax.scatter([pos[m.name][0]], [y], s=18, color=colours(i % 10), zorder=2)
+        left = {w.name: min((pos[m.name][0] for m in spec.members(w.name)), default=0.0) - 0.4
+                for w in spec.wires}
+        for j, s in enumerate(spec.switches):   # a box left of the wires, a dashed line to each it joins
+            x = -1.8 - 1.6 * j
+            y = sum(level[w] for w in s.wires) / max(len(s.wires), 1)
+            for wname in s.wires:
+                ax.plot([x + 0.5, left[wname]], [y, level[wname]], color="grey", lw=1, ls="--", zorder=1)
+                ax.scatter([left[wname]], [level[wname]], s=30, marker="s", color="grey", zorder=2)
+            ax.text(x, y, f"switch\n{s.name}", ha="center", va="center", fontsize=10,
+                    bbox=dict(boxstyle="round", fc="lightyellow", ec="black"), zorder=5)
+        ax.set_ylim(min(level.values(), default=-0.8) - 0.5, 1.0)
+        every = all(node.bonded for node in spec.nodes)   # then the title says it, not each node
+        for node in spec.nodes:
+            if node.forwarding or (node.bonded and not every):
+                x, y = pos[node.name]
+                ax.text(x, y + 0.45, "routes" if node.forwarding else f"bonded x{len(node.wires)}",
+                        ha="center", fontsize=8, color="darkred", zorder=4)
     for node in spec.nodes:
         x, y = pos[node.name]
         ax.scatter([x], [y], s=900, color="white", edgecolor="black", zorder=3)
@@ -139,7 +165,7 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
     fig.tight_layout()
     try:
         with atomic_binary(Path(path)) as f:   # core.safefile: never through a link at path or on the way
-            fig.savefig(f, dpi=110, format="png")
+            fig.savefig(f, dpi=110, format="png", bbox_inches="tight")
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror or e}; choose another --png")
     finally:

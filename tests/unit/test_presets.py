@@ -1,4 +1,6 @@
 """Wiring of every preset, checked as data (no root)."""
+from pathlib import Path
+
 import pytest
 
 from topologies.mesh import grid_side, relay_for, shares_wire
@@ -118,3 +120,16 @@ def test_grid_side():
 def test_every_preset_renders(name):
     text = wiring_text(build_spec(name))
     assert "b0" in text and "10.0.0.1" in text
+
+
+@pytest.mark.parametrize("path", sorted(str(p) for p in
+                                        (Path(__file__).resolve().parents[2] / "examples" / "topologies").glob("*.json")))
+def test_topo_show_draws_an_explicit_topology_file(path, tmp_path, capsys):
+    """A user's own file draws as its wiring (two-hubs-gateway, with its routing node, crashed; the
+    switched pairs drew every node on every wire): each node dropped to its own wires only, switches
+    joined to theirs. Looked at as PNGs; here: it draws, and says so."""
+    import commands
+    png = tmp_path / "wiring.png"
+    assert commands.main(["topo", "show", path, "--png", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"wrote {png}" in capsys.readouterr().out
