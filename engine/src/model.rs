@@ -136,6 +136,18 @@ pub enum Output {
     Dropped { handle: u64, port: usize, why: DropWhy, at: Ns },
 }
 
+/// What a traced segment's wire did, in time order, for a capture (pcapng.rs): kept only for the
+/// segments `trace` names, so an untraced model does no more work than before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WireEvent {
+    /// A frame's last bit left `port` at `end`, after `collisions` collisions of its own.
+    Carried { seg: usize, port: usize, handle: u64, len: u64, end: Ns, collisions: u32 },
+    /// A collision among `ports` (port order) ended at `end`, the jam and its path included.
+    Collision { seg: usize, ports: Vec<usize>, end: Ns },
+    /// A frame of `port` that will never be carried (its queue full, or 16 collisions).
+    Dropped { seg: usize, port: usize, handle: u64, why: DropWhy, at: Ns },
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct PortStats {
     pub frames_in: u64,
@@ -225,6 +237,8 @@ struct Segment {
     backing_off: usize,
     mark: Ns,
     stats: SegmentStats,
+    /// Its wire's events go to `Model::wire_log` (a capture of it is on).
+    traced: bool,
 }
 
 #[derive(Debug)]
@@ -272,6 +286,8 @@ pub struct Model {
     /// Frames whose arrival time was already in the model's past (taken at the model's now;
     /// `arrive` returns how late each was).
     pub late_arrivals: u64,
+    /// The traced segments' wire events since the shell last took them (`trace`).
+    pub wire_log: Vec<WireEvent>,
 }
 
 /// Time `bits` take at `rate_bps`, rounded to the nearest ns.
@@ -305,6 +321,7 @@ impl Model {
                 backing_off: 0,
                 mark: 0,
                 stats: SegmentStats::default(),
+                traced: false,
             })
             .collect();
         for (i, p) in ports.iter().enumerate() {
@@ -344,7 +361,13 @@ impl Model {
             segs: segments,
             rng: Rng::new(seed),
             late_arrivals: 0,
+            wire_log: Vec::new(),
         })
+    }
+
+    /// Record segment `s`'s wire events in `wire_log` from now on (a capture of its wire).
+    pub fn trace(&mut self, s: usize) {
+        self.segs[s].traced = true;
     }
 
     pub fn now(&self) -> Ns {
@@ -524,6 +547,10 @@ impl Model {
         if p.queue.len() >= p.cfg.queue_frames {
             p.stats.drops_queue += 1;
             out.push(Output::Dropped { handle: frame.handle, port, why: DropWhy::QueueFull, at: t });
+            let seg = p.cfg.segment;
+            if self.segs[seg].traced {
+                self.wire_log.push(WireEvent::Dropped { seg, port, handle: frame.handle, why: DropWhy::QueueFull, at: t });
+            }
             return;
         }
         p.queue.push_back(frame);
@@ -706,6 +733,10 @@ impl Model {
     fn sent(&mut self, t: Ns, port: usize, frame: Frame, _out: &mut Vec<Output>) {
         let s = self.ports[port].cfg.segment;
         let path = self.segs[s].cfg.path_ns();
+        if self.segs[s].traced {
+            let collisions = self.ports[port].attempts;
+            self.wire_log.push(WireEvent::Carried { seg: s, port, handle: frame.handle, len: frame.len, end: t, collisions });
+        }
         {
             let p = &mut self.ports[port];
             p.stats.frames_sent += 1;
@@ -735,6 +766,9 @@ impl Model {
         // in port order, so the backoffs drawn do not depend on the order the colliders joined
         let mut colliders = tx.ports;
         colliders.sort_unstable();
+        if self.segs[s].traced {
+            self.wire_log.push(WireEvent::Collision { seg: s, ports: colliders.clone(), end: t });
+        }
         for port in colliders {
             let p = &mut self.ports[port];
             p.stats.collisions += 1;
@@ -745,6 +779,9 @@ impl Model {
                 p.attempts = 0;
                 p.stats.drops_collisions += 1;
                 out.push(Output::Dropped { handle: frame.handle, port, why: DropWhy::ExcessCollisions, at: t });
+                if self.segs[s].traced {
+                    self.wire_log.push(WireEvent::Dropped { seg: s, port, handle: frame.handle, why: DropWhy::ExcessCollisions, at: t });
+                }
                 self.try_send(t, port);
                 continue;
             }
@@ -1293,5 +1330,44 @@ mod tests {
         let a = efficiency(8, 60, true);
         let b = efficiency(8, 60, true);
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_traced_wire_logs_each_frame_at_its_last_bit_and_its_collisions_and_drops() {
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 0, repeater_ns: 0 };
+        let mk = |q| PortConfig { segment: 0, queue_frames: q, ..Default::default() };
+        let mut m = Model::new(vec![seg.clone(), seg], vec![mk(10), mk(1), mk(10), PortConfig { segment: 1, ..mk(10) }], 5).unwrap();
+        m.trace(0);
+        // two stations ready at the same instant collide; a third frame finds station 1's queue full
+        m.arrive(0, 0, 1, 1514, vec![1, 2]);
+        m.arrive(0, 1, 2, 1514, vec![0, 2]);
+        m.arrive(0, 1, 3, 60, vec![0]);
+        m.arrive(0, 3, 4, 60, vec![]); // the untraced segment logs nothing
+        let mut out = Vec::new();
+        m.advance(100 * MS, &mut out);
+        let log = std::mem::take(&mut m.wire_log);
+        assert!(matches!(log[0], WireEvent::Dropped { seg: 0, port: 1, handle: 3, why: DropWhy::QueueFull, at: 0 }));
+        assert!(matches!(&log[1], WireEvent::Collision { seg: 0, ports, .. } if ports == &vec![0, 1]));
+        let carried: Vec<(usize, u64, Ns, u32)> = log.iter().filter_map(|e| match *e {
+            WireEvent::Carried { port, handle, end, collisions, .. } => Some((port, handle, end, collisions)),
+            _ => None,
+        }).collect();
+        assert_eq!(carried.len(), 2);
+        // each ends when its carrier does: a full carrier after the previous end's gap at least,
+        // and each says it collided (once or more)
+        assert!(carried[1].2 >= carried[0].2 + bits_ns(IFG_BITS, 10_000_000) + carrier_ns(1514, 10_000_000));
+        assert!(carried.iter().all(|c| c.3 >= 1));
+        // what was delivered went at the logged end (no path, no latency here)
+        for o in &out {
+            if let Output::Deliver { handle, due, .. } = *o {
+                assert_eq!(due, carried.iter().find(|c| c.1 == handle).unwrap().2);
+            }
+        }
+        let collisions = log.iter().filter(|e| matches!(e, WireEvent::Collision { .. })).count() as u64;
+        assert_eq!(collisions, m.segment_stats(0).collisions);
+        assert!(log.iter().all(|e| !matches!(e, WireEvent::Carried { seg: 1, .. })));
+        m.arrive(m.now(), 0, 5, 60, vec![1]);
+        m.advance(200 * MS, &mut out);
+        assert!(matches!(m.wire_log[..], [WireEvent::Carried { handle: 5, collisions: 0, .. }]));
     }
 }
