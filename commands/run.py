@@ -24,8 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("workload", choices=list(WORKLOADS), help="; ".join(
         f"{w.name}: {w.summary}" for w in WORKLOADS.values()))
     g = p.add_argument_group("network")
+    own = [f"{w.name}: {','.join(w.topologies)}" for w in WORKLOADS.values() if w.topologies]
     for name in ("topology", "rate_mbit", "channels", "nodes", "placement", "repeats"):
-        add_axis(g, NETWORK[name])
+        add_axis(g, NETWORK[name], note=f" (unset, {'; '.join(own)})" if name == "topology" and own else "")
     owners: dict[str, list] = {}
     for wl in WORKLOADS.values():
         for axis in wl.axes:

@@ -159,6 +159,8 @@ class Sweep:
             raise BadInput(f"workload {workload} has no setting {', '.join(sorted(unknown))}")
         values = {a.name: a.from_json(given[a.name], a.flag) if given.get(a.name) is not None
                   else a.default for a in axes}
+        if given.get("topology") is None and WORKLOADS[workload].topologies:
+            values["topology"] = list(WORKLOADS[workload].topologies)   # its own (the token exchange's: the main job's)
         values["topology"] = [check_topology(t) for t in values["topology"]]
         for name in PRESET_DEFAULTS:   # unset: each topology's own (network_default)
             if given.get(name) is None:

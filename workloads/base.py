@@ -117,6 +117,9 @@ class Workload:
     # or its bytes over its wires' and disks' rates) and its own setup. run.estimate sums them
     # into the time a sweep is announced with; None: run.estimate's default per point
     cost: Callable[[Any, dict, dict], float] | None = None
+    # the topologies a sweep of it builds when none is given (None: every preset); the token
+    # exchange's are the main job's, so `run token` alone runs what `emulate.py` does
+    topologies: tuple[str, ...] | None = None
 
     @property
     def csv_columns(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ validation table reads it.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from contextlib import ExitStack
 
@@ -28,14 +29,18 @@ BASE_PORT = 7000
 MAX_TOKEN = 16 << 20
 MAX_DATAGRAM = 1472        # one Ethernet frame: 1500 - 20 (IP) - 8 (UDP)
 
+# `run token`'s defaults are the main job's (experiments/quick-comparison.json gives no value of its
+# own): the papers' five networks at their 10 Mbit/s, 8 pairs (one per mesh wire, as HPDC'96's
+# local-wire peak needs), 512 B to 16 KB tokens by doublings, 2 in flight, 2.5 s a point.
+TOPOLOGIES = ("single-net", "bonded-dual-net", "switched-mesh", "routed-mesh", "bonded-switched-mesh")
 AXES = (
-    PAIRS,
-    Axis("token_size", "size", [64 << i for i in range(9)], "token bytes (K/M suffix = 1024/1048576)",
+    dataclasses.replace(PAIRS, default=[8]),
+    Axis("token_size", "size", [512 << i for i in range(6)], "token bytes (K/M suffix = 1024/1048576)",
          minimum=1, maximum=MAX_TOKEN, unit="bytes"),
-    Axis("tokens_in_flight", "int", [1], "tokens each pair keeps in flight", minimum=1, maximum=64),
+    Axis("tokens_in_flight", "int", [2], "tokens each pair keeps in flight", minimum=1, maximum=64),
     Axis("transport", "choice", ["tcp"], "tcp: the papers' token exchange; udp: each token one datagram "
          "each way, 1 in flight, at most 1472 bytes (lmbench's lat_udp)", choices=("tcp", "udp")),
-    Axis("duration", "float", 2.0, "seconds of exchanges per point", many=False,
+    Axis("duration", "float", 2.5, "seconds of exchanges per point", many=False,
          minimum=0.1, maximum=3600, unit="s"),
     Axis("exchanges", "int", None, "round trips per pair instead of --duration", many=False,
          minimum=1, maximum=10_000_000, optional=True),
@@ -154,7 +159,7 @@ def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
     # the pair stripes over. Only then is something always queued for the path (the
     # stalled-transport gate's premise); a lone token in flight never keeps it so.
     others = (point["tokens_in_flight"] - 1) * point["token_size"]
-    flows = [{"path": p.path, "bytes": pp["payload_bytes"], "start": pp["start"], "end": pp["end"],
+    flows = [{"path": p.path, "via": p.via, "bytes": pp["payload_bytes"], "start": pp["start"], "end": pp["end"],
               "backlogged": others >= 2 * MSS * max(len(seg) for seg in p.path)}
              for p, pp in zip(pairs, res["per_pair"])]
     return {**res, "flows": flows, "pairs_placed": [p.describe() for p in pairs],
@@ -182,7 +187,7 @@ def cost(spec, point: dict, settings: dict) -> float:
 
 WORKLOAD = Workload(
     name="token", summary="the papers' token exchange (network throughput test)",
-    axes=AXES, concurrent_pairs=True,
+    axes=AXES, concurrent_pairs=True, topologies=TOPOLOGIES,
     figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
                   x_step="double", split_if_varying=("pairs", "tokens_in_flight", "transport")),
     fields=FIELDS,

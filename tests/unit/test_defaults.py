@@ -84,3 +84,17 @@ def test_a_rate_out_of_bounds_is_one_line_alike_from_every_verb(rate, monkeypatc
                        "(see --help)"}
     with pytest.raises(Exception, match=rf"^--rate-mbit must be in 0\.1\.\.1000 Mbit/s, got {rate}$"):
         build_spec("single-net", rate_mbit=float(rate) if "." in rate else int(rate))
+
+
+def test_run_token_alone_is_the_main_job():
+    """`run token` with no flags sweeps what `emulate.py` (experiments/quick-comparison.json) does,
+    from one place: the file gives no value of its own, the token workload's defaults are the job's."""
+    from run.experiment import EXPERIMENTS_DIR, load
+    assert json.loads((EXPERIMENTS_DIR / "quick-comparison.json").read_text())["sweep"] == {}
+    main, _, _ = load(EXPERIMENTS_DIR / "quick-comparison.json")
+    alone = Sweep.make("token", {k: v for k, v in vars(_parsed(["run", "token"])).items()
+                                 if k in main.values and v is not None})
+    assert alone.values == main.values
+    assert alone["pairs"] == [8] and alone["tokens_in_flight"] == [2] and alone["duration"] == 2.5
+    assert "switched-cluster" not in alone["topology"] and alone.total_points() == 48
+    assert Sweep.make("iperf", {})["pairs"] == [4]      # the shared flag keeps iperf's own default

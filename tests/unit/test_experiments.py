@@ -35,11 +35,15 @@ def test_defaults_come_from_one_place():
     channels to each topology's own (run.sweep.network_default: unset, None, where the
     default topologies' differ, as switched-cluster's do)."""
     from run.sweep import Sweep, axes_for
+    from workloads import WORKLOADS
     for workload in ("token", "iperf", "filecopy"):
         sweep = Sweep.make(workload, {})
+        own = WORKLOADS[workload].topologies       # the token exchange's: the main job's five networks
         for axis in axes_for(workload):
             if axis.name in ("nodes", "rate_mbit"):
-                assert sweep[axis.name] is None
+                assert sweep[axis.name] == ({"nodes": 16, "rate_mbit": [10]}[axis.name] if own else None)
+            elif axis.name == "topology" and own:
+                assert sweep[axis.name] == list(own)
             else:
                 assert sweep[axis.name] == axis.default
 
