@@ -15,6 +15,16 @@
 //! events (a frame reaching its card, a backoff ending, the medium going idle) wake the shell
 //! without a spin: they keep their virtual times however late they run.
 //!
+//! Batched I/O: a port's frames are read with recvmmsg (up to RX_BATCH a call, each with its own
+//! kernel timestamp), and the copies of one release pass due to the same port in a row go in one
+//! sendmmsg. Not a PACKET_MMAP ring: TPACKET_V3 hands a block over only when it fills or its
+//! retire timer (whole ms) fires, which would delay a lone frame's arrival by up to that timer,
+//! far past the lag bound; a TPACKET_V2 frame ring would save the copy into user space, but a
+//! minimum frame's copy costs less than the syscall it shares, and 32 ports x a ring each is
+//! memory and setup for every network. At a saturated wire every frame has its own due time, so
+//! a release is usually one frame: the batches pay off on the receiving side (frames arriving
+//! together) and when the shell catches up after a stall.
+//!
 //! What the shell does with a frame before the model times it is shell.rs (pure, tested): it
 //! refuses runts and frames over 802.3's maximum (counted per port: `runts`, `oversize`), and
 //! sends every frame to every other port of its segment (a hub repeats all; each card keeps its
@@ -26,20 +36,37 @@
 //! beside the release `lag`); the kernel's own drops on each port's socket (PACKET_STATISTICS,
 //! which resets on read, summed here) are `socket_drops`, beside `send_errors`.
 //!
+//! Captures (--capture WIRE=FILE, repeatable): the model traces that wire, and each frame it
+//! carried goes to FILE as pcapng (pcapng.rs) stamped when its last bit left the wire, its
+//! collisions and the wire's drops as comments; at most --capture-limit bytes of frames a file.
+//! The engine runs as root, so FILE is created new (O_EXCL) and never through a link
+//! (O_NOFOLLOW), mode 0644, in a directory the caller made.
+//!
 //! Usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N] [--cpu-latency-us N]
-//! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`); SIGTERM,
-//! SIGINT and SIGHUP write them and exit.
+//!                       [--capture WIRE=FILE ...] [--capture-limit BYTES]
+//! SIGUSR1 writes the statistics (FILE, replaced atomically, with an increasing `seq`) and
+//! flushes the captures; SIGTERM, SIGINT and SIGHUP write them, close the captures and exit.
 use medium::config;
-use medium::model::{Model, Ns, Output};
+use medium::model::{DropWhy, Model, Ns, Output, WireEvent};
+use medium::pcapng::Capture;
 use medium::shell::{Core, Hist, MAX_TAGGED_FRAME};
 use std::ffi::CString;
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::mem;
+use std::os::unix::fs::OpenOptionsExt;
 use std::process::exit;
 
 // a read buffer longer than any frame the shell accepts: a longer one is read truncated and
 // its real length (MSG_TRUNC) refuses it
 const READ_BUFFER: usize = MAX_TAGGED_FRAME + 512;
+/// Frames one recvmmsg reads at most: a burst of minimum frames (a generator's batch, a switch
+/// flushing its queue) in one call, 50 KB of buffers.
+const RX_BATCH: usize = 32;
+/// Copies to one port one sendmmsg sends at most.
+const TX_BATCH: usize = 32;
+/// A capture's default bound on its frames' bytes.
+const CAPTURE_LIMIT: u64 = 64 << 20;
 
 fn die(msg: &str) -> ! {
     eprintln!("beowulf-medium: {}", msg);
@@ -73,6 +100,95 @@ fn setsockopt_int(fd: i32, level: i32, name: i32, value: i32) -> bool {
         libc::setsockopt(fd, level, name, &value as *const i32 as *const libc::c_void, mem::size_of::<i32>() as u32) == 0
     }
 }
+
+// ---- the command line ----
+
+struct Options {
+    config_path: String,
+    stats_path: String,
+    fifo: i32,
+    max_early_ns: Ns,
+    cpu_latency_us: Option<i32>,
+    /// (wire, file) per capture.
+    captures: Vec<(String, String)>,
+    capture_limit: u64,
+}
+
+const USAGE: &str = "usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N] \
+                     [--cpu-latency-us N] [--capture WIRE=FILE ...] [--capture-limit BYTES]\n\
+                     Runs the segments and ports FILE names (see engine/src/config.rs); SIGUSR1 writes statistics.\n\
+                     --capture writes the frames WIRE carried to FILE (pcapng, created new), at most BYTES of \
+                     frames (default 64 MiB).";
+
+fn arg_value(args: &[String], flag: &str) -> Option<String> {
+    args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| die(&format!("{} needs a value", flag))))
+}
+
+fn parse_args(args: &[String]) -> Options {
+    let number = |flag: &str, what: &str| {
+        arg_value(args, flag).map(|v| v.parse::<u64>().unwrap_or_else(|_| die(&format!("{} takes {}", flag, what))))
+    };
+    let mut captures = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        if a == "--capture" {
+            let v = args.get(i + 1).unwrap_or_else(|| die("--capture needs WIRE=FILE"));
+            match v.split_once('=') {
+                Some((wire, file)) if !wire.is_empty() && !file.is_empty() => captures.push((wire.to_string(), file.to_string())),
+                _ => die(&format!("--capture {}: give WIRE=FILE", v)),
+            }
+        }
+    }
+    Options {
+        config_path: arg_value(args, "--config").unwrap_or_else(|| die("--config FILE is required")),
+        stats_path: arg_value(args, "--stats").unwrap_or_else(|| die("--stats FILE is required")),
+        fifo: number("--fifo", "a priority 1..99").unwrap_or(0).min(99) as i32,
+        max_early_ns: number("--max-early-us", "whole us").unwrap_or(100) * 1000,
+        cpu_latency_us: arg_value(args, "--cpu-latency-us")
+            .map(|v| v.parse::<i32>().unwrap_or_else(|_| die("--cpu-latency-us takes whole us"))),
+        captures,
+        capture_limit: number("--capture-limit", "whole bytes").unwrap_or(CAPTURE_LIMIT),
+    }
+}
+
+// ---- the process ----
+
+/// The engine never outlives the run that started it (a SIGKILLed run leaves no engine), and
+/// its timers fire without slack.
+fn tie_to_parent() {
+    let parent = unsafe { libc::getppid() };
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) };
+    if unsafe { libc::getppid() } != parent || parent == 1 {
+        die("its parent has already gone");
+    }
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+}
+
+/// Keep idle cores out of their deep idle states while the engine runs (the kernel's PM QoS
+/// request, what cyclictest does): a halted core, and a halted virtual CPU above all, wakes tens
+/// of us late; the request ends with this process, so a killed engine leaves nothing behind.
+fn hold_cpu_latency(us: Option<i32>) -> Option<i32> {
+    let us = us?;
+    let path = CString::new("/dev/cpu_dma_latency").unwrap();
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
+    let ok = fd >= 0 && unsafe { libc::write(fd, &us as *const i32 as *const libc::c_void, 4) } == 4;
+    if !ok && fd >= 0 {
+        unsafe { libc::close(fd) };
+    }
+    if ok { Some(us) } else { None } // the fd stays open (and the request held) until exit
+}
+
+/// SCHED_FIFO at `fifo` where the kernel allows it; the policy it runs under, for the statistics.
+fn realtime(fifo: i32) -> String {
+    if fifo > 0 {
+        let p = libc::sched_param { sched_priority: fifo };
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } == 0 {
+            return format!("fifo:{}", fifo);
+        }
+    }
+    "other".to_string()
+}
+
+// ---- the ports ----
 
 struct Port {
     name: String,
@@ -133,33 +249,103 @@ fn socket_drops(fd: i32) -> u64 {
     if rc == 0 { st.tp_drops as u64 } else { 0 }
 }
 
-/// One received frame into `buf` (what fits of it): its real length and its kernel timestamp
-/// (realtime ns), or None when drained.
-fn recv_frame(fd: i32, buf: &mut [u8]) -> Option<(usize, Option<Ns>)> {
-    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
-    let mut cbuf = [0u64; 16];
-    let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf.as_mut_ptr() as *mut libc::c_void;
-    msg.msg_controllen = mem::size_of_val(&cbuf) as _;
-    let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_TRUNC) };
-    if n < 0 {
-        return None;
-    }
-    let mut ts = None;
-    unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(&msg);
-        while !c.is_null() {
-            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
-                let t = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
-                ts = Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64);
-            }
-            c = libc::CMSG_NXTHDR(&msg, c);
-        }
-    }
-    Some((n as usize, ts))
+/// recvmmsg's buffers, set up once: RX_BATCH frames of READ_BUFFER bytes, each with room for
+/// its timestamp. The vectors never grow, so the pointers between them stay valid.
+struct RxBatch {
+    bufs: Vec<u8>,
+    iovs: Vec<libc::iovec>,
+    cmsgs: Vec<[u64; 8]>,
+    hdrs: Vec<libc::mmsghdr>,
 }
+
+impl RxBatch {
+    fn new() -> RxBatch {
+        let mut b = RxBatch {
+            bufs: vec![0u8; RX_BATCH * READ_BUFFER],
+            iovs: Vec::with_capacity(RX_BATCH),
+            cmsgs: vec![[0u64; 8]; RX_BATCH],
+            hdrs: Vec::with_capacity(RX_BATCH),
+        };
+        for i in 0..RX_BATCH {
+            let base = unsafe { b.bufs.as_mut_ptr().add(i * READ_BUFFER) };
+            b.iovs.push(libc::iovec { iov_base: base as *mut libc::c_void, iov_len: READ_BUFFER });
+        }
+        for i in 0..RX_BATCH {
+            let mut h: libc::mmsghdr = unsafe { mem::zeroed() };
+            h.msg_hdr.msg_iov = &mut b.iovs[i];
+            h.msg_hdr.msg_iovlen = 1;
+            h.msg_hdr.msg_control = b.cmsgs[i].as_mut_ptr() as *mut libc::c_void;
+            b.hdrs.push(h);
+        }
+        b
+    }
+
+    /// Up to RX_BATCH frames from `fd`: how many (0 when drained).
+    fn recv(&mut self, fd: i32) -> usize {
+        for (h, c) in self.hdrs.iter_mut().zip(self.cmsgs.iter()) {
+            h.msg_hdr.msg_controllen = mem::size_of_val(c) as _; // the kernel shrinks it to what it wrote
+            h.msg_hdr.msg_flags = 0;
+            h.msg_len = 0;
+        }
+        let n = unsafe {
+            libc::recvmmsg(fd, self.hdrs.as_mut_ptr(), RX_BATCH as u32, libc::MSG_TRUNC | libc::MSG_DONTWAIT, std::ptr::null_mut())
+        };
+        if n < 0 { 0 } else { n as usize }
+    }
+
+    /// Frame `i` of the last recv: its real length (MSG_TRUNC), what fitted of it, and its
+    /// kernel timestamp (realtime ns).
+    fn frame(&self, i: usize) -> (usize, &[u8], Option<Ns>) {
+        let len = self.hdrs[i].msg_len as usize;
+        let bytes = &self.bufs[i * READ_BUFFER..i * READ_BUFFER + len.min(READ_BUFFER)];
+        let mut ts = None;
+        unsafe {
+            let msg = &self.hdrs[i].msg_hdr;
+            let mut c = libc::CMSG_FIRSTHDR(msg);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                    let t = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                    ts = Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64);
+                }
+                c = libc::CMSG_NXTHDR(msg, c);
+            }
+        }
+        (len, bytes, ts)
+    }
+}
+
+// ---- captures ----
+
+type CaptureFile = Capture<BufWriter<File>>;
+
+/// Each capture's file, created new (never through a link, never over a file), and its wire
+/// traced; per segment, None where there is none.
+fn open_captures(opts: &Options, segments: &[String], model: &mut Model) -> (Vec<Option<CaptureFile>>, Vec<String>) {
+    let mut caps: Vec<Option<CaptureFile>> = (0..segments.len()).map(|_| None).collect();
+    let mut paths = vec![String::new(); segments.len()];
+    let offset = -mono_minus_real(); // realtime minus monotonic, taken once: the stamps keep the model's spacing
+    for (wire, path) in &opts.captures {
+        let s = segments.iter().position(|n| n == wire).unwrap_or_else(|| die(&format!("--capture {}: no such wire", wire)));
+        if caps[s].is_some() {
+            die(&format!("--capture {}: given twice", wire));
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .unwrap_or_else(|e| die(&format!("--capture {}: {}: {}", wire, path, e)));
+        let cap = Capture::new(BufWriter::with_capacity(1 << 16, file), wire, opts.capture_limit, offset)
+            .unwrap_or_else(|e| die(&format!("--capture {}: {}: {}", wire, path, e)));
+        model.trace(s);
+        caps[s] = Some(cap);
+        paths[s] = path.clone();
+    }
+    (caps, paths)
+}
+
+// ---- the engine ----
 
 struct Engine {
     core: Core,
@@ -179,6 +365,15 @@ struct Engine {
     sched: String,
     started: Ns,
     stats_path: String,
+    captures: Vec<Option<CaptureFile>>,
+    capture_paths: Vec<String>,
+    /// recvmmsg's and sendmmsg's buffers, and the frames read in one wake-up, reused.
+    rx: RxBatch,
+    arrivals: Vec<(Ns, usize, usize, Vec<u8>)>,
+    run: Vec<(u64, usize, Ns)>,
+    tx_iovs: Vec<libc::iovec>,
+    tx_hdrs: Vec<libc::mmsghdr>,
+    wire_log: Vec<WireEvent>,
 }
 
 impl Engine {
@@ -197,35 +392,150 @@ impl Engine {
         }
     }
 
+    /// The statistics, the captures closed, the ports closed: the end of the process.
+    fn shut_down(&mut self) {
+        self.write_stats();
+        let now = mono();
+        for c in self.captures.iter_mut().flatten() {
+            c.finish(now);
+        }
+        self.close_ports();
+    }
+
+    /// Every frame waiting on `port`, with its arrival time (`offset`: monotonic minus realtime).
+    fn read_port(&mut self, port: usize, offset: i128) {
+        loop {
+            let n = self.rx.recv(self.ports[port].fd);
+            for i in 0..n {
+                let (len, bytes, ts) = self.rx.frame(i);
+                let t = match ts {
+                    Some(r) => (r as i128 + offset).max(0) as Ns,
+                    None => {
+                        self.frames_no_timestamp += 1;
+                        mono()
+                    }
+                };
+                self.arrivals.push((t, port, len, bytes.to_vec()));
+            }
+            if n < RX_BATCH {
+                return; // a short batch: drained (level-triggered epoll wakes for later ones)
+            }
+        }
+    }
+
+    /// The frames read this wake-up, in arrival order, to the model (none after `now`).
+    fn ingest(&mut self, now: Ns) {
+        self.arrivals.sort_by_key(|a| a.0);
+        for (t, port, len, bytes) in self.arrivals.drain(..) {
+            let _ = self.core.ingest(t.min(now), port, len, bytes); // a refused frame is counted there
+        }
+    }
+
     /// Send what the model says is due: the copies cards keep first, then the ones a hub merely
     /// repeats (their lateness harms nobody, so they wait behind every kept copy of the batch).
+    /// Copies in a row to one port go in one sendmmsg.
     fn release(&mut self, outs: &mut Vec<Output>) {
+        let mut run = mem::take(&mut self.run);
         for kept in [true, false] {
             for o in outs.iter() {
                 if let Output::Deliver { handle, port, due } = *o {
-                    let held = self.core.slab.get(handle);
-                    if held.counts(port) != kept {
+                    if self.core.slab.get(handle).counts(port) != kept {
                         continue;
                     }
-                    let now = mono();
-                    let rc = unsafe {
-                        libc::send(self.ports[port].fd, held.bytes.as_ptr() as *const libc::c_void, held.bytes.len(), libc::MSG_DONTWAIT)
-                    };
-                    if rc < 0 {
-                        self.ports[port].send_errors += 1;
+                    if run.last().map_or(false, |r| r.1 != port) || run.len() == TX_BATCH {
+                        self.send_run(&run, kept);
+                        run.clear();
                     }
-                    if kept {
-                        self.lag.record(now.saturating_sub(due));
-                    } else {
-                        self.repeated += 1;
-                    }
-                    self.ports[port].held_ns += now.saturating_sub(held.arrival) as u128;
-                    self.ports[port].held += 1;
+                    run.push((handle, port, due));
                 }
             }
+            if !run.is_empty() {
+                self.send_run(&run, kept);
+                run.clear();
+            }
         }
+        self.run = run;
         for o in outs.drain(..) {
             self.core.settle(&o);
+        }
+    }
+
+    /// Copies (handle, port, due) to one port in one sendmmsg. The lag of the first is taken when
+    /// the call starts, as a lone send's; the others' when it returns (the kernel had each of
+    /// them by then: an upper bound, never less than their real lag).
+    fn send_run(&mut self, run: &[(u64, usize, Ns)], kept: bool) {
+        let port = run[0].1;
+        self.tx_iovs.clear();
+        self.tx_hdrs.clear();
+        for &(handle, _, _) in run {
+            let b = &self.core.slab.get(handle).bytes;
+            self.tx_iovs.push(libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() });
+        }
+        for iov in self.tx_iovs.iter_mut() {
+            let mut h: libc::mmsghdr = unsafe { mem::zeroed() };
+            h.msg_hdr.msg_iov = iov;
+            h.msg_hdr.msg_iovlen = 1;
+            self.tx_hdrs.push(h);
+        }
+        let fd = self.ports[port].fd;
+        let t0 = mono();
+        let mut i = 0;
+        while i < run.len() {
+            let rc = unsafe { libc::sendmmsg(fd, self.tx_hdrs[i..].as_mut_ptr(), (run.len() - i) as u32, libc::MSG_DONTWAIT) };
+            if rc <= 0 {
+                self.ports[port].send_errors += 1; // this copy is lost; the rest still go
+                i += 1;
+            } else {
+                i += rc as usize;
+            }
+        }
+        let t1 = if run.len() > 1 { mono() } else { t0 };
+        for (k, &(handle, _, due)) in run.iter().enumerate() {
+            let at = if k == 0 { t0 } else { t1 };
+            if kept {
+                self.lag.record(at.saturating_sub(due));
+            } else {
+                self.repeated += 1;
+            }
+            let p = &mut self.ports[port];
+            p.held_ns += at.saturating_sub(self.core.slab.get(handle).arrival) as u128;
+            p.held += 1;
+        }
+    }
+
+    /// The traced wires' events to their captures (before the release settles the frames they
+    /// name).
+    fn capture(&mut self) {
+        mem::swap(&mut self.wire_log, &mut self.core.model.wire_log);
+        for ev in self.wire_log.drain(..) {
+            match ev {
+                WireEvent::Carried { seg, port, handle, end, collisions, .. } => {
+                    let own = (collisions > 0).then(|| {
+                        format!("{} sent it after {} collision{}", self.ports[port].name, collisions, if collisions == 1 { "" } else { "s" })
+                    });
+                    if let Some(c) = self.captures[seg].as_mut() {
+                        c.frame(end, &self.core.slab.get(handle).bytes, own);
+                    }
+                }
+                WireEvent::Collision { seg, ports, end } => {
+                    let names: Vec<&str> = ports.iter().map(|&p| self.ports[p].name.as_str()).collect();
+                    if let Some(c) = self.captures[seg].as_mut() {
+                        let text = format!("collision of {} ended at {}", names.join(", "), c.at(end));
+                        c.note(text);
+                    }
+                }
+                WireEvent::Dropped { seg, port, why, at, .. } => {
+                    let why = match why {
+                        DropWhy::QueueFull => "its queue full",
+                        DropWhy::ExcessCollisions => "16 collisions",
+                    };
+                    let name = &self.ports[port].name;
+                    if let Some(c) = self.captures[seg].as_mut() {
+                        let text = format!("{} dropped a frame ({}) at {}", name, why, c.at(at));
+                        c.note(text);
+                    }
+                }
+            }
         }
     }
 
@@ -262,7 +572,24 @@ impl Engine {
             self.spin_ns as f64 / 1e9,
             self.cpu_latency.map(|v| v.to_string()).unwrap_or_else(|| "null".to_string())
         ));
-        s.push_str(&format!(" \"lag\": {},\n \"late_arrival_lag\": {},\n \"segments\": {{", self.lag.json(), self.core.late_lag.json()));
+        s.push_str(&format!(" \"lag\": {},\n \"late_arrival_lag\": {},\n \"captures\": {{", self.lag.json(), self.core.late_lag.json()));
+        let mut first = true;
+        for (i, c) in self.captures.iter().enumerate() {
+            if let Some(c) = c {
+                s.push_str(&format!(
+                    "{}\n  \"{}\": {{\"path\": {:?}, \"frames\": {}, \"bytes\": {}, \"skipped\": {}, \"stopped\": {}}}",
+                    if first { "" } else { "," },
+                    self.segments[i],
+                    self.capture_paths[i],
+                    c.frames,
+                    c.written,
+                    c.skipped,
+                    c.stopped.as_ref().map(|w| format!("{:?}", w)).unwrap_or_else(|| "null".to_string())
+                ));
+                first = false;
+            }
+        }
+        s.push_str("},\n \"segments\": {");
         for (i, name) in self.segments.iter().enumerate() {
             let st = self.core.model.segment_stats(i);
             let cfg = self.core.model.segment_config(i);
@@ -314,8 +641,13 @@ impl Engine {
         s
     }
 
+    /// The statistics to their file, replaced atomically; the captures flushed, so what they
+    /// hold so far can be read.
     fn write_stats(&mut self) {
         self.read_socket_drops();
+        for c in self.captures.iter_mut().flatten() {
+            c.flush();
+        }
         self.seq += 1;
         let tmp = format!("{}.tmp", self.stats_path);
         let text = self.stats_json();
@@ -332,6 +664,46 @@ impl Engine {
     }
 }
 
+// ---- the loop ----
+
+/// The loop's descriptors: epoll over every port (data: its index), the timer (n), the
+/// signals (n + 1).
+struct Fds {
+    ep: i32,
+    tfd: i32,
+    sfd: i32,
+    n: u64,
+}
+
+/// Signals through a signalfd, so they are events of the loop like any other.
+fn open_loop(ports: &[Port]) -> Fds {
+    let sfd = unsafe {
+        let mut set: libc::sigset_t = mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGUSR1] {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        libc::signalfd(-1, &set, libc::SFD_NONBLOCK | libc::SFD_CLOEXEC)
+    };
+    let tfd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+    let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    if sfd < 0 || tfd < 0 || ep < 0 {
+        die(&format!("signalfd/timerfd/epoll: {}", errno()));
+    }
+    let n = ports.len() as u64;
+    let add = |fd: i32, data: u64| unsafe {
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: data };
+        libc::epoll_ctl(ep, libc::EPOLL_CTL_ADD, fd, &mut ev);
+    };
+    for (i, p) in ports.iter().enumerate() {
+        add(p.fd, i as u64);
+    }
+    add(tfd, n);
+    add(sfd, n + 1);
+    Fds { ep, tfd, sfd, n }
+}
+
 /// Whether a frame or signal is waiting (a zero-timeout poll of the epoll set, which the spin
 /// asks between its clock reads).
 fn readable(ep: i32) -> bool {
@@ -339,63 +711,141 @@ fn readable(ep: i32) -> bool {
     unsafe { libc::poll(&mut p, 1, 0) > 0 }
 }
 
-fn arg_value(args: &[String], flag: &str) -> Option<String> {
-    args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| die(&format!("{} needs a value", flag))))
+/// The timer's wake-up lateness, which sets how early it is armed before a release.
+struct Waking {
+    armed: Ns,
+    lateness_ewma: f64, // ns, running mean
+    max_early_ns: Ns,
+}
+
+impl Waking {
+    fn fired(&mut self, tfd: i32) {
+        let mut x = [0u8; 8];
+        unsafe { libc::read(tfd, x.as_mut_ptr() as *mut libc::c_void, 8) };
+        let late = mono().saturating_sub(self.armed) as f64;
+        self.lateness_ewma += (late.min(1e6) - self.lateness_ewma) / 16.0;
+        self.armed = 0;
+    }
+
+    fn early(&self) -> Ns {
+        ((2.0 * self.lateness_ewma) as Ns).min(self.max_early_ns)
+    }
+}
+
+/// The signals waiting: SIGUSR1 writes the statistics; any other ends the engine.
+fn on_signals(eng: &mut Engine, sfd: i32) {
+    let mut si: libc::signalfd_siginfo = unsafe { mem::zeroed() };
+    while unsafe { libc::read(sfd, &mut si as *mut _ as *mut libc::c_void, mem::size_of::<libc::signalfd_siginfo>()) } > 0 {
+        if si.ssi_signo != libc::SIGUSR1 as u32 {
+            eng.shut_down();
+            exit(0);
+        }
+        eng.write_stats();
+    }
+}
+
+/// What is due next: spin for it if it is that close, else sleep on the timer. The epoll
+/// timeout to wait with (0: go round at once; -1: until an event).
+fn schedule_next(eng: &mut Engine, fds: &Fds, waking: &mut Waking) -> i32 {
+    let early = waking.early();
+    eng.early_ns = early;
+    let next = match eng.core.model.next_deadline() {
+        Some(next) => next,
+        None => return -1,
+    };
+    // the model's bookkeeping may run late (it keeps virtual time); only a release is worth a
+    // spin, so the timer is armed early only for the next possible output
+    let out = eng.core.model.next_output().unwrap_or(Ns::MAX);
+    let now = mono();
+    let wake = next.min(out.saturating_sub(early));
+    if next <= now {
+        return 0;
+    }
+    if out > now && out - now <= early {
+        // near enough: spin, unless a frame arrives meanwhile (it may change what is next)
+        let until = out.min(next); // an earlier bookkeeping event may bring a release forward
+        while mono() < until && !readable(fds.ep) {
+            std::hint::spin_loop();
+        }
+        eng.spin_ns += mono() - now;
+        return 0;
+    }
+    if wake != waking.armed {
+        let its = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: (wake / 1_000_000_000) as i64, tv_nsec: (wake % 1_000_000_000) as i64 },
+        };
+        unsafe { libc::timerfd_settime(fds.tfd, libc::TFD_TIMER_ABSTIME, &its, std::ptr::null_mut()) };
+        waking.armed = wake;
+    }
+    -1
+}
+
+fn run(mut eng: Engine, fds: Fds, max_early_ns: Ns) -> ! {
+    let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
+    let mut outs: Vec<Output> = Vec::new();
+    let mut waking = Waking { armed: 0, lateness_ewma: 20_000.0, max_early_ns };
+    let mut timeout: i32 = -1;
+    let capturing = eng.captures.iter().any(|c| c.is_some());
+    loop {
+        let k = unsafe { libc::epoll_wait(fds.ep, events.as_mut_ptr(), events.len() as i32, timeout) };
+        if k < 0 {
+            if errno().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            die(&format!("epoll_wait: {}", errno()));
+        }
+        eng.wakeups += 1;
+        let offset = mono_minus_real();
+        for e in &events[..k as usize] {
+            let d = e.u64;
+            if d < fds.n && e.events & (libc::EPOLLERR | libc::EPOLLHUP) as u32 != 0 {
+                // its interface went away (the run's teardown): nothing left to carry
+                eng.shut_down();
+                die(&format!("port {} went away", eng.ports[d as usize].name));
+            } else if d < fds.n {
+                eng.read_port(d as usize, offset);
+            } else if d == fds.n {
+                waking.fired(fds.tfd);
+                eng.timer_wakeups += 1;
+            } else {
+                on_signals(&mut eng, fds.sfd);
+            }
+        }
+        let now = mono();
+        eng.ingest(now);
+        eng.core.model.advance(now, &mut outs);
+        if capturing {
+            eng.capture();
+        }
+        eng.release(&mut outs);
+        timeout = schedule_next(&mut eng, &fds, &mut waking);
+    }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: beowulf-medium --config FILE --stats FILE [--fifo PRIORITY] [--max-early-us N] [--cpu-latency-us N]\n\
-                  Runs the segments and ports FILE names (see engine/src/config.rs); SIGUSR1 writes statistics.");
+        println!("{}", USAGE);
         return;
     }
-    let config_path = arg_value(&args, "--config").unwrap_or_else(|| die("--config FILE is required"));
-    let stats_path = arg_value(&args, "--stats").unwrap_or_else(|| die("--stats FILE is required"));
-    let fifo: i32 = arg_value(&args, "--fifo").map(|v| v.parse().unwrap_or_else(|_| die("--fifo takes a priority 1..99"))).unwrap_or(0);
-    let max_early_ns: Ns = arg_value(&args, "--max-early-us")
-        .map(|v| v.parse::<u64>().unwrap_or_else(|_| die("--max-early-us takes whole us")) * 1000)
-        .unwrap_or(100_000);
-    let text = std::fs::read_to_string(&config_path).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
-    let cfg = config::parse(&text).unwrap_or_else(|e| die(&format!("{}: {}", config_path, e)));
-
-    // the engine never outlives the run that started it (a SIGKILLed run leaves no engine)
-    let parent = unsafe { libc::getppid() };
-    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) };
-    if unsafe { libc::getppid() } != parent || parent == 1 {
-        die("its parent has already gone");
-    }
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
-    // keep idle cores out of their deep idle states while the engine runs (the kernel's PM QoS
-    // request, what cyclictest does): a halted core, and a halted virtual CPU above all, wakes tens
-    // of us late; the request ends with this process, so a killed engine leaves nothing behind
-    let cpu_latency = arg_value(&args, "--cpu-latency-us")
-        .map(|v| v.parse::<i32>().unwrap_or_else(|_| die("--cpu-latency-us takes whole us")))
-        .and_then(|us| {
-            let path = CString::new("/dev/cpu_dma_latency").unwrap();
-            let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
-            let ok = fd >= 0 && unsafe { libc::write(fd, &us as *const i32 as *const libc::c_void, 4) } == 4;
-            if !ok && fd >= 0 {
-                unsafe { libc::close(fd) };
-            }
-            if ok { Some(us) } else { None } // the fd stays open (and the request held) until exit
-        });
-    let mut sched = "other".to_string();
-    if fifo > 0 {
-        let p = libc::sched_param { sched_priority: fifo.min(99) };
-        if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } == 0 {
-            sched = format!("fifo:{}", fifo.min(99));
-        }
-    }
+    let opts = parse_args(&args);
+    let text = std::fs::read_to_string(&opts.config_path).unwrap_or_else(|e| die(&format!("{}: {}", opts.config_path, e)));
+    let cfg = config::parse(&text).unwrap_or_else(|e| die(&format!("{}: {}", opts.config_path, e)));
+    tie_to_parent();
+    let cpu_latency = hold_cpu_latency(opts.cpu_latency_us);
+    let sched = realtime(opts.fifo);
 
     let segments: Vec<String> = cfg.segments.iter().map(|(n, _)| n.clone()).collect();
     let ports: Vec<Port> = cfg.ports.iter().map(|(n, p)| open_port(n, p.segment)).collect();
-    let model = Model::new(
+    let mut model = Model::new(
         cfg.segments.iter().map(|(_, s)| s.clone()).collect(),
         cfg.ports.iter().map(|(_, p)| p.clone()).collect(),
         cfg.seed,
     )
     .unwrap_or_else(|e| die(&e));
+    let (captures, capture_paths) = open_captures(&opts, &segments, &mut model);
+    let fds = open_loop(&ports);
     let mut eng = Engine {
         core: Core::new(model),
         ports,
@@ -411,127 +861,16 @@ fn main() {
         sched,
         cpu_latency,
         started: mono(),
-        stats_path,
+        stats_path: opts.stats_path.clone(),
+        captures,
+        capture_paths,
+        rx: RxBatch::new(),
+        arrivals: Vec::new(),
+        run: Vec::with_capacity(TX_BATCH),
+        tx_iovs: Vec::with_capacity(TX_BATCH),
+        tx_hdrs: Vec::with_capacity(TX_BATCH),
+        wire_log: Vec::new(),
     };
-
-    // signals through a signalfd, so they are events of the loop like any other
-    let sfd = unsafe {
-        let mut set: libc::sigset_t = mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGUSR1] {
-            libc::sigaddset(&mut set, s);
-        }
-        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        libc::signalfd(-1, &set, libc::SFD_NONBLOCK | libc::SFD_CLOEXEC)
-    };
-    let tfd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
-    let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-    if sfd < 0 || tfd < 0 || ep < 0 {
-        die(&format!("signalfd/timerfd/epoll: {}", errno()));
-    }
-    let n = eng.ports.len() as u64;
-    let add = |fd: i32, data: u64| unsafe {
-        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: data };
-        libc::epoll_ctl(ep, libc::EPOLL_CTL_ADD, fd, &mut ev);
-    };
-    for (i, p) in eng.ports.iter().enumerate() {
-        add(p.fd, i as u64);
-    }
-    add(tfd, n);
-    add(sfd, n + 1);
     eng.write_stats(); // seq 1: the engine is up and every port is open
-
-    let mut buf = vec![0u8; READ_BUFFER];
-    let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
-    let mut arrivals: Vec<(Ns, usize, usize, Vec<u8>)> = Vec::new();
-    let mut outs: Vec<Output> = Vec::new();
-    let mut armed: Ns = 0;
-    let mut timeout: i32 = -1;
-    let mut lateness_ewma: f64 = 20_000.0; // ns; the timer's wake-up lateness, running mean
-    loop {
-        let k = unsafe { libc::epoll_wait(ep, events.as_mut_ptr(), events.len() as i32, timeout) };
-        if k < 0 {
-            if errno().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            die(&format!("epoll_wait: {}", errno()));
-        }
-        eng.wakeups += 1;
-        let offset = mono_minus_real();
-        for e in &events[..k as usize] {
-            let d = e.u64;
-            if d < n && e.events & (libc::EPOLLERR | libc::EPOLLHUP) as u32 != 0 {
-                // its interface went away (the run's teardown): nothing left to carry
-                eng.write_stats();
-                die(&format!("port {} went away", eng.ports[d as usize].name));
-            }
-            if d < n {
-                let port = d as usize;
-                while let Some((len, ts)) = recv_frame(eng.ports[port].fd, &mut buf) {
-                    let t = match ts {
-                        Some(r) => (r as i128 + offset).max(0) as Ns,
-                        None => {
-                            eng.frames_no_timestamp += 1;
-                            mono()
-                        }
-                    };
-                    arrivals.push((t, port, len, buf[..len.min(buf.len())].to_vec()));
-                }
-            } else if d == n {
-                let mut x = [0u8; 8];
-                unsafe { libc::read(tfd, x.as_mut_ptr() as *mut libc::c_void, 8) };
-                let late = mono().saturating_sub(armed) as f64;
-                lateness_ewma += (late.min(1e6) - lateness_ewma) / 16.0;
-                eng.timer_wakeups += 1;
-                armed = 0;
-            } else {
-                let mut si: libc::signalfd_siginfo = unsafe { mem::zeroed() };
-                while unsafe { libc::read(sfd, &mut si as *mut _ as *mut libc::c_void, mem::size_of::<libc::signalfd_siginfo>()) } > 0 {
-                    eng.write_stats();
-                    if si.ssi_signo != libc::SIGUSR1 as u32 {
-                        eng.close_ports();
-                        exit(0);
-                    }
-                }
-            }
-        }
-        let now = mono();
-        arrivals.sort_by_key(|a| a.0);
-        for (t, port, len, bytes) in arrivals.drain(..) {
-            let _ = eng.core.ingest(t.min(now), port, len, bytes); // a refused frame is counted there
-        }
-        eng.core.model.advance(now, &mut outs);
-        eng.release(&mut outs);
-        // what is due next: spin for it if it is that close, else sleep on the timer
-        timeout = -1;
-        let early = ((2.0 * lateness_ewma) as Ns).min(max_early_ns);
-        eng.early_ns = early;
-        if let Some(next) = eng.core.model.next_deadline() {
-            // the model's bookkeeping may run late (it keeps virtual time); only a release is
-            // worth a spin, so the timer is armed early only for the next possible output
-            let out = eng.core.model.next_output().unwrap_or(Ns::MAX);
-            let now = mono();
-            let wake = next.min(out.saturating_sub(early));
-            if next <= now {
-                timeout = 0;
-            } else if out > now && out - now <= early {
-                // near enough: spin, unless a frame arrives meanwhile (it may change what is next)
-                let t0 = now;
-                let until = out.min(next); // an earlier bookkeeping event may bring a release forward
-                while mono() < until && !readable(ep) {
-                    std::hint::spin_loop();
-                }
-                eng.spin_ns += mono() - t0;
-                timeout = 0;
-            } else if wake != armed {
-                let next = wake;
-                let its = libc::itimerspec {
-                    it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-                    it_value: libc::timespec { tv_sec: (next / 1_000_000_000) as i64, tv_nsec: (next % 1_000_000_000) as i64 },
-                };
-                unsafe { libc::timerfd_settime(tfd, libc::TFD_TIMER_ABSTIME, &its, std::ptr::null_mut()) };
-                armed = next;
-            }
-        }
-    }
+    run(eng, fds, opts.max_early_ns)
 }

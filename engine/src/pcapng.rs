@@ -151,6 +151,13 @@ impl<W: Write> Capture<W> {
         (t as i128 + self.offset).max(0) as u64
     }
 
+    /// Engine time `t` as the capture's clock reads it (realtime seconds.nanoseconds, as
+    /// Wireshark's epoch time column shows a frame's), for a note.
+    pub fn at(&self, t: u64) -> String {
+        let r = self.real(t);
+        format!("{}.{:09}", r / 1_000_000_000, r % 1_000_000_000)
+    }
+
     /// Something that happened on the wire: said in the next frame's comment.
     pub fn note(&mut self, text: String) {
         if self.notes.len() < MAX_NOTES {
@@ -274,6 +281,7 @@ mod tests {
         let frame: Vec<u8> = (0..61u8).collect(); // 61 B: padded to 64 in its block
         let mut cap = Capture::new(Vec::new(), "w0", 1 << 20, 1_000_000_000_000).unwrap();
         cap.frame(5_000, &frame, None);
+        assert_eq!(cap.at(5_000), "1000.000005000");
         cap.note("collision of ports a, b".into());
         cap.frame(80_000, &frame[..60], Some("after 1 collision".into()));
         cap.finish(90_000);
