@@ -3,7 +3,7 @@
 Division of labor: `args` holds the argument types and shared flags (made
 from the axes, so flags and experiment files share names, defaults and
 bounds); each verb module (doctor, topo, cli, run, experiment, exercise, reproduce, report,
-plot, merge, clean, completion, inspect, shell; quick is the no-argument main job) adds its parser and runs it.
+plot, merge, compare, clean, completion, inspect, shell; quick is the no-argument main job) adds its parser and runs it.
 `main` maps the error family once: one line on stderr, the error's exit code.
 Validation happens before the root check and before anything is created.
 """
@@ -13,8 +13,8 @@ import os
 import sys
 import traceback
 
-from commands import (clean, cli, completion, doctor, exercise, experiment, merge, plot, quick, report,
-                      reproduce, run, topo)
+from commands import (clean, cli, compare, completion, doctor, exercise, experiment, merge, plot, quick,
+                      report, reproduce, run, topo)
 from commands import inspect, shell
 from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
@@ -22,7 +22,7 @@ from core.text import plain
 from core.version import VersionAction
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
-         "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "clean": clean,
+         "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "compare": compare, "clean": clean,
          "completion": completion, "inspect": inspect, "shell": shell}
 
 

@@ -349,6 +349,8 @@ EXAMPLES = [
      ["sudo beowulf-netlab run token --topo bonded-dual-net --rate 10 --channels 2 --wire tc"]),
     ("Judge saved results again without running anything:",
      ["beowulf-netlab report results/*.json"]),
+    ("Two stored runs point by point (documents or reproduction directories; --json for a program):",
+     ["beowulf-netlab compare results/reproduction-A results/reproduction-B"]),
     ("A classroom exercise: the sheet, then a student's answers checked on this machine:",
      ["beowulf-netlab exercise show message-size", "sudo beowulf-netlab exercise check message-size answers.json"]),
     ("Bash completion for this shell:", ["source <(beowulf-netlab completion bash)"]),
@@ -387,7 +389,7 @@ def man(root: Node) -> str:
            ".SH DESCRIPTION", roff(root.description),
            ".PP", roff(f"{NAME} is the installed name of emulate.py: both re-run themselves under "
                        "/usr/bin/python3 (where Debian's Mininet lives) when started by another "
-                       "interpreter. Commands that build networks need root; topo, report, plot, merge, "
+                       "interpreter. Commands that build networks need root; topo, report, plot, merge, compare, "
                        "exercise list and show, and completion do not. Bad input is one line on "
                        "stderr and exit status 2, before anything is built."),
            ".SH OPTIONS", *_entries(root),

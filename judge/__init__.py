@@ -2,7 +2,7 @@
 
 Division of labor: `table` writes a document as text and `plot` draws it, both
 as its workload's `Figure` declares, and `summary` says what a run measured when
-it ends; `claims` judges the papers' claims against documents (`forced` asks
+it ends, and `compare` sets two stored results side by side point by point; `claims` judges the papers' claims against documents (`forced` asks
 whether each verdict could have failed, from the readings `bounds` says the model
 admits each point; `tested` runs the tests a tested claim names; `repeats` says where two repeats leave a
 verdict in doubt, so a full run measures a third there alone); `validation` reads the era checks, `sensitivity` the variants of open
