@@ -10,6 +10,7 @@ point's per-interval series), the wire's rate beside it.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -26,6 +27,35 @@ from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
 
 METRIC_MARKERS = ("o", "s", "^", "D")
+# a configuration's colour comes from this fixed list by its name's hash (configuration_colours):
+# tab10 without its red (a red cross marks a point that failed a gate) and its grey (the levels'),
+# then five of other hues and darkness, each told apart from the rest at a glance; never reordered,
+# so a colour stays its configuration's
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+           "#000075", "#800000", "#469990", "#c71585", "#b8860b")
+
+
+def _home(config: str) -> int:
+    """The configuration's own slot: its name hashed (sha256: the same on every host and version)."""
+    return int.from_bytes(hashlib.sha256(config.encode()).digest()[:8], "big") % len(PALETTE)
+
+
+def configuration_colours(configs: list[str]) -> dict[str, str]:
+    """A colour per configuration (judge.table.config_key: topology, placement, rate, ...; not the
+    hardware view, which the line style tells), the same in every figure, file and report: its home
+    slot, or, when a configuration that sorts before it (by home slot, then name: never by the
+    order a file lists them) holds that slot in the same figure, the next free one (so only a
+    figure that holds such a neighbour moves it). Beyond the palette's size colours repeat."""
+    out: dict[str, str] = {}
+    taken: set[int] = set()
+    for c in sorted(set(configs), key=lambda c: (_home(c), c)):
+        slot = _home(c)
+        if len(taken) < len(PALETTE):
+            while slot in taken:
+                slot = (slot + 1) % len(PALETTE)
+        taken.add(slot)
+        out[c] = PALETTE[slot]
+    return out
 
 
 def title(doc: dict, what: str) -> str:
@@ -179,8 +209,7 @@ def plot(doc: dict, path: str) -> list[str]:
                for s in curves}
     configs = list(dict.fromkeys(runs_of[s.config][1] for s in curves))
     run_names = list(dict.fromkeys(runs_of[s.config][0] for s in curves))
-    palette = plt.get_cmap("tab10" if len(configs) <= 10 else "tab20")
-    colour = {c: palette(i % palette.N) for i, c in enumerate(configs)}
+    colour: dict[str, str] = dict(configuration_colours(configs))
     colour.update({s.config: colour[runs_of[s.config][1]] for s in curves})
     metrics = list(dict.fromkeys(s.metric_label for s in curves))
     overlaid = len(run_names) > 1
