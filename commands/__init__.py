@@ -3,7 +3,7 @@
 Division of labor: `args` holds the argument types and shared flags (made
 from the axes, so flags and experiment files share names, defaults and
 bounds); each verb module (doctor, topo, cli, run, experiment, exercise, reproduce, report,
-plot, merge, compare, clean, completion, inspect, shell; quick is the no-argument main job) adds its parser and runs it.
+plot, merge, compare, clean, completion, inspect, shell, capture; quick is the no-argument main job) adds its parser and runs it.
 `main` maps the error family once: one line on stderr, the error's exit code.
 Validation happens before the root check and before anything is created.
 """
@@ -15,7 +15,7 @@ import traceback
 
 from commands import (clean, cli, compare, completion, doctor, exercise, experiment, merge, plot, quick,
                       report, reproduce, run, topo)
-from commands import inspect, shell
+from commands import capture, inspect, shell
 from core.parser import Parser
 from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
 from core.text import plain
@@ -23,7 +23,7 @@ from core.version import VersionAction
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
          "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "compare": compare, "clean": clean,
-         "completion": completion, "inspect": inspect, "shell": shell}
+         "completion": completion, "inspect": inspect, "shell": shell, "capture": capture}
 
 
 def make_parser(prog: str = "emulate.py") -> Parser:

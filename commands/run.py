@@ -47,13 +47,18 @@ def add_parser(sub) -> None:
     add_machine_args(p)
     add_impairment_args(p)
     add_output_args(p, "<workload>")
+    p.add_argument("--capture", action="append", default=None, metavar="WIRE",
+                   help="write WIRE's frames as the medium engine carried them to a pcapng file beside the "
+                        "results (<results>-<topology>-<rate>mbit-<nodes>n-WIRE.pcapng, one per network built): "
+                        "each frame stamped when its last bit left the wire, collisions and drops as packet "
+                        "comments (repeatable; needs the engine: see 'emulate.py capture')")
 
 
 def run(args) -> int:
     wl = WORKLOADS[args.workload]
     mine = {a.name for a in wl.axes} | {a.name for a in NETWORK.values()}
-    others = sorted(a.name for w in WORKLOADS.values() for a in w.axes
-                    if a.name not in mine and getattr(args, a.name, None) is not None)
+    others = sorted({a.name for w in WORKLOADS.values() for a in w.axes
+                     if a.name not in mine and getattr(args, a.name, None) is not None})
     if others:
         raise BadInput(f"run {wl.name} does not take {', '.join('--' + o.replace('_', '-') for o in others)}")
     given = {name: getattr(args, name) for name in mine}
@@ -63,7 +68,10 @@ def run(args) -> int:
         raise BadInput("--channels applies to bonded-dual-net only: add it to --topology or drop --channels")
     sweep = Sweep.make(wl.name, given, args.shard)
     log = sys.stderr if args.json else sys.stdout
-    doc, out, png = run_one(sweep, Path(args.out) if args.out else None, args.png, build_options(args), "run",
+    opts = build_options(args)
+    if args.capture:
+        opts = dataclasses.replace(opts, capture=tuple(dict.fromkeys(args.capture)))
+    doc, out, png = run_one(sweep, Path(args.out) if args.out else None, args.png, opts, "run",
                             progress=not args.no_progress, log=log)
     text = summary(doc, out, png, None)
     if args.json:

@@ -38,6 +38,11 @@ class BuildOptions:
     host_path: str = "subtract"   # subtract | keep: this host's own round-trip path off the engine's delays (run.hostpath)
     verbose: bool = False
     require_kernel: bool = field(default_factory=require_kernel_default)
+    # wires whose frames the engine writes as pcapng (netlab.medium), and where: a .pcapng path
+    # for one wire, else a stem (<stem>-<topology>-<rate>mbit-<nodes>n-<wire>.pcapng per network built)
+    capture: tuple[str, ...] = ()
+    capture_out: str | None = None
+    capture_limit: int = 64 << 20   # bytes of frames a capture holds at most (netlab.medium)
 
 
 def choose_impls(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> dict[str, str | None]:

@@ -40,6 +40,14 @@ its model had passed their arrival time (taken late, each delaying that frame: h
 histogram), the frames the kernel dropped on its sockets before it read them (`socket_drops`),
 its failed sends (`send_errors`), and the frames it refused (`oversize`: over 802.3's maximum,
 never carried; `runts`). A key an older engine did not write is None: unknown, not zero.
+
+Captures (`Medium(captures={wire: file})`): the engine writes each named wire's frames as pcapng
+(engine/src/pcapng.rs: stamped when each frame's last bit left the wire, collisions and drops as
+comments, at most `capture_limit` bytes of frames) into a root-only folder of the state directory
+(it runs as root, so it creates each file new and never through a link); when it stops, each
+file is copied to where the caller asked (core.safefile: never written through a link there). An
+engine restarted on the same ports (run.hostpath's retimed delays) starts its captures again:
+what they hold is what the network carried from the last start on.
 """
 from __future__ import annotations
 
@@ -51,7 +59,7 @@ import time
 from pathlib import Path
 
 from core.errors import RuntimeFailure
-from core.safefile import private_dir
+from core.safefile import private_dir, read_bytes, write_atomic_bytes
 from topologies.spec import NetworkSpec
 from topologies.timescale import host_cost, scaled_time, wire_rate
 
@@ -91,6 +99,9 @@ MAX_EARLY_US = 100
 # much (bench/engine.py: single-net at 100 Mbit/s, engine CPU 57 % -> 34 %).
 CPU_LATENCY_US = 0
 START_TIMEOUT_S = 5.0
+# A capture's bound on its frames' bytes (the engine's --capture-limit): some 300,000 minimum
+# frames or 43,000 full ones; past it the engine counts the frames it leaves out (pcapng.rs).
+CAPTURE_LIMIT_BYTES = 64 << 20
 SNAPSHOT_TIMEOUT_S = 2.0
 
 
@@ -142,10 +153,15 @@ def _write_private(path: Path, text: str) -> None:
 class Medium:
     """One running engine (see module doc). `snapshot()` asks it for its counters."""
 
-    def __init__(self, config: str, state_dir: Path, prefix: str):
+    def __init__(self, config: str, state_dir: Path, prefix: str, captures: dict[str, Path] | None = None,
+                 capture_limit: int = CAPTURE_LIMIT_BYTES):
         self.config_path = state_dir / f"{prefix}-medium.conf"
         self.stats_path = state_dir / f"{prefix}-medium.json"
         self.config = config
+        self.captures = {wire: Path(dest) for wire, dest in (captures or {}).items()}
+        self.capture_dir = state_dir / f"{prefix}-capture"
+        self.capture_limit = int(capture_limit)
+        self.captured: dict[str, dict] = {}   # per wire, what the engine last said of its capture
         self.proc: subprocess.Popen | None = None
         self._last: dict | None = None
         self._last_t = 0.0
@@ -160,7 +176,7 @@ class Medium:
         self.proc = subprocess.Popen([str(ENGINE_BIN), "--config", str(self.config_path), "--stats",
                                       str(self.stats_path), "--fifo", str(FIFO_PRIORITY),
                                       "--max-early-us", str(MAX_EARLY_US),
-                                      "--cpu-latency-us", str(CPU_LATENCY_US)],
+                                      "--cpu-latency-us", str(CPU_LATENCY_US), *self._capture_args()],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, close_fds=True)
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -176,10 +192,44 @@ class Medium:
         raise RuntimeFailure("the medium engine did not open its ports within "
                              f"{START_TIMEOUT_S:g} s; run with --wire tc")
 
+    def _capture_file(self, wire: str) -> Path:
+        return self.capture_dir / f"{wire}.pcapng"
+
+    def _capture_args(self) -> list[str]:
+        """--capture WIRE=FILE for each capture, in a root-only folder made here, emptied of
+        an earlier start's files (the engine creates each anew)."""
+        if not self.captures:
+            return []
+        private_dir(self.capture_dir, "capture folder", env="NETLAB_STATE_DIR")
+        args = []
+        for wire in self.captures:
+            f = self._capture_file(wire)
+            if f.is_symlink() or f.exists():
+                f.unlink()
+            args += ["--capture", f"{wire}={f}"]
+        return args + ["--capture-limit", str(self.capture_limit)]
+
+    def _deliver_captures(self, last: dict | None) -> None:
+        """Each capture the engine wrote, to where the caller asked; its folder removed."""
+        self.captured = dict((last or {}).get("captures") or {})
+        for wire, dest in self.captures.items():
+            f = self._capture_file(wire)
+            try:
+                write_atomic_bytes(dest, read_bytes(f, f"the capture of {wire}", self.capture_limit + (1 << 20)))
+                self.captured.setdefault(wire, {})["out"] = str(dest)
+                f.unlink()
+            except Exception as e:   # noqa: BLE001 -- said in the record, never fatal to a teardown
+                self.captured.setdefault(wire, {})["error"] = str(e)
+        if self.captures:
+            try:
+                self.capture_dir.rmdir()
+            except OSError:
+                pass
+
     def restart(self, config: str) -> "Medium":
         """The same ports under another configuration (run.hostpath's retimed delays): the
         engine stopped and started again, its counters from zero."""
-        self.stop()
+        self.stop(deliver=False)
         self.config, self._last = config, None
         return self.start()
 
@@ -209,8 +259,9 @@ class Medium:
         raise RuntimeFailure("the medium engine did not answer for its counters within "
                              f"{SNAPSHOT_TIMEOUT_S:g} s")
 
-    def stop(self) -> dict | None:
-        """End the engine; its last counters, if it wrote them."""
+    def stop(self, deliver: bool = True) -> dict | None:
+        """End the engine; its last counters, if it wrote them. Its captures go where they were
+        asked for (unless `deliver` is False: a restart begins them again)."""
         if self.proc is None:
             return None
         proc, self.proc = self.proc, None
@@ -229,6 +280,8 @@ class Medium:
                 p.unlink()
             except OSError:
                 pass
+        if deliver:
+            self._deliver_captures(last)
         return last
 
     def record(self) -> dict:

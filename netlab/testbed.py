@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
+from pathlib import Path
 
 from mininet.link import Link
 from mininet.log import setLogLevel
@@ -57,6 +59,14 @@ def close_shells(net: Mininet) -> None:
             pass
 
 
+def capture_line(wire: str, c: dict) -> str:
+    """What became of a wire's capture (netlab.medium: Medium.captured), in one line."""
+    if c.get("error"):
+        return f"capture of {wire}: not written: {c['error']}"
+    left = f"; {c['skipped']} more past its limit counted, not written" if c.get("skipped") else ""
+    return f"capture of {wire}: {c.get('out')} ({c.get('frames', 0)} frames{left})"
+
+
 def network_name(spec: NetworkSpec) -> str:
     """What `inspect` calls the network: topology@rate, its nodes, its machine."""
     name = f"{spec.topology}@{spec.params.get('rate_mbit', 0):g} ({len(spec.nodes)} nodes"
@@ -71,6 +81,7 @@ class Testbed:
         self.opts = opts or BuildOptions()
         self.caps = caps or probe()
         self.impls = check_buildable(spec, self.caps, self.opts)
+        self.captures = self._capture_paths()   # wire -> the pcapng file its frames go to
         self.net: Mininet | None = None
         self.manifest: Manifest | None = None
         self.build_s = 0.0
@@ -136,9 +147,38 @@ class Testbed:
             wire.spec_name = w.name
             ports += [(intf, w.name, node) for intf, node in wire.engine_ports()]
         self.engine_ports = ports
-        self.medium = Medium(engine_config(self.spec, ports), STATE_DIR, self.manifest.prefix).start()
+        self.medium = Medium(engine_config(self.spec, ports), STATE_DIR, self.manifest.prefix,
+                             captures=self.captures, capture_limit=self.opts.capture_limit).start()
         for w in self.spec.wires:
             self.wire(w.name).medium = self.medium
+
+    def _capture_paths(self) -> dict[str, Path]:
+        """Where each captured wire's pcapng goes (BuildOptions.capture, capture_out); BuildError
+        before anything is built when the engine does not carry the network or a wire is not
+        one of its own. A stem's files never replace an earlier network's of the same sweep."""
+        wires = list(self.opts.capture)
+        if not wires:
+            return {}
+        if self.impls["wire"] != "engine":
+            raise BuildError("a capture is the medium engine's (each frame at its wire time): this network's "
+                             f"wires are {self.impls['wire']} (give --wire engine; the engine carries up to "
+                             "100 Mbit/s at time scale 1 without --delay or --loss)")
+        names = [w.name for w in self.spec.wires]
+        unknown = [w for w in wires if w not in names]
+        if unknown:
+            raise BuildError(f"no wire {', '.join(unknown)} in {self.spec.topology} (its wires: {', '.join(names)})")
+        out = self.opts.capture_out or "capture"
+        if out.endswith(".pcapng") and len(wires) == 1:
+            return {wires[0]: Path(out)}
+        stem = out[:-len(".pcapng")] if out.endswith(".pcapng") else out
+        tag = f"{self.spec.topology}-{self.spec.params.get('rate_mbit', 0):g}mbit-{len(self.spec.nodes)}n"
+        paths = {}
+        for w in wires:
+            p, i = Path(f"{stem}-{tag}-{w}.pcapng"), 2
+            while p.exists():
+                p, i = Path(f"{stem}-{tag}-{w}-{i}.pcapng"), i + 1
+            paths[w] = p
+        return paths
 
     def retime_medium(self, less_ns: int) -> None:
         """Restart the engine with each node's per-packet delay less less_ns (this host's own
@@ -193,6 +233,8 @@ class Testbed:
             self.contention.stop()
         if self.medium is not None:
             self.medium_final = self.medium.stop()
+            for wire, c in self.medium.captured.items():
+                sys.stderr.write(capture_line(wire, c) + "\n")
         # the namespaces are the run's while their shells pin them: read before the shells close
         inodes = live_namespaces(self.manifest) if self.manifest is not None else set()
         try:

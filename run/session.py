@@ -9,6 +9,7 @@ certain (`Session.run`, `open_cli`). The commands parse arguments and print.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -112,6 +113,8 @@ def run_one(sweep: Sweep, out: Path | None, png: str | None, opts: BuildOptions,
     Ctrl-C and failures say how many points were kept, and where."""
     out = out or RESULTS_DIR / f"{time.strftime('%Y%m%d-%H%M%S')}-{name or sweep.workload}.json"
     png = png or str(out.with_suffix(".png"))
+    if opts.capture and not opts.capture_out:   # --capture WIRE: beside the results
+        opts = dataclasses.replace(opts, capture_out=str(out.with_suffix("")))
     session = Session(verb, opts, [sweep], [out, Path(png)])
     log.write(f"measuring {estimate.of_sweep(sweep).line()}\n")
     log.flush()
