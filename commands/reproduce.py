@@ -19,6 +19,7 @@ from judge import tested
 from judge.repeats import doubtful, wanted
 from judge.sensitivity import load_variants, range_variants, variant_sweep
 from run import calibration
+from judge.heldout import EXPERIMENT as HELDOUT
 from judge.validation import experiments as era_experiments
 from topologies.hardware import NONE
 
@@ -83,9 +84,10 @@ def capped(sweep: Sweep) -> Sweep:
 
 
 def planned(only: str | None) -> list[str]:
-    """The experiments the claims read, then those the era checks read (claims/era-checks.json)."""
+    """The experiments the claims read, then those the era checks read (claims/era-checks.json),
+    then the host path's held-out exchanges (judge.heldout)."""
     files = experiment_files()
-    wanted = [name for c in load_claims() for name in c["experiments"]] + era_experiments()
+    wanted = [name for c in load_claims() for name in c["experiments"]] + era_experiments() + [HELDOUT]
     names = [n for n in dict.fromkeys(wanted) if n in files]
     if only:
         chosen = [n.strip() for n in only.split(",")]
@@ -158,7 +160,7 @@ def run(args) -> int:
     names = planned(args.only)
     claims = load_claims()
     sweeps, shares = {}, {}
-    era_only_names = set(era_experiments()) - {n for c in claims for n in c["experiments"]}
+    era_only_names = set(era_experiments() + [HELDOUT]) - {n for c in claims for n in c["experiments"]}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
         era_only = name in era_only_names

@@ -5,7 +5,8 @@ as its workload's `Figure` declares, and `summary` says what a run measured when
 it ends, and `compare` sets two stored results side by side point by point; `claims` judges the papers' claims against documents (`forced` asks
 whether each verdict could have failed, from the readings `bounds` says the model
 admits each point; `tested` runs the tests a tested claim names; `repeats` says where two repeats leave a
-verdict in doubt, so a full run measures a third there alone); `validation` reads the era checks, `sensitivity` the variants of open
+verdict in doubt, so a full run measures a third there alone); `validation` reads the era checks, `heldout` sets lone round trips the host-path probe never
+timed beside their own path's model, `sensitivity` the variants of open
 choices, and `fitted` fits the constants the sources give as ranges on declared claims and
 judges the others out of sample; `report` writes the claims report with the verdicts (HTML and
 Markdown); `exercise` checks and grades the classroom exercises, `sheet` makes

@@ -38,7 +38,7 @@ from core.verdicts import Forced
 from netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
 from run import calibration as cal
-from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, model_round_trip_us
+from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_via, model_round_trip_us
 from topologies.hardware import NONE, HostCost, hardware_of, load
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
@@ -232,8 +232,8 @@ def lone_round_trip_us(point: dict) -> tuple[float, float] | None:
             or time_scale_of(point) != 1:
         return None
     if hardware_of(point) == NONE:
-        return round_trip_us(FREE, point["rate_mbit"], size), SLACK
-    model = model_round_trip_us(point)
+        return round_trip_us(FREE, point["rate_mbit"], size, via=flow_via(point, 0)), SLACK
+    model = model_round_trip_us(point, flow_via(point, 0))
     return None if model is None else (model, LONE_RTT_TOLERANCE)
 
 

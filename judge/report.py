@@ -30,9 +30,10 @@ from core.safefile import write_atomic_bytes
 from core.text import md_cell, plain
 from run.calibration import MET, MISSED, load_calibrations
 from judge import fitted
+from judge import heldout
 from judge import sensitivity as sensitivity_table
 from judge.sensitivity import UNDETERMINED
-from judge.validation import IN_BAND, NOT_MEASURED, readings
+from judge.validation import ABOVE, BELOW, IN_BAND, NOT_MEASURED, readings
 from judge.validation import experiments as era_experiments
 from run.experiment import experiment_files
 from core.jsonfile import read_json
@@ -40,6 +41,7 @@ from judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
 from judge.plot import plot
+from run.gates import LONE_RTT_TOLERANCE
 from judge.table import table, trusted
 from core.verdicts import MEANING, Answer, Forced
 from topologies.hardware import describe_tcp, hardware_of
@@ -193,7 +195,7 @@ def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
 def glossary() -> list[tuple[str, str]]:
     """The glossary, with the repeat counts read from the experiment files (never restated)."""
     full, quick = set(), set()
-    read = {n for c in load_claims() for n in c["experiments"]} | set(era_experiments())
+    read = {n for c in load_claims() for n in c["experiments"]} | set(era_experiments()) | {heldout.EXPERIMENT}
     for name, path in experiment_files().items():
         if name not in read:
             continue
@@ -523,7 +525,8 @@ def era_rows(docs: dict[str, dict]) -> list[dict]:
                      "era": f"{r['era_value']:g} {r['unit']}", "band": f"{r['band'][0]:g}-{r['band'][1]:g} {r['unit']}",
                      "measured": measured, "reads": r["reads"],
                      "class": {IN_BAND: "ok", NOT_MEASURED: "na"}.get(r["reads"], "shape"),
-                     "why_band": r["why_band"], "source": r["source"], "reason": r["reason"]})
+                     "why_band": r["why_band"], "source": r["source"], "reason": r["reason"],
+                     "lacks": r["lacks"] if r["reads"] in (ABOVE, BELOW) else None})
     return rows
 
 
@@ -666,6 +669,8 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
         "calibration": cal,
         "forcing": forcing_rows(by_view),
         "era": era_rows(docs),
+        "heldout": heldout.rows(docs),
+        "heldout_text": HELDOUT_TEXT.format(tolerance=f"{LONE_RTT_TOLERANCE:.0%}"),
         "sensitivity": sensitivity_rows(claims, docs, sensitivity) if sensitivity else [],
         "ranges": [{"id": r["id"], "sources": r["sources"], "verdict": r.get("as_run", r["verdict"])}
                    for r in by_view.get(PAPER, []) if states.get(r["id"])],
@@ -856,7 +861,15 @@ def markdown(m: dict) -> str:
            "|---|---|---|---|---|---|---|"]
     md += [_row([r["profile"], f"{r['id']}: {r['what']}", r["era"], r["band"],
                  r["measured"] if r["measured"] != "not measured" else f"not measured: {r['reason']}",
-                 r["reads"], r["why_band"]]) for r in m["era"]]
+                 f"{r['reads']}: the model lacks {r['lacks']}" if r["lacks"] else r["reads"], r["why_band"]])
+           for r in m["era"]]
+    md += ["", "## Host path, held out", "", m["heldout_text"], ""]
+    md += (["| network | pairs | path | model | measured (median of the pairs) | quickest | reads | gates |",
+            "|---|---|---|---|---|---|---|---|"]
+           + [_row([f"{r['network']} ({r['placement']})", r["pairs"], r["path"], f"{r['model_ms']:.3f} ms",
+                    f"{r['median_ms']:.3f} ms ({r['off']:+.1%}; pairs {r['low_ms']:.3f}-{r['high_ms']:.3f}, "
+                    f"{r['runs']} run(s))", f"{r['quickest_ms']} ms", r["reads"], r["gates"]])
+              for r in m["heldout"]] if m["heldout"] else [f"not run: this run has no {heldout.EXPERIMENT} document."])
     md += ["", "## Figures", ""]
     for f in m["figures"]:
         md += [f"### {f['name']}", ""]
@@ -894,6 +907,17 @@ FITTED_TEXT = ("The era view above is the headline and stays it. Here the consta
                "docs/judging.md says what is fitted on what.")
 LOFO_TEXT = ("Each figure the constants move, predicted from a fit that did not see it: fitted on every other "
              "figure's eligible claims (claims/fitting.json), its own claims judged at that fit.")
+HELDOUT_TEXT = ("This host's own path is timed on one pair of one wire and taken off every node's delays "
+                "(run/hostpath.py); the round-trip calibration runs that same exchange, so it cannot check the "
+                "subtraction. Here the same lone exchange (1-byte tokens, one in flight) runs where the probe did "
+                "not: pairs on separate wires of the meshes, a pair through a switch or a software relay, bonded "
+                "pairs, and 4 or 8 pairs at once (experiments/hostpath-heldout.json). Each pair's round trip is set "
+                "beside its own path's model (netlab.hostcost.round_trip_us: a switch adds a wire time, a relay a "
+                "wire time and its CPU's and card's passes) and read against the round-trip calibration's "
+                "tolerance ({tolerance}): over it, the host's own time set the round trips, and the gate "
+                "'lone round trips on the model's time' fails such a point wherever it is measured. Pairs that "
+                "share a wire, or whose bonded frames take two paths, are shown and not held to the model.")
+
 GATES_TEXT = ("Every point is checked: no free bandwidth (each wire counted at least the payload that crossed "
               "it); within the wires' payload capacity on the time base of the figure the workload reports; "
               "disk-bound figures within what the throttled disks and ports allow; no CPU core or "

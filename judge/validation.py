@@ -7,7 +7,8 @@ same kind (lmbench's Linux 10baseT rows, the de4x5 driver's ttcp), with a band
 declared before running (`why_band` says where it comes from). The table reads
 where this run's median falls (in, below or above the band) and says nothing
 about the papers' claims; a reading outside the band points at a mechanism the
-model lacks (issue 20's list), never at a constant to change.
+model lacks, never at a constant to change: where the sources name candidates but size none,
+the check says which (`lacks`), and the report sets them beside a reading outside its band.
 claims/era-checks.json lists the checks (schema SCHEMA, written to
 claims/era-checks.schema.json); each names the experiment whose points measure
 it, the points (`where`) and the value read (`metric`).
@@ -44,6 +45,8 @@ SCHEMA = list_file_schema(
                      "minItems": 2, "maxItems": 2, "description": "[low, high] in unit: where the "
                      "profile's reading is expected, declared before running"},
             "why_band": TEXT, "source": TEXT,
+            "lacks": {**TEXT, "description": "mechanisms the model lacks that would move this reading, "
+                      "which no era source sizes: the report names them beside a reading outside the band"},
             "measure": {"description": "null: no workload here measures it (say why in not_measured)",
                         "oneOf": [{"type": "null"}, {
                             "type": "object", "additionalProperties": False,
@@ -73,7 +76,8 @@ def read(check: dict, docs: dict[str, dict]) -> dict:
     """One check's reading from the documents of a run (name -> results document)."""
     out = {"id": check["id"], "profile": check["profile"], "what": check["what"],
            "era_value": check["era_value"], "unit": check["unit"], "band": check["band"],
-           "why_band": check["why_band"], "source": check["source"], "values": [], "measured": None,
+           "why_band": check["why_band"], "source": check["source"], "lacks": check.get("lacks"),
+           "values": [], "measured": None,
            "spread": None}
     m = check["measure"]
     if m is None:

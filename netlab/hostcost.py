@@ -160,14 +160,28 @@ def busy_fraction(sent_bytes: int, seconds: float, cost: HostCost) -> float:
 TCP_IP_ETH_HEADERS = 14 + 20 + 20   # a 1996 TCP segment's headers as the budget counts them (no options)
 
 
-def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1, card_latency_us: float = 0.0) -> float:
-    """What the model should charge one lone TCP message and its reply on one wire, from the
-    profile's constants alone (a host-cost calibration's target, claims/calibrations.json):
-    each way, the sender's and the receiver's per-message cost (the charge channel), their
-    per-packet cost and the segment's bytes at per_byte_ns (the budget), and the frame's wire
-    time, and each end's card latency (the medium engine's, card_latency_us). No ACK of its own:
-    each reply carries it."""
+RELAY, SWITCH = "relay", "switch"   # what joins two segments of a path (workloads.placement)
+
+
+def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1, card_latency_us: float = 0.0,
+                  via: tuple[str, ...] = ()) -> float:
+    """What the model should charge one lone TCP message and its reply, from the profile's
+    constants alone (a host-cost calibration's target, claims/calibrations.json): each way, the
+    sender's and the receiver's per-message cost (the charge channel), their per-packet cost and
+    the segment's bytes at per_byte_ns (the budget), and the frame's wire time, and each end's
+    card latency (the medium engine's, card_latency_us). No ACK of its own: each reply carries it.
+    `via` names what joins the path's segments in turn (one wire: none): a switch stores and
+    forwards, so each adds one more wire time and nothing else (its ports have no latency in the
+    engine); a relay (the routed mesh's software router) adds a wire time, a receive and a send
+    on its own CPU and card (per-packet cost, the bytes at per_byte_ns, the card's latency twice)
+    and Linux 1.2's forwarding copy (relay_copy_per_byte_ns). The per-message cost is the
+    endpoints' alone: a relay's kernel forwards without a process."""
     l2 = payload + TCP_IP_ETH_HEADERS
-    one_way = (2 * cost.per_message_us + 2 * (cost.per_packet_us + l2 * cost.per_byte_ns / 1e3)
-               + frame_time_s(l2, rate_mbit) * 1e6 + 2 * card_latency_us)
+    per_pass = cost.per_packet_us + l2 * cost.per_byte_ns / 1e3 + card_latency_us
+    wire = frame_time_s(l2, rate_mbit) * 1e6
+    one_way = 2 * cost.per_message_us + 2 * per_pass + wire
+    for hop in via:
+        if hop not in (RELAY, SWITCH):
+            raise ValueError(f"a path's segments are joined by a {RELAY} or a {SWITCH}, not {hop!r}")
+        one_way += wire + (2 * per_pass + l2 * cost.relay_copy_per_byte_ns / 1e3 if hop == RELAY else 0.0)
     return 2 * one_way

@@ -75,7 +75,7 @@ A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
-from netlab.hostcost import round_trip_us
+from netlab.hostcost import RELAY, SWITCH, round_trip_us
 from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
 from netlab.nic import gap_bytes
 from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
@@ -247,10 +247,11 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     return None
 
 
-def model_round_trip_us(point: dict) -> float | None:
+def model_round_trip_us(point: dict, via: tuple[str, ...] = ()) -> float | None:
     """What the point's hardware profile charges a lone round trip of its token, in real time
-    (netlab.hostcost.round_trip_us, the cards' latency as the point ran it); None without a host
-    cost, or when the profile it names is gone (an old document)."""
+    (netlab.hostcost.round_trip_us, the cards' latency as the point ran it, over a path whose
+    segments `via` joins); None without a host cost, or when the profile it names is gone (an
+    old document)."""
     hardware = point.get("hardware")
     if not hardware or hardware == "none" or not point.get("token_size"):
         return None
@@ -259,22 +260,41 @@ def model_round_trip_us(point: dict) -> float | None:
     except BadInput:
         return None
     return None if cost is None else round_trip_us(cost, point["rate_mbit"], point["token_size"],
-                                                   point.get("card_latency_us") or 0.0)
+                                                   point.get("card_latency_us") or 0.0, via)
+
+
+def flow_via(point: dict, index: int) -> tuple[str, ...]:
+    """What joins the segments of a point's flow `index` (its record's `via`; a document from
+    before it was recorded: a relay where its pair was placed "via" one, else a switch)."""
+    flows = point.get("flows") or []
+    flow = flows[index] if index < len(flows) else {}
+    if "via" in flow:
+        return tuple(flow["via"])
+    placed = (point.get("pairs_placed") or [])
+    hops = max(len(flow.get("path") or []) - 1, 0)
+    relayed = index < len(placed) and " via " in placed[index]
+    return (RELAY if relayed else SWITCH,) * hops
 
 
 def lone_round_trip(point: dict) -> str | None:
     """A lone token round trip that left the model's time (see module doc), or None where the
-    point's round trips are not the model's alone or it has no host cost."""
+    point's round trips are not the model's alone or it has no host cost. Each pair is held to
+    its own path's model: a switch or a relay between its segments adds what the model charges
+    for it (netlab.hostcost.round_trip_us), so a pair that crosses one checks this host's path
+    there too, which the round-trip probe (run.hostpath, one wire) never timed."""
     if (point.get("workload") != "token" or point.get("tokens_in_flight") != 1
             or (point.get("transport") or "tcp") != "tcp" or point.get("wire_impl") != "engine"
             or not 0 < (point.get("token_size") or 0) <= LONE_FRAME_BYTES):
         return None
-    model_us = model_round_trip_us(point)
     wires = [w for f in point.get("flows") or [] for seg in f.get("path") or [] for w in seg]
-    if model_us is None or len(wires) != len(set(wires)) or not point.get("per_pair"):
+    if len(wires) != len(set(wires)) or not point.get("per_pair"):
         return None
-    model_ms = model_us / 1e3 * time_scale_of(point)
-    for pair in point["per_pair"]:
+    scale = time_scale_of(point)
+    for i, pair in enumerate(point["per_pair"]):
+        model_us = model_round_trip_us(point, flow_via(point, i))
+        if model_us is None:
+            return None
+        model_ms = model_us / 1e3 * scale
         median, quickest = pair.get("rtt_ms_median"), pair.get("rtt_ms_min")
         if median and median > model_ms * (1 + LONE_RTT_TOLERANCE):
             return (f"slow host: {pair.get('src')}->{pair.get('dst')}'s lone round trips took {median:.3f} ms "

@@ -320,3 +320,28 @@ def test_late_arrivals_and_lost_frames_fail_the_point():
     assert "5 dropped by the kernel" in G.engine_late({**ok, "socket_drops": 5}, b)
     assert "2 failed sends" in G.engine_late({**ok, "wires": {"w0": {"frames": 10_000, "send_errors": 2}}}, b)
     assert G.engine_late({**ok, "wires": {"w0": {"frames": 10_000, "send_errors": 1}}}, b) is None
+
+
+def test_a_pair_through_a_switch_or_a_relay_is_held_to_its_own_paths_model():
+    """A switch adds one wire time each way (store and forward: 1.717 -> 1.851 ms on the
+    prototype at 10 Mbit/s); a relay adds that and a receive and a send on its own CPU (2.272 ms,
+    no card latency): a relayed pair at 2.28 ms is on its model, not a slow host, and a switched
+    one at 1.70 ms came in under its model."""
+    from netlab.hostcost import round_trip_us
+    from topologies.hardware import load
+    cost = load("prototype-1995").host_cost
+    assert round_trip_us(cost, 10, 1, via=("switch",)) - round_trip_us(cost, 10, 1) == pytest.approx(134.4)
+    relayed = round_trip_us(cost, 10, 1, via=("relay",)) / 1e3
+    assert relayed == pytest.approx(2.272, abs=1e-3)
+    two = lambda via, m, q, **over: _lone([(m, q)], flows=[{"path": [["r0"], ["c1"]], "bytes": 100, "via": via}],
+                                          **over)
+    assert G.lone_round_trip(two(["relay"], 2.28, 2.26)) is None
+    assert G.lone_round_trip(two(["switch"], 2.28, 2.26)).startswith("slow host")
+    assert G.lone_round_trip(two(["switch"], 1.86, 1.70)).startswith("short round trip")
+    # a document from before `via` was recorded: the pair's placement names its relay
+    old = two(["relay"], 2.28, 2.26, pairs_placed=["b0->b5 via b1 [r0 + c1]"])
+    del old["flows"][0]["via"]
+    assert G.flow_via(old, 0) == ("relay",) and G.lone_round_trip(old) is None
+    old["pairs_placed"] = ["b0->b5 [r0 + c1]"]
+    assert G.flow_via(old, 0) == ("switch",)
+    assert G.flow_via(old, 3) == ()
