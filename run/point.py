@@ -41,7 +41,8 @@ INDEX_FIELDS = (
 RUN_FIELDS = (
     Field("workload", "string", "the workload (equals the document's)", SETTING, required=True,
           schema={"enum": list(WORKLOADS)}),
-    Field("placement", "string", "any | local-wire | remote-wire", SETTING, required=True, csv=CSV_BEFORE),
+    Field("placement", "string", "any | local-wire | remote-wire | listed (the pairs --pairs-list named)", SETTING,
+          required=True, csv=CSV_BEFORE),
     Field("repeat", "integer", "which repeat of the point (0-based)", RECORD, required=True, csv=CSV_BEFORE,
           schema={"minimum": 0}),
     THROUGHPUT,

@@ -25,7 +25,7 @@ from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT,
                              NetworkSpec)
 from workloads import WORKLOADS
 from workloads.base import Workload
-from workloads.placement import PLACEMENTS
+from workloads.placement import LISTED, PLACEMENTS, parse_pairs_list
 
 MAX_POINTS = 5000
 PRESET_DEFAULTS = ("nodes", "rate_mbit", "channels")   # axes whose default a topology's file sets itself
@@ -162,6 +162,17 @@ class Sweep:
         if given.get("topology") is None and WORKLOADS[workload].topologies:
             values["topology"] = list(WORKLOADS[workload].topologies)   # its own (the token exchange's: the main job's)
         values["topology"] = [check_topology(t) for t in values["topology"]]
+        if values.get("pairs_list"):   # the pairs named: as many pairs (or remote copies at most) as it names
+            if given.get("placement") is not None:
+                raise BadInput("--pairs-list names the pairs itself: drop --placement")
+            named = len(parse_pairs_list(values["pairs_list"]))
+            if "pairs" in values:
+                if given.get("pairs") is not None and given["pairs"] != [named]:
+                    raise BadInput(f"--pairs-list names {named} pairs, --pairs asks for "
+                                   f"{','.join(map(str, given['pairs']))}: drop --pairs")
+                values["pairs"] = [named]
+            if "remote" in values and given.get("remote") is None:
+                values["remote"] = [r for r in values["remote"] if r <= named]
         for name in PRESET_DEFAULTS:   # unset: each topology's own (network_default)
             if given.get(name) is None:
                 own = [v for v in dict.fromkeys(network_default(t, name) for t in values["topology"])
@@ -206,9 +217,17 @@ class Sweep:
                     yield topo, rate, ch, hw, cont, d
 
     def placements_for(self, spec: NetworkSpec) -> list[str]:
-        """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both)."""
+        """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both); the listed pairs
+        with --pairs-list. A topology that none of the placements asked for applies to is refused
+        (it ran 'any' in their stead, unsaid)."""
+        if self.values.get("pairs_list"):
+            return [LISTED]
         if spec.params.get("grid"):
             return [p for p in self["placement"] if p != "any"] or ["any"]
+        if "any" not in self["placement"]:
+            raise BadInput(f"--placement {','.join(self['placement'])} needs a mesh (whether a pair shares a "
+                           f"wire follows from its grid); {spec.topology} has only 'any': add any to --placement, "
+                           "or name the pairs with --pairs-list")
         return ["any"]
 
     def points_per_network(self, spec: NetworkSpec) -> list[dict]:

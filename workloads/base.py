@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.fields import CSV_AFTER, Field, prop
+from core.fields import CSV_AFTER, SETTING, Field, prop
 from core.values import Axis
 from netlab.shaping import payload_capacity_bytes_s
 from topologies.timescale import wire_rate
+from workloads.placement import parse_pairs_list
 
 HALF_DUPLEX_SHARE = 0.95   # a shared (hub) wire also carries the ACKs of its data
 CONTENTION_SHARE = 0.85     # and, under CSMA/CD, loses about this much more to collisions and backoff
@@ -62,6 +63,12 @@ THROUGHPUT = Field("throughput_mbyte_s", "number", "the workload's aggregate thr
 
 PAIRS = Axis("pairs", "int", [4], "process pairs communicating at once (no node in two pairs)",
              minimum=1, maximum=512)
+PAIRS_LIST = Axis("pairs_list", "text", None, "the pairs by name, SRC:DST separated by commas (e.g. "
+                  "b0:b5,b1:b6), on any topology, instead of a --placement; each node once; --pairs (or "
+                  "the remote copies) takes the first ones", many=False, optional=True,
+                  validator=parse_pairs_list)
+PAIRS_LIST_FIELD = Field("pairs_list", ("string", "null"), "the pairs --pairs-list named, SRC:DST by commas "
+                         "(setting; placement 'listed'; absent: placed by the placement)", SETTING)
 
 
 @dataclass(frozen=True)

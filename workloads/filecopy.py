@@ -22,7 +22,7 @@ from netlab.disk import DiskSet
 from netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import Agents
-from workloads.base import PART, Figure, Workload, path_rate_bytes_s
+from workloads.base import PAIRS_LIST, PAIRS_LIST_FIELD, PART, Figure, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
@@ -35,6 +35,7 @@ AXES = (
          maximum=MAX_COPIES),
     Axis("remote", "counts", list(range(8)), "how many copies are remote: counts or ranges, e.g. 0-7 or 0,7",
          minimum=0, maximum=MAX_COPIES),
+    PAIRS_LIST,
     Axis("file_size", "size", [2 << 20], "file bytes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M",
          minimum=4096, maximum=256 << 20, unit="bytes"),
     Axis("disk", "text", "hardware", "node disks: hardware (the --hardware profile's disk; ide-1995 "
@@ -66,6 +67,7 @@ DISK = Field("disk", ("object", "string"), "the node disks: profile, rates, thro
              csv=True)
 
 FIELDS = (
+    PAIRS_LIST_FIELD,
     Field("copies", "integer", "simultaneous copies", SETTING, required=True, csv=True, short="C=",
           schema={"minimum": 1}),
     Field("remote", "integer", "how many of them are remote", SETTING, required=True, csv=True,
@@ -118,12 +120,12 @@ def check_counts(spec: NetworkSpec, copies: int, remote: int) -> None:
 
 
 def plan(spec: NetworkSpec, copies: int, remote: int, placement: str = "any",
-         relays_busy: bool = False) -> list[Copy]:
+         relays_busy: bool = False, pairs_list: str | None = None) -> list[Copy]:
     """Remote copies where the placement puts pairs, local copies on free nodes:
     nodes that relay no remote pair first (a relay is not also a disk), or with
     relays_busy the relays first (a relay forwards and copies on one CPU)."""
     check_counts(spec, copies, remote)
-    pairs = place(spec, remote, placement) if remote else []
+    pairs = place(spec, remote, placement, pairs_list) if remote else []
     out = [Copy(i, "remote", p.src, p.dst, f"on {p.wire}" if p.wire else f"via {p.relay}" if p.relay else "")
            for i, p in enumerate(pairs)]
     used = {n for p in pairs for n in (p.src, p.dst)}
@@ -245,7 +247,7 @@ def _charges(*agents: dict | None) -> dict:
 
 
 def check(spec, point: dict, settings: dict) -> None:
-    plan(spec, settings["copies"], point["remote"], point["placement"], _busy(settings))
+    plan(spec, settings["copies"], point["remote"], point["placement"], _busy(settings), point.get("pairs_list"))
     if settings.get("chunk", CHUNK) % 4096:
         raise BadInput(f"--chunk {settings['chunk']}: the copies bypass the page cache (O_DIRECT), whose "
                        "transfers must be whole 4 KB blocks; give a multiple of 4K, e.g. 4K, 8K or 64K")
@@ -261,7 +263,8 @@ def disk_of(settings: dict, spec) -> DiskProfile:
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
     """Disks for every node that some point of this network copies on."""
     nodes = {n for pt in points
-             for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"], _busy(settings)))}
+             for n in nodes_used(plan(tb.spec, settings["copies"], pt["remote"], pt["placement"], _busy(settings),
+                                            pt.get("pairs_list")))}
     order = [n.name for n in tb.spec.nodes if n.name in nodes]
     disk = disk_of(settings, tb.spec)
     return DiskSet(tb.manifest, disk, order,
@@ -269,9 +272,10 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
 
 
 def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
-    copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"], _busy(settings))
+    copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"], _busy(settings),
+                  point.get("pairs_list"))
     res = run_copies(tb, disks, copies, point["file_size"], chunk=settings.get("chunk", CHUNK))
-    pairs = place(tb.spec, point["remote"], point["placement"]) if point["remote"] else []
+    pairs = place(tb.spec, point["remote"], point["placement"], point.get("pairs_list")) if point["remote"] else []
     remote = [c for c in res["per_copy"] if c["kind"] == "remote"]
     flows = [{"path": p.path, "bytes": c["bytes"], "start": c["start"], "end": c["end"]}
              for p, c in zip(pairs, remote)]
@@ -308,7 +312,7 @@ def cost(spec, point: dict, settings: dict) -> float:
     size, copies = point["file_size"], settings["copies"]
     slowest = size / min(disk_rate, cpu_rate / 2) if copies > point["remote"] else 0.0
     if point["remote"]:
-        pairs = place(spec, point["remote"], point["placement"])
+        pairs = place(spec, point["remote"], point["placement"], point.get("pairs_list"))
         load = wire_load(pairs)
         net = min(path_rate_bytes_s(spec, p.path, load) for p in pairs)
         slowest = max(slowest, size / min(disk_rate, cpu_rate, net))

@@ -15,6 +15,8 @@ node stripes over all of its NICs).
 - remote-wire (meshes): pairs share no wire; the search minimises wire sharing
   (a wire carrying k pairs costs k(k-1)/2: sharing is spread, not piled up),
   then the nodes in two roles.
+- listed (`--pairs-list b0:b5,b1:b6`, any topology): the pairs named, in their order; each
+  node must exist and, as no workload here lets a node serve two pairs, appear once.
 No node is ever an endpoint of two pairs. The plan, with its per-wire load, is
 recorded with every point.
 """
@@ -26,6 +28,8 @@ from topologies.mesh import ROW_NIC, even_pair, relay_for, shares_wire
 from topologies.spec import NetworkSpec, SpecError
 
 PLACEMENTS = ("any", "local-wire", "remote-wire")
+LISTED = "listed"        # a point's placement when --pairs-list names its pairs (not a --placement choice)
+MAX_LISTED = 512         # pairs a list may name (as --pairs' bound)
 SEARCH_BUDGET = 60_000
 SEARCH_NODES = 64        # larger grids are placed greedily (a search would take minutes)
 GREEDY_SCAN = 256        # partners a greedy step looks at
@@ -61,8 +65,7 @@ def path(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
     if not k and spec.switches:       # a switched cluster: up a's port, down b's
         return (na.wires, nb.wires)
     if not k:
-        shared = [w for w in na.wires if w in nb.wires]
-        return (tuple(shared),)
+        return _routed(spec, a, b)
     if shares_wire(a, b, k):
         return ((next(w for w in na.wires if w in nb.wires),),)
     if spec.switches:   # one orientation, joined by its switch
@@ -73,6 +76,22 @@ def path(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
     return ((next(w for w in na.wires if w in nr.wires),), (next(w for w in nr.wires if w in nb.wires),))
 
 
+def _routed(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
+    """Shared wires without switches (a preset's, or an explicit file's): the wire a and b share,
+    else hop by hop along the nodes' routes through the relays (topologies.files computes them),
+    so a pair across a gateway crosses both hubs (it had no wire at all: an empty path)."""
+    ip = {n.ip: n.index for n in spec.nodes}
+    segs: list[tuple[str, ...]] = []
+    here = a
+    for _ in range(len(spec.nodes)):
+        na, nb = spec.nodes[here], spec.nodes[b]
+        shared = tuple(w for w in na.wires if w in nb.wires)
+        route = next((r for r in na.routes if r.dst == nb.ip), None)
+        if shared or route is None or route.via not in ip:
+            return (*segs, shared)
+        segs.append((na.wires[route.nic],))
+        here = ip[route.via]
+    return (*segs, ())
 def wire_load(pairs: list[Pair]) -> dict[str, int]:
     load: dict[str, int] = {}
     for p in pairs:
@@ -85,7 +104,50 @@ def max_pairs(spec: NetworkSpec) -> int:
     return len(spec.nodes) // 2
 
 
-def place(spec: NetworkSpec, pairs: int, placement: str = "any") -> list[Pair]:
+def parse_pairs_list(text: str) -> list[tuple[str, str]]:
+    """'b0:b5,b1:b6' -> [(b0, b5), (b1, b6)]: every pair two different names, no node twice (no
+    workload here lets a node be an end of two pairs). Whether the nodes exist is the network's
+    to say (place)."""
+    what = "--pairs-list"
+    parts = [p.strip() for p in str(text).split(",")]
+    if not str(text).strip() or any(not p for p in parts):
+        raise SpecError(f"{what} takes pairs SRC:DST separated by commas, e.g. b0:b5,b1:b6, got {text!r}")
+    if len(parts) > MAX_LISTED:
+        raise SpecError(f"{what} names at most {MAX_LISTED} pairs, got {len(parts)}")
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for part in parts:
+        ends = [e.strip() for e in part.split(":")]
+        if len(ends) != 2 or not all(ends) or not all(e.replace("-", "").replace("_", "").isalnum()
+                                                       and e.isascii() for e in ends):
+            raise SpecError(f"{what}: {part!r} is not a pair SRC:DST of node names (e.g. b0:b5)")
+        if ends[0] == ends[1]:
+            raise SpecError(f"{what}: {part!r} pairs node {ends[0]} with itself")
+        twice = next((e for e in ends if e in seen), None)
+        if twice is not None:
+            raise SpecError(f"{what}: node {twice} is in two pairs; a node may be an end of one pair only")
+        seen.update(ends)
+        out.append((ends[0], ends[1]))
+    return out
+def listed(spec: NetworkSpec, text: str) -> list[tuple[int, int]]:
+    """The pairs a --pairs-list names, as node indices of this network (SpecError: a node it lacks)."""
+    index = {n.name: n.index for n in spec.nodes}
+    chosen = parse_pairs_list(text)
+    missing = [e for pair in chosen for e in pair if e not in index]
+    if missing:
+        shown = ", ".join(n.name for n in spec.nodes[:6]) + (", ..." if len(spec.nodes) > 6 else "")
+        raise SpecError(f"--pairs-list names node {missing[0]}, which {spec.topology} ({len(spec.nodes)} nodes: "
+                        f"{shown}) has not (emulate.py topo show {spec.topology})")
+    return [(index[a], index[b]) for a, b in chosen]
+def place(spec: NetworkSpec, pairs: int, placement: str = "any", pairs_list: str | None = None) -> list[Pair]:
+    """The `pairs` pairs of a placement; with LISTED, the first `pairs` that pairs_list names."""
+    if placement == LISTED or pairs_list:
+        if not pairs_list or placement != LISTED:
+            raise SpecError("--pairs-list names the pairs itself: give it alone, without --placement")
+        chosen = listed(spec, pairs_list)
+        if isinstance(pairs, bool) or not isinstance(pairs, int) or not 1 <= pairs <= len(chosen):
+            raise SpecError(f"{pairs} pairs asked, --pairs-list names {len(chosen)}: name as many as are used")
+        return [_pair(spec, a, b) for a, b in chosen[:pairs]]
     if placement not in PLACEMENTS:
         raise SpecError(f"--placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1:
@@ -122,6 +184,9 @@ def _pair(spec: NetworkSpec, a: int, b: int) -> Pair:
         wire = next(w for w in names[a].wires if w in names[b].wires)
     elif k and not spec.switches and not names[a].bonded:
         relay = names[relay_for(a, b, k)].name
+    elif not k and not spec.switches:   # an explicit file's routed pair: its first relay
+        hop = next((r.via for r in names[a].routes if r.dst == names[b].ip and r.via), None)
+        relay = next((n.name for n in names if n.ip == hop), None)
     return Pair(names[a].name, names[b].name, wire, relay, path(spec, a, b))
 
 

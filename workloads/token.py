@@ -21,7 +21,7 @@ from core.values import Axis, human_size
 from netlab.capabilities import mem_available_bytes
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
-from workloads.base import PART, Figure, PAIRS, Workload, path_rate_bytes_s
+from workloads.base import PAIRS_LIST, PAIRS_LIST_FIELD, PART, Figure, PAIRS, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
@@ -35,6 +35,7 @@ MAX_DATAGRAM = 1472        # one Ethernet frame: 1500 - 20 (IP) - 8 (UDP)
 TOPOLOGIES = ("single-net", "bonded-dual-net", "switched-mesh", "routed-mesh", "bonded-switched-mesh")
 AXES = (
     dataclasses.replace(PAIRS, default=[8]),
+    PAIRS_LIST,
     Axis("token_size", "size", [512 << i for i in range(6)], "token bytes (K/M suffix = 1024/1048576)",
          minimum=1, maximum=MAX_TOKEN, unit="bytes"),
     Axis("tokens_in_flight", "int", [2], "tokens each pair keeps in flight", minimum=1, maximum=64),
@@ -48,6 +49,7 @@ AXES = (
 
 
 FIELDS = (
+    PAIRS_LIST_FIELD,
     Field("pairs", "integer", "pairs exchanging tokens at once", SETTING, required=True, csv=True, short="P=",
           schema={"minimum": 1}),
     Field("token_size", "integer", "token bytes", SETTING, unit="B", required=True, csv=True,
@@ -126,7 +128,7 @@ def buffer_bytes(point: dict) -> int:
 
 
 def check(spec, point: dict, _settings: dict) -> None:
-    place(spec, point["pairs"], point["placement"])
+    place(spec, point["pairs"], point["placement"], point.get("pairs_list"))
     need, avail = buffer_bytes(point), mem_available_bytes()
     if avail is not None and need > avail // 2:   # bounded before a single buffer is filled
         raise BadInput(f"{point['pairs']} pairs x {point['tokens_in_flight']} tokens in flight x "
@@ -147,7 +149,7 @@ def prepare(tb, _points: list[dict], _settings: dict) -> WarmAgents:
 
 
 def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
-    pairs = place(tb.spec, point["pairs"], point["placement"])
+    pairs = place(tb.spec, point["pairs"], point["placement"], point.get("pairs_list"))
     hosts = [(tb.host(p.src), tb.host(p.dst)) for p in pairs]
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
@@ -178,7 +180,7 @@ def cost(spec, point: dict, settings: dict) -> float:
     ways over the pair's share of its path; plus its setup."""
     if not settings.get("exchanges"):
         return settings["duration"] + SETUP_S
-    pairs = place(spec, point["pairs"], point["placement"])
+    pairs = place(spec, point["pairs"], point["placement"], point.get("pairs_list"))
     load = wire_load(pairs)
     rate = min(path_rate_bytes_s(spec, p.path, load) for p in pairs)
     per_round_trip = 2 * point["token_size"] / rate / point["tokens_in_flight"] + ROUND_TRIP_STACK_S

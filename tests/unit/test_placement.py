@@ -54,3 +54,100 @@ def test_placement_is_deterministic_and_described():
     b = place(build_spec("switched-mesh"), 4, "remote-wire")
     assert a == b
     assert all("[" in p.describe() for p in a)
+
+
+# --pairs-list (issue 44 item 4b): pairs named on any topology, checked before anything is built
+
+import os  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import commands  # noqa: E402
+from core.errors import BadInput  # noqa: E402
+from run.sweep import Sweep  # noqa: E402
+from workloads.filecopy import plan  # noqa: E402
+from workloads.placement import LISTED, parse_pairs_list  # noqa: E402
+
+GATEWAY = str(Path(__file__).resolve().parents[2] / "examples" / "topologies" / "two-hubs-gateway.json")
+
+
+def test_a_pairs_list_parses_in_its_order():
+    assert parse_pairs_list("b0:b5, b1:b6,b2:b3") == [("b0", "b5"), ("b1", "b6"), ("b2", "b3")]
+
+
+@pytest.mark.parametrize("text,says", [
+    ("", "SRC:DST"), ("b0:b5,,b1:b6", "SRC:DST"), ("b0", "not a pair"), ("b0:b1:b2", "not a pair"),
+    ("b0:", "not a pair"), ("b0:b0", "with itself"), ("b0:b1,b1:b2", "node b1 is in two pairs"),
+    ("b0:b1,b2:b0", "node b0 is in two pairs"), ("b0:$(x)", "not a pair"),
+])
+def test_a_bad_pairs_list_is_refused(text, says):
+    with pytest.raises(BadInput, match=says.replace("(", r"\(").replace("$", r"\$")):
+        parse_pairs_list(text)
+
+
+def test_listed_pairs_follow_each_topologys_paths():
+    mesh = place(build_spec("routed-mesh"), 2, LISTED, "b0:b5,b1:b2")
+    assert [(p.src, p.dst, p.relay, p.wire) for p in mesh] == [("b0", "b5", "b1", None), ("b1", "b2", None, "r0")]
+    gateway = place(build_spec(GATEWAY), 2, LISTED, "a0:b0,a1:a2")
+    assert gateway[0].path == (("h1",), ("h2",)) and gateway[0].relay == "gw"   # across the gateway: both hubs
+    assert gateway[1].path == (("h1",),)
+    assert place(build_spec("single-net"), 1, LISTED, "b7:b3")[0].path == (("w0",),)
+    assert [p.src for p in place(build_spec("single-net"), 2, LISTED, "b4:b5,b6:b7,b8:b9")] == ["b4", "b6"]
+
+
+def test_a_node_the_network_lacks_is_named():
+    with pytest.raises(BadInput, match=r"names node b5, which single-net \(4 nodes"):
+        place(build_spec("single-net", nodes=4), 1, LISTED, "b0:b5")
+    with pytest.raises(BadInput, match="2 pairs asked, --pairs-list names 1"):
+        place(build_spec("single-net"), 2, LISTED, "b0:b5")
+
+
+def test_the_remote_copies_take_the_first_listed_pairs():
+    copies = plan(build_spec("switched-mesh"), 4, 2, LISTED, pairs_list="b0:bf,b5:ba,b1:b2")
+    assert [(c.kind, c.src, c.dst) for c in copies] == [("remote", "b0", "bf"), ("remote", "b5", "ba"),
+                                                       ("local", "b1", "b1"), ("local", "b2", "b2")]
+
+
+def test_each_point_records_the_pairs_it_named():
+    sweep = Sweep.make("token", {"topology": ["single-net"], "pairs_list": "b0:b9,b1:ba", "token_size": [1024]})
+    sweep.check()
+    assert sweep["pairs"] == [2]
+    ((_, points),) = sweep.schedule()
+    assert [(p["placement"], p["pairs_list"], p["pairs"]) for p in points] == [(LISTED, "b0:b9,b1:ba", 2)]
+    copies = Sweep.make("filecopy", {"topology": ["single-net"], "pairs_list": "b0:b9,b1:ba"})
+    assert copies["remote"] == [0, 1, 2]      # the default 0-7, as far as the list names pairs
+
+
+def _refused(argv, monkeypatch, capsys) -> str:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)   # never root here: a refusal comes first, or the root check
+    try:
+        rc = commands.main(argv)
+    except SystemExit as e:      # argparse's own refusal of a value (core.parser: one line, exit 2)
+        rc = e.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1, err
+    return err[0]
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["--topo", "single-net", "--placement", "local-wire"], "--placement local-wire needs a mesh"),
+    (["--topo", GATEWAY, "--placement", "remote-wire"], "has only 'any'"),
+    (["--topo", "single-net", "--pairs-list", "b0:b5", "--nodes", "4"], "names node b5"),
+    (["--topo", "single-net", "--pairs-list", "b0:b1,b1:b2"], "node b1 is in two pairs"),
+    (["--topo", "single-net", "--pairs-list", "b0:b1", "--placement", "any"], "drop --placement"),
+    (["--topo", "single-net", "--pairs-list", "b0:b1,b2:b3", "--pairs", "3"], "drop --pairs"),
+    (["--topo", "single-net", "--pairs-list", "b0:b1"], "root"),   # valid: only the root check is left
+])
+def test_run_refuses_a_placement_that_cannot_apply_in_one_line(argv, says, monkeypatch, capsys):
+    assert says in _refused(["run", "token", *argv], monkeypatch, capsys)
+
+
+def test_only_the_token_and_copy_workloads_take_a_list(monkeypatch, capsys):
+    line = _refused(["run", "iperf", "--pairs-list", "b0:b1"], monkeypatch, capsys)
+    assert line.endswith("run iperf does not take --pairs-list")
+
+
+def test_a_mixed_sweep_still_runs_each_topologys_own_placements():
+    sweep = Sweep.make("token", {"topology": ["single-net", "switched-mesh"], "token_size": [1024]})
+    sweep.check()
+    assert [sorted({p["placement"] for p in pts}) for _, pts in sweep.schedule()] == \
+        [["any"], ["local-wire", "remote-wire"]]
