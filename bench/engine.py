@@ -19,7 +19,8 @@ Prints:
   bounds at 100 Mbit/s, late arrivals, socket drops, a busy core), one sender of 64 B frames on a
   100 Mbit/s wire (148,810/s saturate it), offered rate stepped up by a generator that is not the
   limit (engine/examples/blast.rs: sendmmsg on its own core, its offered rate printed beside), per
-  core of the engine's CPU; and the pure part's own ceiling without I/O (examples/ceiling.rs).
+  core of the engine's CPU; then one sender on two wires (bonded-dual-net), past one wire's
+  rate; and the pure part's own ceiling without I/O (examples/ceiling.rs).
 """
 from __future__ import annotations
 
@@ -144,15 +145,23 @@ def ceiling(caps, seconds: float) -> None:
     if build.returncode != 0:
         print(f"cannot build the generator: {build.stderr.strip()[-300:]}", flush=True)
         return
-    wire_fps = 100e6 / (84 * 8)   # a saturated 100 Mbit/s wire of minimum frames: 148,810/s
-    print("offered (generator)  released  of wire  engine CPU (spin)  per core  lag p50/p99  late  drops  gates",
+    # one wire, then two (one sender's two cards: bonded-dual-net's wires), to show the headroom past one
+    for topo, wires, steps in (("single-net", 1, (50, 100, 140, 160, 200, 300)),
+                               ("bonded-dual-net", 2, (200, 280, 320, 400))):
+        ceiling_series(caps, seconds, blast, bounds, topo, wires, steps)
+
+
+def ceiling_series(caps, seconds: float, blast: str, bounds: dict, topo: str, wires: int, steps) -> None:
+    wire_fps = wires * 100e6 / (84 * 8)   # saturated 100 Mbit/s wires of minimum frames: 148,810/s each
+    print(f"-- {topo}: b0 sends on {wires} wire(s) of 100 Mbit/s ({wire_fps:,.0f} frames/s saturate them)", flush=True)
+    print("offered (generator)  released  of wires  engine CPU (spin)  per core  lag p50/p99  late  drops  gates",
           flush=True)
     best = None
-    for kfps in (50, 100, 140, 160, 200, 300):
-        with Testbed(build_spec("single-net", nodes=2, rate_mbit=100), BuildOptions(wire="engine"), caps) as tb:
+    for kfps in steps:
+        with Testbed(build_spec(topo, nodes=2, rate_mbit=100), BuildOptions(wire="engine"), caps) as tb:
             os.sched_setaffinity(tb.medium.proc.pid, {0})
             b0, b1 = tb.host("b0"), tb.host("b1")
-            gen = b0.popen([blast, "--ifname", b0.defaultIntf().name, "--rate", str(kfps * 1000),
+            gen = b0.popen([blast, "--ifname", ",".join(b0.nics()), "--rate", str(kfps * 1000),
                             "--seconds", str(seconds + 2), "--dst", b1.MAC(), "--src", b0.MAC(), "--cpu", "1"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(1)
@@ -165,7 +174,7 @@ def ceiling(caps, seconds: float) -> None:
         except (ValueError, IndexError):
             print(f"generator failed: {err.strip()[-300:]}", flush=True)
             continue
-        fps = rec["wires"]["w0"]["frames"] / seconds
+        fps = sum(w["frames"] for w in rec["wires"].values()) / seconds
         cpu, spin = rec["engine_cpu"], rec["engine_spin"]
         late = rec["late_arrival_lag"] or {}
         verdict = engine_late(rec, bounds)
@@ -177,10 +186,10 @@ def ceiling(caps, seconds: float) -> None:
               f"{late.get('count', 0):5d}  {rec['socket_drops'] or 0:5d}  {verdict or 'ok'}{refused}", flush=True)
     if best:
         fps, cpu, spin, offered = best
-        print(f"ceiling within the gates: {fps:,.0f} frames/s ({fps / wire_fps:.1%} of a saturated wire) with "
-              f"{offered:,.0f}/s offered, at {cpu:.0%} of a core: {fps / max(cpu, 1e-3):,.0f} frames/s per core of the "
-              f"engine's CPU, {fps / max(cpu - spin, 1e-3):,.0f} per core of its work (CPU less its spin to releases)",
-              flush=True)
+        print(f"ceiling within the gates: {fps:,.0f} frames/s ({fps / wire_fps:.1%} of {wires} saturated wire(s)) "
+              f"with {offered:,.0f}/s offered, at {cpu:.0%} of a core: {fps / max(cpu, 1e-3):,.0f} frames/s per core "
+              f"of the engine's CPU, {fps / max(cpu - spin, 1e-3):,.0f} per core of its work (CPU less its spin to "
+              f"releases)", flush=True)
     else:
         print("no step kept within the gates", flush=True)
 

@@ -4,8 +4,9 @@
 //! ceiling sees the generator kept its rate. Run it in the sending node's namespace on its card
 //! (bench/engine.py does), as root:
 //!
-//!   blast --ifname b0-eth0 --rate 200000 --seconds 5 [--len 60] [--dst MAC] [--src MAC] [--cpu 1] [--batch 32]
+//!   blast --ifname b0-eth0[,b0-eth1...] --rate 200000 --seconds 5 [--len 60] [--dst MAC] [--src MAC] [--cpu 1] [--batch 32]
 //!
+//! Several interfaces share the rate, a batch each in turn (one station's cards on several wires).
 //! Frames: `len` bytes as a host sees them (60: a minimum frame, 64 B on the wire with its FCS),
 //! EtherType 0x88B5 (IEEE 802 local experimental), so a receiving kernel drops them on sight,
 //! with a sequence number in the payload. Pacing: a batch goes once it is wholly due (bursts of
@@ -31,6 +32,29 @@ fn mac(text: &str) -> [u8; 6] {
     parts.try_into().unwrap_or_else(|_| die(&format!("bad MAC {}", text)))
 }
 
+/// An AF_PACKET socket that sends on `ifname`, past its qdisc.
+fn open_socket(ifname: &str) -> i32 {
+    let cname = CString::new(ifname).unwrap();
+    let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
+    if ifindex == 0 {
+        die(&format!("{}: no such interface", ifname));
+    }
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        die(&format!("AF_PACKET socket: {} (root needed)", std::io::Error::last_os_error()));
+    }
+    let one: i32 = 1;
+    unsafe { libc::setsockopt(fd, libc::SOL_PACKET, 20, &one as *const i32 as *const libc::c_void, 4) }; // PACKET_QDISC_BYPASS
+    let mut sll: libc::sockaddr_ll = unsafe { mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as u16;
+    sll.sll_protocol = 0; // send only
+    sll.sll_ifindex = ifindex as i32;
+    if unsafe { libc::bind(fd, &sll as *const _ as *const libc::sockaddr, mem::size_of::<libc::sockaddr_ll>() as u32) } != 0 {
+        die(&format!("bind {}: {}", ifname, std::io::Error::last_os_error()));
+    }
+    fd
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let get = |flag: &str| args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| die(&format!("{} needs a value", flag))));
@@ -53,24 +77,7 @@ fn main() {
         }
     }
 
-    let cname = CString::new(ifname.clone()).unwrap();
-    let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
-    if ifindex == 0 {
-        die(&format!("{}: no such interface", ifname));
-    }
-    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        die(&format!("AF_PACKET socket: {} (root needed)", std::io::Error::last_os_error()));
-    }
-    let one: i32 = 1;
-    unsafe { libc::setsockopt(fd, libc::SOL_PACKET, 20, &one as *const i32 as *const libc::c_void, 4) }; // PACKET_QDISC_BYPASS
-    let mut sll: libc::sockaddr_ll = unsafe { mem::zeroed() };
-    sll.sll_family = libc::AF_PACKET as u16;
-    sll.sll_protocol = 0; // send only
-    sll.sll_ifindex = ifindex as i32;
-    if unsafe { libc::bind(fd, &sll as *const _ as *const libc::sockaddr, mem::size_of::<libc::sockaddr_ll>() as u32) } != 0 {
-        die(&format!("bind {}: {}", ifname, std::io::Error::last_os_error()));
-    }
+    let fds: Vec<i32> = ifname.split(',').map(open_socket).collect();
 
     let mut frames: Vec<Vec<u8>> = (0..batch)
         .map(|_| {
@@ -95,7 +102,7 @@ fn main() {
 
     let total = (rate * seconds) as u64;
     let ns_per_frame = 1e9 / rate;
-    let (mut sent, mut refused, mut seq) = (0u64, 0u64, 0u64);
+    let (mut sent, mut refused, mut seq, mut turn) = (0u64, 0u64, 0u64, 0usize);
     let t0 = mono();
     while sent + refused < total {
         let done = sent + refused;
@@ -118,6 +125,8 @@ fn main() {
             seq += 1;
             f[14..22].copy_from_slice(&seq.to_be_bytes());
         }
+        let fd = fds[turn % fds.len()];
+        turn += 1;
         let mut i = 0usize;
         while i < k as usize {
             let rc = unsafe { libc::sendmmsg(fd, hdrs[i..].as_mut_ptr(), (k as usize - i) as u32, 0) };
