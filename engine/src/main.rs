@@ -744,14 +744,22 @@ fn on_signals(eng: &mut Engine, sfd: i32) {
     }
 }
 
-/// What is due next: spin for it if it is that close, else sleep on the timer. The epoll
-/// timeout to wait with (0: go round at once; -1: until an event).
-fn schedule_next(eng: &mut Engine, fds: &Fds, waking: &mut Waking) -> i32 {
+/// How the loop goes on: at once without asking epoll (a spin just found nothing to read: a
+/// syscall saved per release at a saturated wire), asking epoll without waiting, or waiting.
+#[derive(Clone, Copy)]
+enum Next {
+    Go,
+    Poll,
+    Sleep,
+}
+
+/// What is due next: spin for it if it is that close, else sleep on the timer.
+fn schedule_next(eng: &mut Engine, fds: &Fds, waking: &mut Waking) -> Next {
     let early = waking.early();
     eng.early_ns = early;
     let next = match eng.core.model.next_deadline() {
         Some(next) => next,
-        None => return -1,
+        None => return Next::Sleep,
     };
     // the model's bookkeeping may run late (it keeps virtual time); only a release is worth a
     // spin, so the timer is armed early only for the next possible output
@@ -759,16 +767,21 @@ fn schedule_next(eng: &mut Engine, fds: &Fds, waking: &mut Waking) -> i32 {
     let now = mono();
     let wake = next.min(out.saturating_sub(early));
     if next <= now {
-        return 0;
+        return Next::Poll;
     }
     if out > now && out - now <= early {
         // near enough: spin, unless a frame arrives meanwhile (it may change what is next)
         let until = out.min(next); // an earlier bookkeeping event may bring a release forward
-        while mono() < until && !readable(fds.ep) {
+        let mut arrived = false;
+        while mono() < until {
+            if readable(fds.ep) {
+                arrived = true;
+                break;
+            }
             std::hint::spin_loop();
         }
         eng.spin_ns += mono() - now;
-        return 0;
+        return if arrived { Next::Poll } else { Next::Go };
     }
     if wake != waking.armed {
         let its = libc::itimerspec {
@@ -778,17 +791,21 @@ fn schedule_next(eng: &mut Engine, fds: &Fds, waking: &mut Waking) -> i32 {
         unsafe { libc::timerfd_settime(fds.tfd, libc::TFD_TIMER_ABSTIME, &its, std::ptr::null_mut()) };
         waking.armed = wake;
     }
-    -1
+    Next::Sleep
 }
 
 fn run(mut eng: Engine, fds: Fds, max_early_ns: Ns) -> ! {
     let mut events: Vec<libc::epoll_event> = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
     let mut outs: Vec<Output> = Vec::new();
     let mut waking = Waking { armed: 0, lateness_ewma: 20_000.0, max_early_ns };
-    let mut timeout: i32 = -1;
+    let mut next = Next::Sleep;
     let capturing = eng.captures.iter().any(|c| c.is_some());
     loop {
-        let k = unsafe { libc::epoll_wait(fds.ep, events.as_mut_ptr(), events.len() as i32, timeout) };
+        let k = match next {
+            Next::Go => 0,
+            Next::Poll => unsafe { libc::epoll_wait(fds.ep, events.as_mut_ptr(), events.len() as i32, 0) },
+            Next::Sleep => unsafe { libc::epoll_wait(fds.ep, events.as_mut_ptr(), events.len() as i32, -1) },
+        };
         if k < 0 {
             if errno().kind() == std::io::ErrorKind::Interrupted {
                 continue;
@@ -819,7 +836,7 @@ fn run(mut eng: Engine, fds: Fds, max_early_ns: Ns) -> ! {
             eng.capture();
         }
         eng.release(&mut outs);
-        timeout = schedule_next(&mut eng, &fds, &mut waking);
+        next = schedule_next(&mut eng, &fds, &mut waking);
     }
 }
 
