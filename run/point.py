@@ -25,6 +25,8 @@ NUMBERS = {"additionalProperties": {"type": "number"}}
 FLOW = {"type": "object", "required": ["path", "bytes"], "properties": {
     "path": prop("array", "segments of parallel wires the transfer crossed, in order",
                  items={"type": "array", "items": {"type": "string"}}),
+    "via": prop("array", "what joins its segments in turn: a relay (a node forwarding in software) or a "
+                "switch (token flows; absent: unrecorded)", items={"type": "string", "enum": ["relay", "switch"]}),
     "bytes": prop("integer", "payload bytes it moved", minimum=0),
     "start": when("started"), "end": when("ended"),
     "backlogged": prop("boolean", "data was always queued for its path (the stalled-transport gate's premise)")}}

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from netlab.hostcost import RELAY, SWITCH
 from topologies.mesh import ROW_NIC, even_pair, relay_for, shares_wire
 from topologies.spec import NetworkSpec, SpecError
 
@@ -43,6 +44,12 @@ class Pair:
     wire: str | None = None                    # the shared wire (local-wire)
     relay: str | None = None                   # the routed-mesh relay (remote-wire)
     path: tuple[tuple[str, ...], ...] = ()     # segments crossed in turn; a segment's wires are parallel
+
+    @property
+    def via(self) -> list[str]:
+        """What joins the path's segments in turn: the pair's relay (a node forwarding in
+        software) or, between the segments of a switched network, a switch."""
+        return [RELAY if self.relay else SWITCH] * max(len(self.path) - 1, 0)
 
     @property
     def wires(self) -> tuple[str, ...]:
@@ -92,6 +99,8 @@ def _routed(spec: NetworkSpec, a: int, b: int) -> tuple[tuple[str, ...], ...]:
         segs.append((na.wires[route.nic],))
         here = ip[route.via]
     return (*segs, ())
+
+
 def wire_load(pairs: list[Pair]) -> dict[str, int]:
     load: dict[str, int] = {}
     for p in pairs:
@@ -129,6 +138,8 @@ def parse_pairs_list(text: str) -> list[tuple[str, str]]:
         seen.update(ends)
         out.append((ends[0], ends[1]))
     return out
+
+
 def listed(spec: NetworkSpec, text: str) -> list[tuple[int, int]]:
     """The pairs a --pairs-list names, as node indices of this network (SpecError: a node it lacks)."""
     index = {n.name: n.index for n in spec.nodes}
@@ -139,6 +150,8 @@ def listed(spec: NetworkSpec, text: str) -> list[tuple[int, int]]:
         raise SpecError(f"--pairs-list names node {missing[0]}, which {spec.topology} ({len(spec.nodes)} nodes: "
                         f"{shown}) has not (emulate.py topo show {spec.topology})")
     return [(index[a], index[b]) for a, b in chosen]
+
+
 def place(spec: NetworkSpec, pairs: int, placement: str = "any", pairs_list: str | None = None) -> list[Pair]:
     """The `pairs` pairs of a placement; with LISTED, the first `pairs` that pairs_list names."""
     if placement == LISTED or pairs_list:
