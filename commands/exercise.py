@@ -91,6 +91,9 @@ def add_parser(sub) -> None:
     grade.add_argument("--html", default=None, metavar="FILE",
                        help="also write the class's results as a page: per question passed, wrong, blank, "
                             "unreadable, not judged and the common wrong answers; every student's row")
+    grade.add_argument("--json", action="store_true",
+                       help="print the class's results as JSON instead: per question and per student "
+                            "(docs/json.md); what else grade says goes to stderr")
     when = grade.add_mutually_exclusive_group()
     when.add_argument("--measure", action="store_true",
                       help="measure here even when every student has an own check (to compare them: an "
@@ -274,6 +277,11 @@ def run(args) -> int:
             print("no --codes: whose hand-out each file is was not checked (records from one machine session, "
                   "and edited ones, still are)", file=sys.stderr, flush=True)
         rows = ex_mod.grade(ex, folder, measured, out, roster=roster, codes=codes)
+        if args.json:
+            if args.html:
+                classpage.write(Path(args.html), classpage.render(ex, rows, measured, roster))
+            print(json.dumps(grade_data(ex, rows, out, args.html, len(doubts)), indent=1))
+            return 0
         for s in ex_mod.summarize(ex, rows):
             print(f"{s['id']}: {ex_mod.counts_line(s)}"
                   + (f"; common wrong: {'; '.join(f'{plain(a)} ({n})' for a, n in s['common_wrong'])}"
@@ -289,3 +297,18 @@ def run(args) -> int:
                  if doubts else ""))
         return 0
     raise AssertionError(args.action)
+
+
+GRADE_VERSION = 1   # `exercise grade --json`'s version (docs/json.md)
+
+
+def grade_data(ex: dict, rows: list[dict], csv: Path, html: str | None, doubts: int) -> dict:
+    """`exercise grade --json`: the CSV's rows and the per-question counts as grade prints them."""
+    questions = [q["id"] for q in ex["questions"]]
+    return {"grade_version": GRADE_VERSION, "exercise": ex["name"], "csv": str(csv), "html": html,
+            "measurement_gates_failed": doubts,
+            "questions": [{k: (v if k != "common_wrong" else [{"answer": a, "students": n} for a, n in v])
+                           for k, v in s.items()} for s in ex_mod.summarize(ex, rows)],
+            "students": [{"file": r.get("file"), "student": r.get("student"), "score": r.get("score"),
+                          "max": r.get("max"), "problem": r.get("problem") or None,
+                          "answers": {q: r.get(q) for q in questions}} for r in rows]}

@@ -3,7 +3,10 @@ merge DIRS|ARCHIVES... --out DIR: join the shards of a whole reproduction into o
 are read in memory, never unpacked)."""
 from __future__ import annotations
 
+import contextlib
+import json
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -12,7 +15,7 @@ from core.jsonfile import MAX_FILE_BYTES
 from core.safefile import archive_members
 from core.text import plain, plain_lines
 from run.merge import merge
-from judge.report import build, headline
+from judge.report import build, headline, headline_json
 from judge.plot import plot
 from judge.table import table
 from run.store import check_writable, write_atomic
@@ -34,6 +37,8 @@ def add_parser(sub) -> None:
     m.add_argument("--out", required=True, metavar="FILE|DIR",
                    help="merged document to write (a CSV and plot go beside it); with directories, the "
                         "report directory to write")
+    m.add_argument("--json", action="store_true", help="print what was merged as JSON instead (the document's "
+                   "paths, points, hosts; with directories the report's headline): docs/json.md")
 
 
 ARCHIVE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
@@ -47,12 +52,23 @@ def _is_archive(p: str) -> bool:
 
 
 def run(args) -> int:
+    if not args.json:
+        return _run(args)
+    record: dict = {}
+    with contextlib.redirect_stdout(sys.stderr):    # --json: stdout holds the JSON alone
+        _run(args, record)
+    print(json.dumps(record, indent=1))
+    return 0
+
+
+def _run(args, record: dict | None = None) -> int:
+    """Merge, print what was merged, and fill `record` with it (--json's form)."""
     archives = [Path(p) for p in args.documents if _is_archive(p)]
     dirs = [Path(p) for p in args.documents if not _is_archive(p) and Path(p).is_dir()]
     if (dirs or archives) and len(dirs) + len(archives) != len(args.documents):
         raise BadInput("merge: give results documents, or reproduction directories and archives, not both")
     if dirs or archives:
-        return merge_reproductions(dirs, Path(args.out), archives)
+        return merge_reproductions(dirs, Path(args.out), archives, record)
     out = Path(args.out)
     check_writable(out)
     docs = [load(p) for p in args.documents]
@@ -65,10 +81,12 @@ def run(args) -> int:
     print(f"\nmerged {len(doc['points'])} points from {len(docs)} shard(s) measured on {plain(', '.join(hosts))}"
           f"{'' if doc['complete'] else ' (INCOMPLETE: some points are missing)'}")
     print(f"results: {out}\nplot:    " + "\n         ".join(pngs))
+    (record if record is not None else {}).update({"merge_version": 1, "results": str(out), "csv": str(out.with_suffix(".csv")), "plots": pngs,
+                   "points": len(doc["points"]), "shards": len(docs), "complete": doc["complete"], "hosts": hosts})
     return 0
 
 
-def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = ()) -> int:
+def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = (), record: dict | None = None) -> int:
     """Each experiment's shards (results/<name>.json in the hosts' directories, or in the
     tar archives lab hosts sent: read in memory, never unpacked, regular files only) merged
     into out/results/, then one report from them, as a single machine's reproduce writes it."""
@@ -104,4 +122,6 @@ def merge_reproductions(dirs: list[Path], out: Path, archives: list[Path] = ()) 
     hosts = sorted({p.get("host", "?") for d in docs.values() for p in d["points"]})
     print(plain_lines(headline((out / "report.md").read_text())))
     print(f"measured on {plain(', '.join(hosts))}\nreport: {page}\n        {out / 'report.md'}")
+    (record if record is not None else {}).update({"merge_version": 1, **json.loads(headline_json(out)), "hosts": hosts,
+                   "experiments": {n: {"points": len(d["points"]), "complete": d["complete"]} for n, d in docs.items()}})
     return 0

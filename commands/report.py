@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import BadInput
-from judge.report import build, headline
+from judge.report import build, headline, headline_json
 from judge.sensitivity import range_variants_of
 from run.experiment import experiment_files
 from run.store import check_writable
@@ -19,6 +19,8 @@ def add_parser(sub) -> None:
     p.add_argument("results", nargs="+", help="results documents (e.g. results/reproduction-*/results/*.json, "
                    "and its sensitivity/*.json for the variants and range ends)")
     p.add_argument("--out", metavar="DIR", default=None, help="report directory (default: beside the first document)")
+    p.add_argument("--json", action="store_true", help="print the headline as JSON instead: verdict counts per "
+                   "view, calibrations not met, the report's paths (docs/json.md)")
 
 
 def run(args) -> int:
@@ -47,6 +49,9 @@ def run(args) -> int:
     quick = any("--quick" in (d.get("command") or "") for d in docs.values())
     ranges = [v for v in range_variants_of(list(docs)) if v["id"] in varied]
     page = build(docs, out, quick, sensitivity=varied or None, ranges=ranges)
+    if args.json:
+        print(headline_json(out))
+        return 0
     print(headline((out / "report.md").read_text()))
     print(f"report: {page}\n        {out / 'report.md'}")
     return 0

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ from commands.args import add_build_args, build_options, shard_arg
 from core.errors import BadInput, NetlabError
 from judge.claims import load_claims, read_by_claims
 from run.experiment import experiment_files, load
-from judge.report import build, headline
+from judge.report import build, headline, headline_json
 from run.results import RESULTS_DIR
 from run.session import Session
 from run.sweep import Sweep
@@ -62,6 +63,9 @@ def add_parser(sub) -> None:
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print only the report's headline as JSON on stdout at the "
+                   "end (verdict counts per view, calibrations not met, the report's paths: docs/json.md); "
+                   "everything else goes to stderr")
     add_build_args(p)
 
 
@@ -157,6 +161,16 @@ def third_repeats(session: Session, claims: list[dict], sweeps: dict[str, Sweep]
 
 
 def run(args) -> int:
+    if not getattr(args, "json", False):
+        return _run(args)
+    with contextlib.redirect_stdout(sys.stderr):    # --json: stdout holds the JSON alone
+        out = _run(args)
+    print(headline_json(out))
+    return 0
+
+
+def _run(args) -> int | Path:
+    """Run, write the report, print its headline; with --json return its directory instead of 0."""
     names = planned(args.only)
     claims = load_claims()
     sweeps, shares = {}, {}
@@ -244,4 +258,6 @@ def run(args) -> int:
                  ranges=ranges)
     print(headline((out / "report.md").read_text()))
     print(f"report: {page}\n        {out / 'report.md'}")
+    if getattr(args, "json", False):
+        return out
     return 0

@@ -1,6 +1,7 @@
 """emulate.py topo list | show NAME: the presets and their wiring (no root needed)."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from run.sweep import NETWORK
 from core.parser import Parser
 from run.store import check_writable
 from topologies.presets import PRESETS
-from topologies.render import wiring_png, wiring_text
+from topologies.render import wiring_data, wiring_png, wiring_text
 
 
 def add_parser(sub) -> None:
@@ -25,6 +26,7 @@ def add_parser(sub) -> None:
     for name in ("nodes", "rate_mbit", "channels"):
         add_axis(ps, NETWORK[name], single=True)
     ps.add_argument("--png", metavar="FILE", default=None, help="also draw the wiring to a PNG file")
+    ps.add_argument("--json", action="store_true", help="print the wiring as JSON instead (docs/json.md)")
 
 
 def run(args) -> int:
@@ -35,6 +37,11 @@ def run(args) -> int:
     spec = spec_from(args)
     if args.png:
         check_writable(Path(args.png))
+    if args.json:
+        if args.png:
+            wiring_png(spec, args.png)
+        print(json.dumps(wiring_data(spec), indent=1))
+        return 0
     sys.stdout.write(wiring_text(spec))
     if args.png:
         wiring_png(spec, args.png)

@@ -754,7 +754,30 @@ def _build(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | No
     write_atomic_bytes(out / "claims.json", json.dumps(m["results"], indent=1, default=str))
     page = out / "report.html"
     write_atomic_bytes(page, to_html(m))
+    write_atomic_bytes(out / "headline.json", json.dumps(headline_data(m), indent=1, default=str) + "\n")
     return page
+
+
+HEADLINE_VERSION = 1     # headline.json's (and `report --json`'s) version: docs/json.md
+
+
+def headline_data(m: dict) -> dict:
+    """The headline as data (headline.json; what report, reproduce and merge print with --json):
+    the verdict counts per view, what could not fail and the calibrations not met."""
+    return {"headline_version": HEADLINE_VERSION, "title": m["title"], "run": m["run"], "when": m["when"],
+            "elapsed": m["elapsed"] or None,
+            "views": [{"view": s["view"], "name": s["name"], "counts": {v: n for v, n, _ in s["main"]},
+                       "apart": {v: n for v, n, _ in s["apart"]},
+                       "could_not_fail": [{"claim": f["id"], "forced_by": f["kind"]} for f in s["forced"]]}
+                      for s in m["summaries"]],
+            "calibrations_not_met": [{"id": r["id"], "view": r["view"], "experiment": r["experiment"],
+                                      "measured": r["measured"]} for r in m["missed"]]}
+
+
+def headline_json(out: Path) -> str:
+    """`--json`'s stdout after a report is written: its headline.json with the report's paths."""
+    data = json.loads((out / "headline.json").read_text())
+    return json.dumps({**data, "report": str(out / "report.html"), "markdown": str(out / "report.md")}, indent=1)
 
 
 # -- report.md ------------------------------------------------------------------------------------

@@ -164,3 +164,23 @@ def enter(run: Run, node: str, command: list[str]) -> None:
         os.execvpe(argv[0], argv, env)
     except OSError as e:
         raise RuntimeFailure(f"cannot run nsenter: {e.strerror or e} (util-linux; run ./setup.sh)") from None
+
+
+INSPECT_VERSION = 1   # `inspect --json`'s version (docs/json.md)
+
+
+def as_data(all_runs: list[Run], run: Run | None = None) -> dict:
+    """`inspect --json`: the runs as table() lists them, or one run with its nodes as details() does."""
+    def one(r: Run) -> dict:
+        m = r.manifest
+        return {"run": r.run_id, "state": r.state, "owner_pid": m.owner_pid, "started": r.started(),
+                "created": m.created, "network": m.topology or None, "command": m.command or None}
+    if run is None:
+        return {"inspect_version": INSPECT_VERSION,
+                "runs": [{**one(r), "nodes": len(r.manifest.addresses)} for r in all_runs]}
+    nodes = []
+    for node in run.nodes():
+        pid = run.node_pid(node)
+        nodes.append({"node": node, "pid": pid, "address": run.manifest.addresses.get(node) or None,
+                      "state": "alive" if pid else "gone"})
+    return {"inspect_version": INSPECT_VERSION, **one(run), "nodes": nodes}

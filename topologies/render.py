@@ -44,6 +44,22 @@ def wiring_text(spec: NetworkSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
+TOPO_VERSION = 1   # `topo show --json`'s version (docs/json.md)
+
+
+def wiring_data(spec: NetworkSpec) -> dict:
+    """`topo show --json`: what wiring_text says, as data."""
+    switch_of = {w: s.name for s in spec.switches for w in s.wires}
+    return {"topo_version": TOPO_VERSION, "topology": spec.topology, "rate_mbit": spec.params["rate_mbit"],
+            "grid": spec.params.get("grid"), "notes": list(spec.notes),
+            "wires": [{"name": w.name, "rate_mbit": w.rate_mbit, "full_duplex": w.full_duplex,
+                       "switch": switch_of.get(w.name), "nodes": [n.name for n in spec.members(w.name)]}
+                      for w in spec.wires],
+            "switches": [{"name": s.name, "wires": list(s.wires)} for s in spec.switches],
+            "nodes": [{"name": n.name, "address": n.ip, "wires": list(n.wires), "bonded": n.bonded,
+                       "forwarding": n.forwarding} for n in spec.nodes]}
+
+
 def wiring_png(spec: NetworkSpec, path: str) -> None:
     """Draw the wiring: wires as coloured lines through their stations, switches
     as boxes; for the routed mesh, a second panel with the relay of every pair."""
