@@ -102,7 +102,7 @@ def hub(caps, seconds: float) -> None:
 
 def load(seconds: float) -> None:
     print("== the engine at the papers' loads (token exchange, 8 KB tokens, 4 in flight) ==", flush=True)
-    runs = [("single-net", "10", "16", "local-wire"), ("single-net", "100", "16", "local-wire"),
+    runs = [("single-net", "10", "16", "any"), ("single-net", "100", "16", "any"),
             ("switched-mesh", "10", "16", "local-wire")]
     for topo, rate, nodes, placement in runs:
         with tempfile.TemporaryDirectory() as d:

@@ -25,7 +25,7 @@ from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT,
                              NetworkSpec)
 from workloads import WORKLOADS
 from workloads.base import Workload
-from workloads.placement import LISTED, PLACEMENTS, parse_pairs_list
+from workloads.placement import LISTED, PLACEMENTS, one_segment, parse_pairs_list
 
 MAX_POINTS = 5000
 PRESET_DEFAULTS = ("nodes", "rate_mbit", "channels")   # axes whose default a topology's file sets itself
@@ -217,14 +217,15 @@ class Sweep:
                     yield topo, rate, ch, hw, cont, d
 
     def placements_for(self, spec: NetworkSpec) -> list[str]:
-        """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both); the listed pairs
-        with --pairs-list. A topology that none of the placements asked for applies to is refused
-        (it ran 'any' in their stead, unsaid)."""
+        """Mesh placements on meshes; 'any' elsewhere (a mixed sweep keeps both), which is also
+        local-wire where every node sits on the same wires (single-net, bonded-dual-net: every pair
+        shares them); the listed pairs with --pairs-list. A topology that none of the placements
+        asked for applies to is refused (it ran 'any' in their stead, unsaid)."""
         if self.values.get("pairs_list"):
             return [LISTED]
         if spec.params.get("grid"):
             return [p for p in self["placement"] if p != "any"] or ["any"]
-        if "any" not in self["placement"]:
+        if "any" not in self["placement"] and not ("local-wire" in self["placement"] and one_segment(spec)):
             raise BadInput(f"--placement {','.join(self['placement'])} needs a mesh (whether a pair shares a "
                            f"wire follows from its grid); {spec.topology} has only 'any': add any to --placement, "
                            "or name the pairs with --pairs-list")

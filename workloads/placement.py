@@ -152,6 +152,12 @@ def listed(spec: NetworkSpec, text: str) -> list[tuple[int, int]]:
     return [(index[a], index[b]) for a, b in chosen]
 
 
+def one_segment(spec: NetworkSpec) -> bool:
+    """Every node sits on the same wires (one shared wire, or the same bonded set): every pair
+    shares a wire whatever the placement, so local-wire is what 'any' places."""
+    return len({tuple(n.wires) for n in spec.nodes}) == 1
+
+
 def place(spec: NetworkSpec, pairs: int, placement: str = "any", pairs_list: str | None = None) -> list[Pair]:
     """The `pairs` pairs of a placement; with LISTED, the first `pairs` that pairs_list names."""
     if placement == LISTED or pairs_list:
@@ -169,9 +175,9 @@ def place(spec: NetworkSpec, pairs: int, placement: str = "any", pairs_list: str
         raise SpecError(f"{pairs} pairs need {2 * pairs} nodes; {spec.topology} has {len(spec.nodes)} "
                         f"(use --pairs <= {max_pairs(spec)} or more --nodes)")
     grid = spec.params.get("grid")
-    if placement != "any" and not grid:
+    if placement != "any" and not grid and not (placement == "local-wire" and one_segment(spec)):
         raise SpecError(f"--placement {placement} needs a mesh topology; {spec.topology} has only 'any'")
-    if placement == "any":
+    if placement == "any" or not grid:
         return [_pair(spec, 2 * i, 2 * i + 1) for i in range(pairs)]
     key = (spec.topology, len(spec.nodes), pairs, placement)
     if key not in _CACHE:

@@ -4,6 +4,7 @@ import pytest
 
 from topologies.mesh import relay_for, shares_wire
 from topologies.presets import build_spec
+from topologies.spec import SpecError
 from workloads.placement import path, place, wire_load
 
 
@@ -129,7 +130,9 @@ def _refused(argv, monkeypatch, capsys) -> str:
 
 
 @pytest.mark.parametrize("argv,says", [
-    (["--topo", "single-net", "--placement", "local-wire"], "--placement local-wire needs a mesh"),
+    (["--topo", "single-net", "--placement", "remote-wire"], "--placement remote-wire needs a mesh"),
+    (["--topo", "switched-cluster", "--placement", "local-wire"], "--placement local-wire needs a mesh"),
+    (["--topo", "single-net", "--placement", "local-wire"], "root"),   # every pair shares the wire
     (["--topo", GATEWAY, "--placement", "remote-wire"], "has only 'any'"),
     (["--topo", "single-net", "--pairs-list", "b0:b5", "--nodes", "4"], "names node b5"),
     (["--topo", "single-net", "--pairs-list", "b0:b1,b1:b2"], "node b1 is in two pairs"),
@@ -151,3 +154,13 @@ def test_a_mixed_sweep_still_runs_each_topologys_own_placements():
     sweep.check()
     assert [sorted({p["placement"] for p in pts}) for _, pts in sweep.schedule()] == \
         [["any"], ["local-wire", "remote-wire"]]
+
+
+def test_local_wire_on_one_shared_segment_is_what_any_places():
+    """Every node of single-net (one wire) and bonded-dual-net (the same two) shares its wires with
+    every other: local-wire holds for any pairs; a star's nodes share none, so it cannot apply."""
+    for topo in ("single-net", "bonded-dual-net"):
+        spec = build_spec(topo, nodes=8)
+        assert place(spec, 4, "local-wire") == place(spec, 4, "any")
+    with pytest.raises(SpecError, match="needs a mesh"):
+        place(build_spec("switched-cluster", nodes=8), 2, "local-wire")
