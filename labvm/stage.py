@@ -3,8 +3,9 @@ the integration suite with every fallback forbidden, then joins this host in a
 two-host campaign.
 
 Order: image (cached) -> boot -> playbooks/setup.yml over SSH -> project copied
-in -> `NETLAB_REQUIRE_KERNEL=1 pytest tests/integration` inside -> campaign test
-on this host with an inventory of {the VM, localhost}. Each step's wall time is
+in -> `NETLAB_REQUIRE_KERNEL=1 pytest tests/integration` inside (the guest's own wires: no
+engine) -> this host's engine build copied in and its wire-time tests run (ENGINE_TESTS) ->
+campaign test on this host with an inventory of {the VM, localhost}. Each step's wall time is
 printed; the VM is always stopped.
 """
 from __future__ import annotations
@@ -47,6 +48,11 @@ TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_e
                 # GlusterFS and MPI daemons would take the saturated guest minutes to start
                 "tests/integration/test_pfs.py")
 EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant", "./engine/target")
+# The medium engine on the stock kernel: the wire-time tests whose bounds hold however slow the
+# guest (a round trip's floor is its frames' wire time; a hub's collisions happen frame by frame).
+ENGINE_TESTS = ("tests/integration/test_medium.py::test_a_lone_frames_round_trip_is_two_wire_times_plus_the_hosts_own",
+                "tests/integration/test_medium.py::test_saturating_stations_lose_what_csma_cd_takes")
+ENGINE_REL = "engine/target/release/beowulf-medium"
 
 
 def say(msg: str) -> None:
@@ -100,6 +106,8 @@ class Stage:
             print(vm.run(f"cd {GUEST_DIR} && python3 emulate.py doctor", check=False).stdout,
                   flush=True)
             rc = self.step("guest tests", self.guest_tests, vm)
+            erc = self.step("engine", self.engine_tests, vm)
+            rc = rc or erc
             if self.campaign:
                 crc = self.step("campaign", self.campaign_test, vm)
                 rc = rc or crc
@@ -123,6 +131,23 @@ class Stage:
                f"--durations=10 {args}")
         r = vm.run(cmd, check=False, capture=False)
         return r.returncode
+
+    def engine_tests(self, vm: VM) -> int:
+        """The medium engine on the guest's stock kernel: this host's build (the guest runs the same
+        Debian 12, and the playbook's cargo has no registry in a guest without internet) copied in
+        after the suite, which ran on the guest's own wires, then its wire-time tests. Without a
+        build here the step says so and fails: CI builds the engine in ./setup.sh."""
+        binary = ROOT / ENGINE_REL
+        if not binary.is_file():
+            say(f"no engine build at {binary}: run ./setup.sh first")
+            return 1
+        with binary.open("rb") as f:
+            vm.run(f"install -D -m 0755 /dev/stdin {GUEST_DIR}/{ENGINE_REL}", stdin=f)
+        say("engine: " + vm.run(f"cd {GUEST_DIR} && python3 emulate.py doctor | grep -i engine",
+                                check=False).stdout.strip().replace("\n", "; "))
+        tests = " ".join(ENGINE_TESTS)
+        return vm.run(f"cd {GUEST_DIR} && NETLAB_REQUIRE_KERNEL=1 timeout {self.test_timeout} python3 -m pytest "
+                      f"-p no:cacheprovider -q -rs {tests}", check=False, capture=False).returncode
 
     def campaign_test(self, vm: VM) -> int:
         """tests/integration/test_campaign.py on this host, lab = {the VM, localhost}."""

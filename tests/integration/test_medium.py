@@ -19,6 +19,8 @@ from run.runner import run_sweep  # noqa: E402
 from run.sweep import Sweep  # noqa: E402
 from netlab.testbed import BuildOptions  # noqa: E402
 from run.hostpath import subtract_host_path  # noqa: E402
+from run.gates import engine_late, lag_bounds_us  # noqa: E402
+from netlab.medium import point_record  # noqa: E402
 from workloads import iperf, ping, token  # noqa: E402
 
 
@@ -35,17 +37,23 @@ def carrier_ms(l2: int, rate_mbit: float) -> float:
 
 def test_a_lone_frames_round_trip_is_two_wire_times_plus_the_hosts_own(testbed):
     """A 1400-byte ping (1442-byte frames): its round trip is at least its two frames' wire time
-    (2.33 ms at 10 Mbit/s, 0.233 at 100), and exceeds it by no more than the host's own round trip
-    (measured here on a tc wire at 1000 Mbit/s, where nothing delays a lone frame) plus 0.25 ms."""
+    (2.33 ms at 10 Mbit/s, 0.233 at 100), however slow the host, and exceeds it by no more than the
+    host's own round trip (measured here on a tc wire at 1000 Mbit/s, where nothing delays a lone
+    frame) plus 0.25 ms, unless the engine reported its releases late by its gates' bounds (a
+    software-emulated lab VM: CI's lab-VM stage), where a point would fail its gates: then the
+    engine must have said so."""
     tb = testbed("single-net", nodes=2, rate_mbit=1000, wire="tc")
     own = statistics.median(ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 31, 0.02, size=1400))
     for rate in (10, 100):
         tb = testbed("single-net", nodes=2, rate_mbit=rate)
         assert tb.impls["wire"] == "engine"
+        before = tb.medium.snapshot(max_age_s=0)
         rtt = ping.rtts_ms(tb.host("b0"), tb.host("b1").address, 31, 0.05, size=1400)
+        late = engine_late(point_record(before, tb.medium.snapshot(max_age_s=0)), lag_bounds_us({"rate_mbit": rate}))
         floor = 2 * carrier_ms(1400 + 8 + 20 + 14, rate)
         assert min(rtt) >= floor, (rate, min(rtt), floor)
-        assert statistics.median(rtt) <= floor + own + 0.25, (rate, statistics.median(rtt), floor, own)
+        if late is None:
+            assert statistics.median(rtt) <= floor + own + 0.25, (rate, statistics.median(rtt), floor, own)
 
 
 def test_two_flows_on_one_wire_share_it(testbed):
