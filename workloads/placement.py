@@ -154,7 +154,8 @@ def listed(spec: NetworkSpec, text: str) -> list[tuple[int, int]]:
 
 def one_segment(spec: NetworkSpec) -> bool:
     """Every node sits on the same wires (one shared wire, or the same bonded set): every pair
-    shares a wire whatever the placement, so local-wire is what 'any' places."""
+    shares a wire whatever the placement, so a sweep asking local-wire runs 'any' there
+    (run.sweep.Sweep.placements_for); the point records 'any', as every such network's does."""
     return len({tuple(n.wires) for n in spec.nodes}) == 1
 
 
@@ -175,9 +176,9 @@ def place(spec: NetworkSpec, pairs: int, placement: str = "any", pairs_list: str
         raise SpecError(f"{pairs} pairs need {2 * pairs} nodes; {spec.topology} has {len(spec.nodes)} "
                         f"(use --pairs <= {max_pairs(spec)} or more --nodes)")
     grid = spec.params.get("grid")
-    if placement != "any" and not grid and not (placement == "local-wire" and one_segment(spec)):
+    if placement != "any" and not grid:   # a sweep runs 'any' for local-wire on one segment (run.sweep)
         raise SpecError(f"--placement {placement} needs a mesh topology; {spec.topology} has only 'any'")
-    if placement == "any" or not grid:
+    if placement == "any":
         return [_pair(spec, 2 * i, 2 * i + 1) for i in range(pairs)]
     key = (spec.topology, len(spec.nodes), pairs, placement)
     if key not in _CACHE:

@@ -4,7 +4,6 @@ import pytest
 
 from topologies.mesh import relay_for, shares_wire
 from topologies.presets import build_spec
-from topologies.spec import SpecError
 from workloads.placement import path, place, wire_load
 
 
@@ -158,9 +157,11 @@ def test_a_mixed_sweep_still_runs_each_topologys_own_placements():
 
 def test_local_wire_on_one_shared_segment_is_what_any_places():
     """Every node of single-net (one wire) and bonded-dual-net (the same two) shares its wires with
-    every other: local-wire holds for any pairs; a star's nodes share none, so it cannot apply."""
+    every other: a sweep asking local-wire runs (and records) 'any' there; a star's nodes share
+    none, so it cannot apply."""
     for topo in ("single-net", "bonded-dual-net"):
-        spec = build_spec(topo, nodes=8)
-        assert place(spec, 4, "local-wire") == place(spec, 4, "any")
-    with pytest.raises(SpecError, match="needs a mesh"):
-        place(build_spec("switched-cluster", nodes=8), 2, "local-wire")
+        sweep = Sweep.make("token", {"topology": [topo], "placement": ["local-wire"], "token_size": [1024]})
+        assert sweep.placements_for(build_spec(topo, nodes=8)) == ["any"]
+    sweep = Sweep.make("token", {"topology": ["switched-cluster"], "placement": ["local-wire"], "token_size": [1024]})
+    with pytest.raises(BadInput, match="needs a mesh"):
+        sweep.placements_for(build_spec("switched-cluster", nodes=8))
