@@ -187,7 +187,7 @@ def table(doc: dict) -> str:
     lv = levels(doc)
     width = max([len(s.name) for s in curves] + [len(f"{n} {lab}") for _, n, lab, _, _ in lv]
                 + [len(fig.x_label), 16]) + 2
-    lines = [f"{fig.what}, MB/s (10^6 bytes/s){_context(doc, fig)}{scale_note(doc)}"
+    lines = [f"{fig.what}, {fig.unit}{_context(doc, fig)}{scale_note(doc)}"
              + (f"; median of {runs} runs +- half their range" if runs > 1 else "")]
     suspect = False
     for view, net, label, vals, ok in lv:

@@ -100,6 +100,7 @@ class Figure:
     on_curve: tuple[tuple[str, Any], ...] = ()  # the points on curves (the rest are `levels`)
     levels: tuple[Level, ...] = ()
     context: tuple[str, ...] = ()               # point keys the table's heading names (copies, disk)
+    unit: str = "MB/s (10^6 bytes/s)"           # what the table's cells are, named in its heading
 
 
 @dataclass(frozen=True)

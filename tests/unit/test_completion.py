@@ -50,7 +50,7 @@ needs_bash = pytest.mark.skipif(not shutil.which("bash"), reason="bash not insta
     (["emulate.py", "run", "--wire", ""], ["auto", "engine", "tc"]),
     (["beowulf-netlab", "run", "--wire", "t"], ["tc"]),
     (["beowulf-netlab", "run", "--wire", "=", ""], ["auto", "engine", "tc"]),   # --wire=<TAB>
-    (["beowulf-netlab", "run", "--wire", "tc", ""], ["token", "iperf", "filecopy", "pfs"]),
+    (["beowulf-netlab", "run", "--wire", "tc", ""], ["token", "iperf", "filecopy", "pfs", "sniff"]),
     (["beowulf-netlab", "run", "token", "--tok"], ["--token-size", "--tokens-in-flight"]),
     (["beowulf-netlab", "topo", ""], ["list", "show"]),
     (["beowulf-netlab", "completion", ""], ["bash", "zsh", "man"]),
