@@ -177,8 +177,9 @@ def _context(doc: dict, fig: Figure) -> str:
 
 
 def table(doc: dict) -> str:
-    """Median MB/s per curve (rows) and x (columns), +- half the range of the repeats; '*'
-    marks suspect points; levels (baselines) first; the TCP the nodes ran underneath."""
+    """Median MB/s (or the figure's own unit and decimals) per curve (rows) and x (columns), +- half
+    the range of the repeats; '*' marks suspect points; levels (baselines) first; the TCP the nodes
+    ran underneath."""
     doc = sweep_points(doc)
     fig = figure_of(doc)
     curves = series(doc) + series(doc, fig.table_extra)
@@ -200,7 +201,8 @@ def table(doc: dict) -> str:
         row = s.name.ljust(width)
         for x in xs:
             vals = s.values.get(x)
-            row += ((cell(vals) + ("*" if x in s.suspect else "")) if vals else "-").rjust(12)
+            digits = 0 if s.metric in fig.counts else fig.digits
+            row += ((cell(vals, digits) + ("*" if x in s.suspect else "")) if vals else "-").rjust(12)
             suspect |= bool(vals) and x in s.suspect
         lines.append(row)
     if suspect:

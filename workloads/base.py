@@ -101,6 +101,8 @@ class Figure:
     levels: tuple[Level, ...] = ()
     context: tuple[str, ...] = ()               # point keys the table's heading names (copies, disk)
     unit: str = "MB/s (10^6 bytes/s)"           # what the table's cells are, named in its heading
+    digits: int = 2                             # decimals a table cell shows (a share of 1/42: 3)
+    counts: tuple[str, ...] = ()                # result keys the table shows as whole numbers (frames)
 
 
 @dataclass(frozen=True)

@@ -208,4 +208,5 @@ WORKLOAD = Workload(
                   metrics=(("seen_share", "share seen"),),
                   table_extra=(("pair_frames_seen", "frames seen"), ("pair_frames_sent", "frames sent")),
                   y_label="share of the pairs' frames seen (pair_frames_seen / pair_frames_sent)",
-                  unit="the median share and frame counts"))
+                  unit="the median share and frame counts", digits=3,
+                  counts=("pair_frames_seen", "pair_frames_sent")))
