@@ -1,0 +1,97 @@
+"""No measured number moves: every stored results document, read through the loader, gives
+the same values at every point as it did before issue 46 (one declaration per setting).
+
+The snapshot (tests/fixtures/stored-values.json.gz) holds, per document and point, the keys the
+loader gave and a digest of every number under them (gates left out: they are recomputed from
+the measurements on every read). Keys renamed since are read back under their old names
+(`legacy`), keys added since (declared defaults filled by the loader) are ignored, so a digest
+that differs means a number moved. Made once, before the change, with
+`python3 -m tests.unit.test_stored_values --record` (only ever again for an intended change).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from run.results import load_data
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SNAPSHOT = FIXTURES / "stored-values.json.gz"
+
+
+def stored_documents() -> dict[str, bytes]:
+    """name -> bytes of every stored results document under tests/fixtures (gzip opened)."""
+    out = {}
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        if path == SNAPSHOT:
+            continue
+        data = path.read_bytes()
+        data = gzip.decompress(data) if path.suffix == ".gz" else data
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(doc, dict) and "points" in doc and "schema_version" in doc:
+            out[path.relative_to(FIXTURES).as_posix()] = data
+    return out
+
+
+def leaves(x, path: str = ""):
+    """(path, number) of every number under x."""
+    if isinstance(x, bool) or x is None:
+        return
+    if isinstance(x, (int, float)):
+        yield path, float(x)
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield from leaves(v, f"{path}/{k}")
+    elif isinstance(x, (list, tuple)):
+        for i, v in enumerate(x):
+            yield from leaves(v, f"{path}/{i}")
+
+
+def legacy(point: dict) -> dict:
+    """The point under the names it had when the snapshot was made."""
+    return dict(point)
+
+
+def digest(point: dict, keys: list[str]) -> str:
+    found = sorted(leaf for k in keys if k in point for leaf in leaves(point[k], k))
+    return hashlib.sha256(repr(found).encode()).hexdigest()[:16]
+
+
+def record() -> dict:
+    out = {}
+    for name, data in stored_documents().items():
+        doc = load_data(data, name)
+        rows = []
+        for p in doc["points"]:
+            keys = sorted(k for k in p if k != "gates")
+            rows.append([keys, digest(p, keys)])
+        out[name] = rows
+    return out
+
+
+def test_every_stored_number_reads_as_before():
+    want = json.loads(gzip.decompress(SNAPSHOT.read_bytes()))
+    have = stored_documents()
+    assert sorted(have) == sorted(want), "stored documents added or removed: record the snapshot again"
+    for name, data in have.items():
+        doc = load_data(data, name)
+        assert len(doc["points"]) == len(want[name]), name
+        for i, (p, (keys, sha)) in enumerate(zip(doc["points"], want[name])):
+            old = legacy(p)
+            missing = [k for k in keys if k not in old]
+            assert not missing, f"{name} point {i}: keys gone: {missing}"
+            assert digest(old, keys) == sha, f"{name} point {i}: a stored number moved"
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
+    with gzip.open(SNAPSHOT, "wt") as f:
+        json.dump(record(), f, separators=(",", ":"))
+    print(f"wrote {SNAPSHOT}")
