@@ -14,6 +14,7 @@ from core.values import Axis
 from netlab.impls import BuildOptions
 from run.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
 from run.sweep import NETWORK, network_defaults
+from topologies.settings import IMPAIRMENTS, MACHINE_SETTINGS, SIZES, SPEC_SETTINGS
 from topologies.presets import build_spec
 
 
@@ -49,13 +50,13 @@ def add_network_args(p, required_topology: bool = True) -> None:
     p.add_argument("--topo", "--topology", dest="topology", type=axis_type(topo, single=True),
                    required=required_topology, metavar="NAME",
                    help=topo.help)
-    for name in ("nodes", "rate_mbit", "channels"):
+    for name in SIZES:
         add_axis(p, NETWORK[name], single=True)
 
 
 def add_impairment_args(p) -> None:
     g = p.add_argument_group("impairments (need netem: stock kernels, lab VMs)")
-    for name in ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms"):
+    for name in IMPAIRMENTS:
         add_axis(g, NETWORK[name])
 
 
@@ -68,16 +69,15 @@ def add_machine_args(p, single: bool = False, from_file: bool = False) -> None:
     def axis(name: str) -> Axis:
         return dataclasses.replace(NETWORK[name], default=None) if from_file else NETWORK[name]
     own = " (unset: the experiment file's own)" if from_file else ""
-    add_axis(g, axis("hardware"), single, note=own)
-    add_axis(g, axis("contention"), single, note=" (--contention alone: on)" + own,
-             nargs="?", const="on", metavar="on|off")
-    add_axis(g, axis("time_scale"), single, note=own)
-    add_axis(g, axis("tx_gap_us"), note=own)
-    add_axis(g, axis("card_latency_us"), note=own)
-    add_axis(g, axis("queue_packets"), note=own)
+    for name in MACHINE_SETTINGS:
+        if name == "contention":   # may stand alone: on
+            add_axis(g, axis(name), single, note=" (--contention alone: on)" + own,
+                     nargs="?", const="on", metavar="on|off")
+        else:
+            add_axis(g, axis(name), single, note=own)
 
 
-MACHINE_AXES = ("hardware", "contention", "time_scale", "tx_gap_us", "card_latency_us", "queue_packets")
+MACHINE_AXES = MACHINE_SETTINGS
 
 
 def machine_values(args) -> dict:
@@ -117,9 +117,7 @@ def spec_from(args):
     """The one network the cli/topo flags describe (BadInput if it cannot be built); an unset
     --nodes/--rate-mbit/--channels takes the topology's own (run.sweep.network_default),
     as `run` and experiments do."""
-    opts = {k: getattr(args, k, None) for k in ("nodes", "rate_mbit", "channels", "delay_ms",
-                                                 "jitter_ms", "loss_pct", "relay_delay_ms",
-                                                 *MACHINE_AXES)}
+    opts = {k: getattr(args, k, None) for k in SPEC_SETTINGS}
     for name, value in network_defaults(args.topology).items():
         if opts[name] is None:
             opts[name] = value

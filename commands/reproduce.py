@@ -77,7 +77,7 @@ FIRST_REPEATS = 2   # runs of a claimed point before its claims are judged: a th
 def first_pass(point: dict) -> bool:
     """The points a full run measures before judging: calibrations whole, each other point's
     first FIRST_REPEATS runs."""
-    return bool(point.get("calibration_of")) or point.get("repeat", 0) < FIRST_REPEATS
+    return bool(point.get("calibration_of")) or point["repeat"] < FIRST_REPEATS
 
 
 def capped(sweep: Sweep) -> Sweep:

@@ -10,7 +10,9 @@ from commands.args import add_axis, add_impairment_args, add_machine_args, add_o
 from core.errors import BadInput
 from run.session import run_one
 from judge.summary import summary
-from run.sweep import NETWORK, Sweep
+from core.settings import SIZE, SWEEP, TOPOLOGY, in_group
+from run.sweep import NETWORK, SETTINGS, Sweep
+from topologies.presets import PRESETS, preset
 from workloads import WORKLOADS
 
 
@@ -25,7 +27,7 @@ def add_parser(sub) -> None:
         f"{w.name}: {w.summary}" for w in WORKLOADS.values()))
     g = p.add_argument_group("network")
     own = [f"{w.name}: {','.join(w.topologies)}" for w in WORKLOADS.values() if w.topologies]
-    for name in ("topology", "rate_mbit", "channels", "nodes", "placement", "repeats"):
+    for name in in_group(SETTINGS, TOPOLOGY, SIZE, SWEEP):
         add_axis(g, NETWORK[name], note=f" (unset, {'; '.join(own)})" if name == "topology" and own else "")
     owners: dict[str, list] = {}
     for wl in WORKLOADS.values():
@@ -64,8 +66,12 @@ def run(args) -> int:
     given = {name: getattr(args, name) for name in mine}
     if given.get("duration") is not None and given.get("exchanges") is not None:
         raise BadInput("give --duration or --exchanges, not both")
-    if given.get("channels") is not None and "bonded-dual-net" not in (given.get("topology") or ["bonded-dual-net"]):
-        raise BadInput("--channels applies to bonded-dual-net only: add it to --topology or drop --channels")
+    if given.get("channels") is not None:   # asked of each topology (a bonded file of the user's takes it too)
+        topologies = given.get("topology") or wl.topologies or NETWORK["topology"].default
+        if not any("channels" in preset(t).options for t in topologies):
+            takers = ", ".join(n for n, p in PRESETS.items() if "channels" in p.options)
+            raise BadInput(f"--channels applies to a topology that takes it ({takers}, or a topology file "
+                           "whose options set channels): add one to --topology or drop --channels")
     sweep = Sweep.make(wl.name, given, args.shard)
     log = sys.stderr if args.json else sys.stdout
     opts = build_options(args)

@@ -11,6 +11,7 @@ from core.parser import Parser
 from run.store import check_writable
 from topologies.presets import PRESETS
 from topologies.render import wiring_data, wiring_png, wiring_text
+from topologies.settings import SIZES
 
 
 def add_parser(sub) -> None:
@@ -23,7 +24,7 @@ def add_parser(sub) -> None:
                          "sits on which wire, with addresses (no root needed).")
     ps.add_argument("topology", type=axis_type(NETWORK["topology"], single=True), metavar="NAME",
                     help="a preset (topo list) or a topology file's path (docs/topologies.md)")
-    for name in ("nodes", "rate_mbit", "channels"):
+    for name in SIZES:
         add_axis(ps, NETWORK[name], single=True)
     ps.add_argument("--png", metavar="FILE", default=None, help="also draw the wiring to a PNG file")
     ps.add_argument("--json", action="store_true", help="print the wiring as JSON instead (docs/json.md)")

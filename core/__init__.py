@@ -11,7 +11,8 @@ terminal, a CSV cell and a Markdown cell; `parser`, `interpreter` and `signals`
 serve the command line (argument parsing, the interpreter check, SIGTERM as
 an exit); `version` is the project's one version (pyproject.toml reads it,
 --version prints it, results documents record it); `fields` is how a measured
-point's keys are declared, once, by what produces them; `verdicts` is every
+point's keys are declared, once, by what produces them, and `settings` how a setting is (the
+command line's axis and the point's field made from one declaration); `verdicts` is every
 verdict word the tool prints (claims, calibrations, era readings, answers), once,
 with its meaning.
 Nothing here imports from another package of the project.

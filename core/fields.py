@@ -19,9 +19,13 @@ MEASURED = "measured"   # a result: differs between repeats of one point
 RECORD = "record"       # bookkeeping: which repeat, index, host, source; differs between repeats too
 ROLES = (SETTING, RESOLVED, MEASURED, RECORD)
 
-# where a field sits in a results CSV: not a column, before the workload's columns, after them
+NO_DEFAULT = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()   # a field every reader must find
+
+# where a field sits in a results CSV: not a column, before the workload's columns, after them,
+# last (provenance: where the row came from)
 CSV_BEFORE = "before"
 CSV_AFTER = "after"
+CSV_LAST = "last"
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,12 @@ class Field:
     role: str = MEASURED
     unit: str | None = None             # "MB/s", "Mbit/s", "s", "B" (bytes: shown as sizes)
     required: bool = False              # every point of its workload carries it
-    rate: bool = False                  # a MB/s result: a time-scaled point also records it x D
-    csv: str | bool = False             # a CSV column; common fields say CSV_BEFORE or CSV_AFTER
+    rate: bool = False                  # a MB/s result: the real network's; its measured twin as carried
+    csv: str | bool = False             # a CSV column; common fields say CSV_BEFORE, CSV_AFTER or CSV_LAST
     short: str | None = None            # its prefix in a curve's name (P=); None: "name="
+    # what a point without the key means (an older document, a setting left at its default): the
+    # loader fills it (fill_defaults), so no reader restates it; NO_DEFAULT: none
+    default: Any = field(default=NO_DEFAULT, hash=False, compare=False)
     schema: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)  # JSON-schema extras
 
     def __post_init__(self) -> None:
@@ -46,6 +53,23 @@ class Field:
     def identity(self) -> bool:
         """Part of what a point is: points equal in every identity field are repeats of one."""
         return self.role in (SETTING, RESOLVED)
+
+
+MEASURED_PREFIX = "measured_"   # a MB/s result as the network carried it in its own time
+
+
+def measured_twin(f: Field) -> Field:
+    """A MB/s result (`rate`) under its own name as the network carried it: on a time-scaled point
+    the slowed figure, while `f.name` is always the real network's (x D). One name, one quantity."""
+    return Field(MEASURED_PREFIX + f.name, f.type, f"{f.description}: as the network carried it in its "
+                 f"own time (on a time-scaled point the slowed figure; {f.name} is the real network's, "
+                 "x D; equal in real time)", MEASURED, unit=f.unit, schema=f.schema)
+
+
+def with_twins(fields: Iterable[Field]) -> tuple[Field, ...]:
+    """The fields and, after them, the measured twin of each MB/s result."""
+    fields = tuple(fields)
+    return (*fields, *(measured_twin(f) for f in fields if f.rate))
 
 
 def schema_property(f: Field) -> dict:
@@ -73,6 +97,16 @@ def by_name(*groups: Iterable[Field]) -> dict[str, Field]:
                 raise ValueError(f"point field {f.name} is declared twice")
             out[f.name] = f
     return out
+
+
+def defaults(fields: Iterable[Field]) -> dict[str, Any]:
+    """name -> declared default of every field that has one."""
+    return {f.name: f.default for f in fields if f.default is not NO_DEFAULT}
+
+
+def fill_defaults(point: dict, fields: Iterable[Field]) -> dict:
+    """The point with every declared default it lacks filled in (a reader then never restates one)."""
+    return {**point, **{k: v for k, v in defaults(fields).items() if k not in point}}
 
 
 def prop(kind: str | list[str], description: str, **extra: Any) -> dict:

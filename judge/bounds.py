@@ -40,6 +40,7 @@ from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
 from run import calibration as cal
 from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_via, model_round_trip_us
 from topologies.hardware import NONE, HostCost, hardware_of, load
+from core.fields import MEASURED_PREFIX
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
 
@@ -89,10 +90,10 @@ def _payload_share(point: dict) -> float:
     less where a token and those in flight with it fill less than one (the gates' full-frame figure
     otherwise, MSS / MAX_FRAME_ON_WIRE)."""
     full = MSS / MAX_FRAME_ON_WIRE
-    size, flight = point.get("token_size"), point.get("tokens_in_flight") or 1
+    size = point.get("token_size")   # a token point's only
     if not size:
         return full
-    payload = min(MOST_PAYLOAD, size * flight)
+    payload = min(MOST_PAYLOAD, size * point["tokens_in_flight"])
     return min(full, payload / wire_bytes(payload + TCP_IP_ETH_HEADERS))
 
 
@@ -105,7 +106,7 @@ def _wire_rows(point: dict) -> tuple[list[list[float]], list[float], str] | None
     if not flows or any(not f.get("path") for f in flows):
         return None
     cap = point["rate_mbit"] / 8 * _payload_share(point) * (1 + SLACK)       # MB/s: rate_mbit is real
-    duplex = _full_duplex(point.get("topology", ""), point.get("nodes"), point["rate_mbit"], point.get("channels"))
+    duplex = _full_duplex(point["topology"], point["nodes"], point["rate_mbit"], point["channels"])
     one_way = 1.0 if "copies" in point else 0.5      # the share of a flow's payload in its busier direction
     wires = sorted({w for f in flows for seg in f["path"] for w in seg})
     rows, caps = [], []
@@ -176,7 +177,7 @@ def _disk(point: dict) -> dict:
 
 def _copy_rate(point: dict, sources: set[Forced]) -> tuple[float, str]:
     """The most every copy of a mix can move at once, MB/s real (see the module doc), and why."""
-    copies, remote = point.get("copies") or 0, point.get("remote") or 0
+    copies, remote = point["copies"], point["remote"]
     limits: list[tuple[float, str]] = []
     if Forced.WIRING in sources and remote:
         wired = _wire_rows(point)
@@ -214,7 +215,7 @@ def _token_caps(point: dict, cost: HostCost | None) -> tuple[float, str]:
     size = point.get("token_size")
     if not size or cost is None or time_scale_of(point) != 1:
         return INF, ""
-    payload = min(MOST_PAYLOAD, size * (point.get("tokens_in_flight") or 1))
+    payload = min(MOST_PAYLOAD, size * point["tokens_in_flight"])
     ns = cost.per_byte_ns + cost.per_packet_us * 1e3 / payload + cost.per_message_us * 1e3 / size
     return 1e3 / ns * (1 + SLACK), f"each pair's CPU budget ({ns:.3g} ns a payload byte)"
 
@@ -226,9 +227,9 @@ def lone_round_trip_us(point: dict) -> tuple[float, float] | None:
     the floor is its constants' round trip, the card's latency included, less the gates' tolerance
     (run.gates: a quicker lone round trip fails its point); on today's hosts, their frames' wire
     times, which nothing takes off."""
-    size = point.get("token_size")
-    lone = point.get("pairs") == 1 and (point.get("tokens_in_flight") or 1) == 1 and point.get("transport", "tcp") == "tcp"
-    if not lone or not size or size > LONE_FRAME_BYTES or point.get("wire_impl") != "engine" \
+    size = point.get("token_size")   # a token point's only
+    if not size or not (point["pairs"] == 1 and point["tokens_in_flight"] == 1 and point["transport"] == "tcp") \
+            or size > LONE_FRAME_BYTES or point.get("wire_impl") != "engine" \
             or time_scale_of(point) != 1:
         return None
     if hardware_of(point) == NONE:
@@ -243,16 +244,17 @@ def _model_caps(point: dict, metric: str, cals: list[dict]) -> list[tuple[float,
     if metric == THROUGHPUT and "token_size" in point:
         cpu, why = _token_caps(point, _host_cost(point))
         if cpu < INF:
-            out.append((cpu * point.get("pairs", 1), why + f", x {point.get('pairs', 1)} pair(s)"))
+            out.append((cpu * point["pairs"], why + f", x {point['pairs']} pair(s)"))
         floor = lone_round_trip_us(point)
         if floor:
             rtt, below = floor
             out.append((2 * point["token_size"] / (rtt * (1 - below)),
                         f"a lone round trip of at least {rtt * (1 - below):.0f} us (the model's {rtt:.0f})"))
-    wl = WORKLOADS.get(point.get("workload") or "")
+    wl = WORKLOADS.get(point["workload"])
     if wl is not None and wl.bounds is not None and "copies" not in point \
-            and isinstance(point.get(metric), (int, float)):
-        found = [most for _, measured, most in wl.bounds(point) if most and measured == point[metric]]
+            and isinstance(point.get(MEASURED_PREFIX + metric), (int, float)):   # the bounds are as carried
+        found = [most for _, measured, most in wl.bounds(point)
+                 if most and measured == point[MEASURED_PREFIX + metric]]
         if found:
             out.append((min(found) * time_scale_of(point) * (1 + BOUND_SLACK), "its disks"))
     return out

@@ -208,7 +208,7 @@ def _value(p: dict, metric: str) -> float | None:
     have = p.get(metric)
     if isinstance(have, dict):
         return max(have.values(), default=None)
-    return None if have is None and metric not in (p.get("scaled") or {}) else real_rate(p, metric)
+    return None if have is None else real_rate(p, metric)
 
 
 class Evidence:
@@ -253,7 +253,7 @@ class Evidence:
             if len(vals) > 1 and median > 0:
                 self.spread = max(self.spread, (max(vals) - min(vals)) / 2 / median)
             self.points += len(group)
-            self.meet({p.get("repeat", 0) for p in group})
+            self.meet({p["repeat"] for p in group})
             self._tied(name, sel, group[0], metric, median)
             out.append((group[0], median))
         return out
@@ -507,7 +507,7 @@ def read_by_claims(claims: list[dict], experiment: str, checks_only: bool = Fals
 
 
 def _only_repeat(docs: dict[str, dict], r) -> dict[str, dict]:
-    return {n: {**d, "points": [p for p in d["points"] if p.get("repeat", 0) == r]} for n, d in docs.items()}
+    return {n: {**d, "points": [p for p in d["points"] if p["repeat"] == r]} for n, d in docs.items()}
 
 
 def _spread(measured: Any, per_repeat: list[Any]) -> float | None:
@@ -643,11 +643,11 @@ def view(docs: dict[str, dict], which: str) -> dict[str, dict]:
     """The documents with only the points of one view (results v3 name every
     point's hardware; older documents read as none)."""
     def keep(p: dict) -> bool:
-        hw, contention = hardware_of(p), p.get("contention", "off")
+        hw, contention = hardware_of(p), p["contention"]
         if which == TODAY:
             return hw == "none" and contention == "off"
         # the paper's view: the collision model as the profile says (points record its default)
-        return hw != "none" and (contention == p.get("contention_default", "off")) == (which == PAPER)
+        return hw != "none" and (contention == p["contention_default"]) == (which == PAPER)
     return {name: {**doc, "points": [p for p in doc["points"] if keep(p)]} for name, doc in docs.items()}
 
 

@@ -335,16 +335,11 @@ class Figures:
             for i, g in enumerate(self.groups[exp].values()):
                 # what a check reads of a point (its settings, its figures), no record of how it
                 # ran: the judge groups points by every other key, and this keeps that quick
-                q = {k: v for k, v in g.rep.items() if not isinstance(v, (dict, list)) or k == "scaled"}
+                q = {k: v for k, v in g.rep.items() if not isinstance(v, (dict, list))}
                 q.update(repeat=0, fit_point=i)
                 for metric, h in g.head.items():
                     if h is not None:
-                        v = h + self.delta(g, metric, theta)
-                        scaled = q.get("scaled") or {}
-                        if metric in scaled:
-                            q["scaled"] = {**scaled, metric: v}
-                        else:
-                            q[metric] = v
+                        q[metric] = h + self.delta(g, metric, theta)
                 pts.append(q)
             out[exp] = {**self.paper[exp], "points": pts}
         return out
@@ -355,10 +350,7 @@ class Figures:
             d = self.delta(g, metric, theta)
             if not d:
                 continue
-            scaled = p.get("scaled") or {}
-            if metric in scaled:
-                q["scaled"] = {**scaled, metric: scaled[metric] + d}
-            elif isinstance(p.get(metric), (int, float)):
+            if isinstance(p.get(metric), (int, float)):
                 q[metric] = p[metric] + d
         used = [(param, LOW if theta.get(param, self.params[param].headline) < self.params[param].headline
                  else HIGH) for param in self.moving[g.experiment]
@@ -406,8 +398,7 @@ def _by_identity(points) -> dict[tuple, list[dict]]:
 
 
 def _median(pts: list[dict], metric: str) -> float | None:
-    vals = [real_rate(p, metric) for p in pts if isinstance((p.get("scaled") or {}).get(metric, p.get(metric)),
-                                                            (int, float))]
+    vals = [real_rate(p, metric) for p in pts if isinstance(p.get(metric), (int, float))]
     return statistics.median(vals) if vals else None
 
 

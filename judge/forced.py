@@ -422,7 +422,7 @@ def _judged(check: dict, docs: dict[str, dict], first: str, bias: dict | None, f
     for name, values in wanted.items():
         points = []
         for i, (v, metrics) in values.items():
-            p = {k: x for k, x in docs[name]["points"][i].items() if k not in ("gates", "fidelity", "scaled")}
+            p = {k: x for k, x in docs[name]["points"][i].items() if k not in ("gates", "fidelity")}
             points.append({**p, **{m: v for m in metrics}, "repeat": 0})
         out[name] = {**docs[name], "points": points, "complete": True}
     return verdict_of(check, out, first, bias)

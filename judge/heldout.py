@@ -40,7 +40,7 @@ def rows(docs: dict[str, dict]) -> list[dict]:
     for p in (doc or {}).get("points", []):
         if p.get("calibration_of") or not p.get("per_pair"):
             continue
-        groups.setdefault((p["topology"], p.get("placement", "any"), p["pairs"], p.get("hardware")), []).append(p)
+        groups.setdefault((p["topology"], p["placement"], p["pairs"], p.get("hardware")), []).append(p)
     out = []
     for (topology, placement, pairs, hardware), points in groups.items():
         first = points[0]

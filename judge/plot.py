@@ -304,7 +304,7 @@ RUN_STYLES = ("-", "--", ":", "-.")
 def _series_key(p: dict):
     """A point's identity across overlaid runs: its index in the sweep (a calibration point,
     which has none, its calibration and repeat)."""
-    return p["point_index"] if "point_index" in p else f"{p.get('calibration_of')} #{p.get('repeat', 0)}"
+    return p["point_index"] if "point_index" in p else f"{p.get('calibration_of')} #{p['repeat']}"
 
 
 def series_panels(doc: dict, chosen: list[int] | None = None,
@@ -336,7 +336,7 @@ def _panel_title(p: dict) -> str:
     head = f"point {p['point_index']}" if "point_index" in p else f"calibration {p.get('calibration_of')}"
     label = WORKLOADS[p["workload"]].label(p) if p.get("workload") in WORKLOADS else ""
     hw = hardware_of(p)
-    return (f"{head}: {config_key({**p, 'run': None})}, {label}, repeat {p.get('repeat', 0)}"
+    return (f"{head}: {config_key({**p, 'run': None})}, {label}, repeat {p['repeat']}"
             + ("" if hw == "none" else f"\n{view_title(hw)}"))
 
 
@@ -357,8 +357,8 @@ def _references(ax, p: dict) -> float:
     limit = tcp_goodput_limit_mbit(rate)
     ax.axhline(limit, color="dimgrey", linestyle=":", linewidth=1)
     lines = [(rate, f"{rate:g} Mbit/s wire; at most {limit:.3g} of TCP payload")]
-    channels = p.get("channels") or 1
-    if channels > 1:
+    channels = p["channels"]   # None: a topology that takes none
+    if channels is not None and channels > 1:
         lines.append((rate * channels, f"{channels} channels together: {rate * channels:g} Mbit/s"))
     for y, label in lines:
         ax.axhline(y, color="dimgrey", linestyle=(0, (6, 3)), linewidth=1)

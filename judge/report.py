@@ -36,6 +36,8 @@ from judge.sensitivity import UNDETERMINED
 from judge.validation import ABOVE, BELOW, IN_BAND, NOT_MEASURED, readings
 from judge.validation import experiments as era_experiments
 from run.experiment import experiment_files
+from run.point import REPEATS
+from workloads import WORKLOADS
 from core.jsonfile import read_json
 from judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
@@ -182,12 +184,13 @@ def bonding_balance(docs: dict[str, dict]) -> list[list[str]]:
     for name, doc in docs.items():
         for p in doc["points"]:
             util = (p.get("fidelity") or {}).get("wire_utilisation") or {}
-            if p.get("topology") != "bonded-dual-net" or len(util) < 2 or min(util.values()) <= 0:
+            bonded = p["channels"] is not None and p["channels"] > 1   # asked of the point, not its topology's name
+            if not bonded or len(util) < 2 or min(util.values()) <= 0:
                 continue
             if max(util.values()) / min(util.values()) > LOCKED:
-                what = ", ".join(_kv(k, p[k]) for k in ("pairs", "token_size", "remote", "file_size")
-                                 if p.get(k) is not None)
-                rows.append([name, hardware_of(p), what, str(p.get("repeat", 0)),
+                what = ", ".join(_kv(a.name, p[a.name]) for a in WORKLOADS[p["workload"]].axes
+                                 if a.many and p.get(a.name) is not None)
+                rows.append([name, hardware_of(p), what, str(p["repeat"]),
                              ", ".join(f"{w} {u:.2f}" for w, u in sorted(util.items()))])
     return rows
 
@@ -200,7 +203,7 @@ def glossary() -> list[tuple[str, str]]:
         if name not in read:
             continue
         data = read_json(path, "experiment file")
-        runs = data["sweep"].get("repeats", 1)
+        runs = data["sweep"].get("repeats", REPEATS.default)
         full.add(runs)
         quick.add((data.get("quick") or {}).get("repeats", runs))
     counts = {"quick": "/".join(map(str, sorted(quick))), "full": "/".join(map(str, sorted(full)))}
@@ -281,7 +284,7 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
         else "tc (bridge + HTB: bandwidth only, a lone frame pays no wire time)" for w in wires))))
     out.append(("netem", _distinct(t.get("netem") or "off" for t in nets)))
     out.append(("hardware profiles (host cost implementation)",
-                ", ".join(sorted({f"{t.get('hardware', 'none')} ({t.get('host_cost_impl') or 'no host cost'})"
+                ", ".join(sorted({f"{hardware_of(t)} ({t.get('host_cost_impl') or 'no host cost'})"
                                   for t in nets}))))
     out.append(("CSMA/CD contention model", _distinct(
         "per frame (medium engine)" if t.get("wire_impl") == "engine" and t.get("collisions_modelled")
@@ -301,7 +304,7 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
     if paths:
         out.append(("this host's own path, taken off the engine's delays (run.hostpath)",
                     "; ".join(_host_path_text(key, hps) for key, hps in sorted(paths.items()))))
-    gaps = {t.get("tx_gap_us") or 0 for t in nets}
+    gaps = {p["tx_gap_us"] for p in points}   # every point records its cards' gap (0: none)
     if gaps - {0}:
         out.append(("network cards' gap between frames", _distinct(f"{g:g} us" if g else "none" for g in gaps)))
     tcp = {}

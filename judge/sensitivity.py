@@ -93,8 +93,8 @@ def _with_ends(docs: dict[str, dict], ends: dict[str, dict]) -> dict[str, dict]:
     """The run's documents with the ends' in place of their experiments', the others cut to the
     ends' repeats: a claim reading two experiments would otherwise find a repeat the end did not
     run, and call its repeats noisy."""
-    runs = 1 + max((p.get("repeat", 0) for d in ends.values() for p in d.get("points", [])), default=0)
-    cut = {n: {**d, "points": [p for p in d["points"] if p.get("repeat", 0) < runs]} if "points" in d else d
+    runs = 1 + max((p["repeat"] for d in ends.values() for p in d.get("points", [])), default=0)
+    cut = {n: {**d, "points": [p for p in d["points"] if p["repeat"] < runs]} if "points" in d else d
            for n, d in docs.items() if n not in ends}
     return {**cut, **ends}
 

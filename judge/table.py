@@ -66,13 +66,13 @@ def config_key(p: dict, extra: list[str] = ()) -> str:
     key = (f"[{p['run']}] " if p.get("run") else "") + p["topology"]   # overlaid runs (plot A B)
     if p.get("channels") and p["topology"] == "bonded-dual-net":
         key += f" x{p['channels']}"
-    if p.get("placement", "any") != "any":
+    if p["placement"] != "any":
         key += f" ({p['placement']})"
     for k in extra:
         if k in p and p[k] is not None:
             key += f" {_short(k)}{_shown(k, p[k])}"
     key = f"{key} @{p['rate_mbit']:g}Mb"
-    key += f" D={p['time_scale']:g}" if p.get("time_scale") else ""
+    key += f" D={time_scale_of(p):g}" if time_scale_of(p) != 1 else ""   # real time: unnamed
     key += f" +gap {p['tx_gap_us']:g}us" if p.get("tx_gap_us") else ""
     return key + (" +CSMA/CD" if p.get("contention") == "on" else "")
 
@@ -113,7 +113,7 @@ def series(doc: dict, metrics: tuple[tuple[str, str], ...] | None = None) -> lis
         if fig.on_curve and not _matches(p, fig.on_curve):
             continue
         for metric, label in (metrics if metrics is not None else fig.metrics):
-            if p.get(metric) is None and metric not in (p.get("scaled") or {}):
+            if p.get(metric) is None:
                 continue
             key = (config_key(p, extra), view_of(p), metric)
             s = out.setdefault(key, Series(key[0], key[1], metric, label))

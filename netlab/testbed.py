@@ -69,7 +69,7 @@ def capture_line(wire: str, c: dict) -> str:
 
 def network_name(spec: NetworkSpec) -> str:
     """What `inspect` calls the network: topology@rate, its nodes, its machine."""
-    name = f"{spec.topology}@{spec.params.get('rate_mbit', 0):g} ({len(spec.nodes)} nodes"
+    name = f"{spec.topology}@{spec.params['rate_mbit']:g} ({len(spec.nodes)} nodes"
     name += f", {spec.machine.hardware}" if spec.machine.hardware != "none" else ""
     return name + (f", D={spec.machine.time_scale:g})" if spec.machine.time_scale != 1 else ")")
 
@@ -171,7 +171,7 @@ class Testbed:
         if out.endswith(".pcapng") and len(wires) == 1:
             return {wires[0]: Path(out)}
         stem = out[:-len(".pcapng")] if out.endswith(".pcapng") else out
-        tag = f"{self.spec.topology}-{self.spec.params.get('rate_mbit', 0):g}mbit-{len(self.spec.nodes)}n"
+        tag = f"{self.spec.topology}-{self.spec.params['rate_mbit']:g}mbit-{len(self.spec.nodes)}n"
         paths = {}
         for w in wires:
             p, i = Path(f"{stem}-{tag}-{w}.pcapng"), 2

@@ -103,7 +103,7 @@ def applies(cal: dict, point: dict) -> bool:
             and ("rate_mbit" not in a or point.get("rate_mbit") == a["rate_mbit"])
             and ("wire_impl" not in a or point.get("wire_impl", a["wire_impl"]) == a["wire_impl"])
             and (not a.get("real_time") or time_scale_of(point) == 1)
-            and ("card_latency_us" not in a or float(point.get("card_latency_us") or 0) == a["card_latency_us"]))
+            and ("card_latency_us" not in a or point["card_latency_us"] == a["card_latency_us"]))
 
 
 def measures(cal: dict, point: dict) -> bool:

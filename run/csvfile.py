@@ -1,50 +1,60 @@
 """A results document as CSV: one row per point (columns from the point declarations,
 run.point and each workload's fields) and, where flows have series, one row per sample
-in a sibling file. Every MB/s is the real network's (x D on a time-scaled point)."""
+in a sibling file. Every MB/s is the real network's (x D on a time-scaled point), its measured
+twin what the network carried; every column is made from a declaration, none listed here."""
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
 from core.errors import BadInput
-from core.fields import CSV_AFTER, CSV_BEFORE, names
+from core.fields import CSV_AFTER, CSV_BEFORE, CSV_LAST, MEASURED_PREFIX, names
 from core.safefile import atomic_text
 from core.text import csv_cell
-from run.point import COMMON_FIELDS
-from run.results import real_intervals, real_rate
+from run.environment import ENVIRONMENT_FIELDS
+from run.point import COMMON_FIELDS, filled
+from run.results import real_intervals
+from workloads.base import THROUGHPUT
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
 
 
 COMMON_CSV = names(COMMON_FIELDS, csv=CSV_BEFORE)    # before the workload's columns
 COMMON_CSV_AFTER = names(COMMON_FIELDS, csv=CSV_AFTER)
-# columns the CSV adds after throughput_mbyte_s: what the scaled network carried, the fidelity verdict
-DERIVED_CSV = ("measured_throughput_mbyte_s", "suspect")
+# where every row came from: the point's and the environment's fields declared last (run.environment)
+LAST_CSV = names(COMMON_FIELDS, csv=CSV_LAST)
+PROVENANCE_CSV = names(ENVIRONMENT_FIELDS, csv=CSV_LAST)
 
 
 def csv_columns(workload: str) -> list[str]:
-    """The CSV's columns: every MB/s column holds the real network's figure (x D on a time-scaled
-    point, as the table and plot show it); measured_throughput_mbyte_s is what the scaled network
-    carried. A calibration measurement names its calibration (it has no point index)."""
-    columns = [*COMMON_CSV, *WORKLOADS[workload].csv_columns, *COMMON_CSV_AFTER]
-    i = columns.index("throughput_mbyte_s") + 1
-    return [*columns[:i], *DERIVED_CSV, *columns[i:]]
+    """The CSV's columns, from the declarations: each MB/s column holds the real network's figure
+    and is followed by its measured twin (what a time-scaled network carried; core.fields), the
+    throughput's also by the fidelity verdict (suspect); the run's provenance last. A calibration
+    measurement names its calibration (it has no point index)."""
+    wl = WORKLOADS[workload]
+    out = []
+    for name in (*COMMON_CSV, *wl.csv_columns, *COMMON_CSV_AFTER):
+        out.append(name)
+        if name in (THROUGHPUT.name, *wl.rate_keys):
+            out.append(MEASURED_PREFIX + name)
+        if name == THROUGHPUT.name:
+            out.append("suspect")
+    return [*out, *LAST_CSV, *PROVENANCE_CSV]
 
 
 def write_csv(doc: dict, path: Path) -> None:
     """The point CSV at path, one row per point; the flows' series, where any point has them,
     go to its sibling (intervals_csv_path)."""
+    provenance = {k: doc["environment"].get(k) for k in PROVENANCE_CSV}
     try:
         with atomic_text(path, newline="") as f:
             w = csv.DictWriter(f, fieldnames=csv_columns(doc["workload"]), extrasaction="ignore")
             w.writeheader()
             for p in doc["points"]:
+                p = filled(p, doc["workload"])
                 disk = p.get("disk")
-                row = {"time_scale": 1, "tx_gap_us": 0, "card_latency_us": 0, "queue_packets": 0, **p, "suspect": p["fidelity"].get("suspect") or "",
-                       "disk": disk.get("profile") if isinstance(disk, dict) else disk,
-                       "measured_throughput_mbyte_s": p.get("throughput_mbyte_s"),
-                       **{k: real_rate(p, k) for k in WORKLOADS[doc["workload"]].rate_keys
-                          if isinstance(p.get(k), (int, float))}}
+                row = {**p, **provenance, "suspect": p["fidelity"].get("suspect") or "",
+                       "disk": disk.get("profile") if isinstance(disk, dict) else disk}
                 w.writerow({k: csv_cell(v) for k, v in row.items()})
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")

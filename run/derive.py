@@ -17,17 +17,12 @@ from __future__ import annotations
 from run.point import NETWORK_KEYS   # the network's settings, as topologies.point declares them
 from run.sweep import Sweep
 from topologies.point import network_fields
-from topologies.timescale import time_scale_of
 
 
 def _normal(net: dict) -> dict:
-    """A network's settings (a spec's network_fields, or a stored point) as keys compare them:
-    an absent D, card gap or queue setting reads as its default, the rate as a float."""
-    rate = net.get("rate_mbit")
-    return {**{k: net.get(k) for k in NETWORK_KEYS}, "rate_mbit": None if rate is None else float(rate),
-            "time_scale": time_scale_of(net), "tx_gap_us": float(net.get("tx_gap_us") or 0),
-            "card_latency_us": float(net.get("card_latency_us") or 0),
-            "queue_packets": int(net.get("queue_packets") or 0)}
+    """A network's settings (a spec's network_fields, or a stored point) as keys compare them: both
+    carry every one (the loader fills a stored point's declared defaults: run.point.filled)."""
+    return {k: net[k] for k in NETWORK_KEYS}
 
 
 def _network(spec) -> dict:
@@ -36,7 +31,7 @@ def _network(spec) -> dict:
 
 def _key(network: dict, point: dict, axes: list[str]) -> tuple:
     return (tuple(network[k] for k in NETWORK_KEYS), point.get("placement"),
-            tuple(point.get(a) for a in axes), point.get("repeat", 0))
+            tuple(point.get(a) for a in axes), point["repeat"])
 
 
 def _axes(sweep: Sweep) -> list[str]:

@@ -190,7 +190,7 @@ def card_share(point: dict) -> float:
     """The most of its wire one sending card can use: with a gap between frames (tx_gap_us,
     netlab.nic) a full frame's wire time over its wire time and the gap; else 1. The busy
     shares below are of this, so a card's own gap is never taken for a stalled transport."""
-    gap = point.get("tx_gap_us") or 0.0
+    gap = point["tx_gap_us"]
     if not gap or not point.get("rate_mbit"):
         return 1.0
     return MAX_FRAME_ON_WIRE / (MAX_FRAME_ON_WIRE + gap_bytes(gap, point["rate_mbit"]))
@@ -260,7 +260,7 @@ def model_round_trip_us(point: dict, via: tuple[str, ...] = ()) -> float | None:
     except BadInput:
         return None
     return None if cost is None else round_trip_us(cost, point["rate_mbit"], point["token_size"],
-                                                   point.get("card_latency_us") or 0.0, via)
+                                                   point["card_latency_us"], via)
 
 
 def flow_via(point: dict, index: int) -> tuple[str, ...]:
@@ -283,8 +283,8 @@ def lone_round_trip(point: dict) -> str | None:
     for it (netlab.hostcost.round_trip_us), so a pair that crosses one checks this host's path
     there too, which the round-trip probe (run.hostpath, one wire) never timed."""
     if (point.get("workload") != "token" or point.get("tokens_in_flight") != 1
-            or (point.get("transport") or "tcp") != "tcp" or point.get("wire_impl") != "engine"
-            or not 0 < (point.get("token_size") or 0) <= LONE_FRAME_BYTES):
+            or point["transport"] != "tcp" or point.get("wire_impl") != "engine"
+            or not 0 < point["token_size"] <= LONE_FRAME_BYTES):
         return None
     wires = [w for f in point.get("flows") or [] for seg in f.get("path") or [] for w in seg]
     if len(wires) != len(set(wires)) or not point.get("per_pair"):

@@ -10,10 +10,21 @@ the keys that tell repeats apart (judge.claims) and the network's settings
 """
 from __future__ import annotations
 
-from core.fields import CSV_AFTER, CSV_BEFORE, RECORD, SETTING, Field, by_name, prop
+from core.fields import CSV_AFTER, CSV_BEFORE, RECORD, SETTING, Field, by_name, fill_defaults, prop, with_twins
+from core.settings import SWEEP, Setting
 from topologies.point import NETWORK_FIELDS
 from workloads import WORKLOADS
 from workloads.base import THROUGHPUT, when
+from workloads.placement import PLACEMENTS
+
+# how a sweep runs its points (run.sweep takes them as axes beside the network's)
+PLACEMENT = Setting("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
+                    "local-wire or remote-wire (meshes); each topology runs the ones it has", SWEEP,
+                    choices=PLACEMENTS, record_type="string", required=True, csv=CSV_BEFORE,
+                    record_note="a point records the one it ran, or listed (the pairs --pairs-list named)")
+REPEATS = Setting("repeats", "int", 1, "runs of every point", SWEEP, many=False, minimum=1, maximum=100,
+                  recorded=False)
+SWEEP_SETTINGS = (PLACEMENT, REPEATS)
 
 
 # schema extras of an object of name -> number (a wire's bytes, a node's busy share): the judge sums them
@@ -43,8 +54,7 @@ INDEX_FIELDS = (
 RUN_FIELDS = (
     Field("workload", "string", "the workload (equals the document's)", SETTING, required=True,
           schema={"enum": list(WORKLOADS)}),
-    Field("placement", "string", "any | local-wire | remote-wire | listed (the pairs --pairs-list named)", SETTING,
-          required=True, csv=CSV_BEFORE),
+    PLACEMENT.field,
     Field("repeat", "integer", "which repeat of the point (0-based)", RECORD, required=True, csv=CSV_BEFORE,
           schema={"minimum": 0}),
     THROUGHPUT,
@@ -79,8 +89,6 @@ RUN_FIELDS = (
                        "medium lay idle while colliders backed off; the rate a hub could carry is "
                        "its rate x (1 - collision_time - backoff_idle)), "
                        "drops_queue, drops_collisions (16 attempts), deferrals, send_errors"))}),
-    Field("scaled", "object", "on a time-scaled point: the workload's MB/s results x D, the real "
-          "network's figures (claims judge these)", schema=NUMBERS),
     Field("tcp", ("object", "null"), "the TCP the nodes ran, as read back from their namespaces "
           "(congestion_control, sack, dsack, timestamps, window_scaling, ecn, frto, recovery, "
           "early_retrans, rmem, wmem, reordering as sysctls; window_clamp_bytes and rto_min_ms "
@@ -148,19 +156,31 @@ RUN_FIELDS = (
 )
 
 # every point's fields, in their CSV order: index, network, run
-COMMON_FIELDS = (*INDEX_FIELDS, *NETWORK_FIELDS, *RUN_FIELDS)
+# (each MB/s result with its measured twin, core.fields.with_twins)
+COMMON_FIELDS = with_twins((*INDEX_FIELDS, *NETWORK_FIELDS, *RUN_FIELDS))
 by_name(COMMON_FIELDS)   # refuses a name declared twice at import
+
+
+def workload_fields(workload: str) -> tuple[Field, ...]:
+    """A workload's own fields, each MB/s result with its measured twin."""
+    return with_twins(WORKLOADS[workload].fields)
 
 
 def point_fields(workload: str) -> dict[str, Field]:
     """name -> Field of every key a point of `workload` may carry (each declared once)."""
-    return by_name(COMMON_FIELDS, WORKLOADS[workload].fields)
+    return by_name(COMMON_FIELDS, workload_fields(workload))
+
+
+def filled(point: dict, workload: str) -> dict:
+    """The point with every declared default it lacks filled in: what the loader hands every
+    reader and the runner records, so no reader restates a default."""
+    return fill_defaults(point, point_fields(point.get("workload") or workload).values())
 
 
 def all_fields() -> list[Field]:
     """Every declaration: the common fields, then each workload's (a name several workloads
     declare comes once per workload)."""
-    return [*COMMON_FIELDS, *(f for w in WORKLOADS.values() for f in w.fields)]
+    return [*COMMON_FIELDS, *(f for w in WORKLOADS for f in workload_fields(w))]
 
 
 _FIRST = {f.name: f for f in reversed(all_fields())}   # the first declaration of each name wins

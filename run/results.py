@@ -24,9 +24,9 @@ from core.fields import names, properties
 from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json, validator  # noqa: F401 (read_json re-exported)
 from core.safefile import read_bytes, write_atomic_bytes
 from core.text import plain
-from run.environment import environment
+from run.environment import ENVIRONMENT_FIELDS, environment
 from run.gates import recompute
-from run.point import COMMON_FIELDS
+from run.point import COMMON_FIELDS, filled, workload_fields
 from run.upgrade import SCHEMA_VERSION, upgrade
 from topologies.timescale import time_scale_of
 from workloads import WORKLOADS
@@ -107,9 +107,9 @@ def _t(kind, description: str, **extra) -> dict:
 
 # every point's fields and each workload's own, from their declarations (run.point)
 COMMON_POINT = properties(COMMON_FIELDS)
-WORKLOAD_POINT = {name: properties(w.fields) for name, w in WORKLOADS.items()}
+WORKLOAD_POINT = {name: properties(workload_fields(name)) for name in WORKLOADS}
 REQUIRED_POINT = list(names(COMMON_FIELDS, required=True))
-REQUIRED_BY_WORKLOAD = {name: list(names(w.fields, required=True)) for name, w in WORKLOADS.items()}
+REQUIRED_BY_WORKLOAD = {name: list(names(workload_fields(name), required=True)) for name in WORKLOADS}
 
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -146,45 +146,9 @@ SCHEMA = {
                                                             "required": ["id", "verdict", "reason"]}},
         "calibration_not_measured": {"type": "array", "items": {"type": "string"},
                                      "description": "calibrations this sweep's settings could not measure"},
-        "environment": {**_obj(
-            "what the numbers came from",
-            kernel=_t("string", "uname -r"), machine=_t("string", "CPU architecture"),
-            cpus=_t(["integer", "null"], "CPUs of the host"), python=_t("string", "Python version"),
-            tools=_t("object", "versions of mininet, iperf3, ovs, tc, nft"),
-            project_commit=_t("string", "git commit of this tool (-dirty if modified)"),
-            netlab_version=_t("string", "this tool's version (core/version.py); absent in documents "
-                              "before it"),
-            bridge_nf_call_iptables=_t(["string", "null"], "br_netfilter state of the host"),
-            tcp_reordering=_t(["string", "null"], "net.ipv4.tcp_reordering of the host"),
-            capabilities=_t("object", "what `emulate.py doctor` found"),
-            topologies={**_t("object", "per network built (topology@rate, xK for K bonded channels, "
-                             "+profile on a hardware profile, +contention, +txgap<T>us): bonding_impl, "
-                             "switch_impl, wire_impl (engine | tc), medium (the engine's record: engine, version, sched, "
-                             "cpu_latency_us (the idle-state latency it held the cores to; null: not held), "
-                             "prop_ns, lag_p99_bound_us, config: its configuration lines; or null), host_path (this host's "
-                             "own round trip, timed at build and taken off the engine's per-packet delays "
-                             "(run.hostpath): pair, round_trips, rtt_us (the shortest), rtt_median_us, hold_us, path_us (the shortest's, "
-                             "taken off), median_path_us, less_per_pass_us; "
-                             "null: nothing taken off; absent before it), netem, "
-                             "hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | ifb-htb+engine-latency "
-                             "| null), latency_modelled (a lone packet after idle time delayed by the "
-                             "per-packet cost: with netem or the engine; null without a profile), tx_gap_us "
-                             "(the cards' gap between frames, us; 0 = none), "
-                             "hardware_profile (the profile as it ran), contention (the controller's "
-                             "record: per wire its rate updates, mean backlog, lowest efficiency, highest 16-collision drop "
-                             "rate max_drop_ppm and dropped_frames; or null), collisions_modelled, build_s, timing (build_s, prepare_s, "
-                             "points_s, teardown_s, points: where this network's wall time went, "
-                             "seconds; engine_cpu_s: the medium engine's CPU over the network's life), and applied_commands "
-                             "(owner -> [{argv, rc, stdin?, batch?}], every tc/ip/nft/ethtool/sysctl argv applied; "
-                             "batch {argv, line}: the ip/tc -batch process and line that applied it)"),
-                        "additionalProperties": {"type": "object", "properties": {
-                            "applied_commands": {"type": "object", "additionalProperties": {
-                                "type": "array", "items": {"type": "object", "required": ["argv", "rc"],
-                                                           "properties": {"argv": {"type": "array", "minItems": 1,
-                                                                                   "items": {"type": "string"}},
-                                                                          "rc": {"type": "integer"}}}}}}}},
-            hosts=_t("object", "merged documents: each host's environment")),
-            "required": ["kernel", "tools", "topologies"]},
+        "environment": {"type": "object", "description": "what the numbers came from",
+                        "properties": properties(ENVIRONMENT_FIELDS),
+                        "required": list(names(ENVIRONMENT_FIELDS, required=True))},
         "points": {"type": "array", "description": "one object per measured point",
                    "items": {"type": "object", "required": REQUIRED_POINT,
                              "properties": COMMON_POINT}},
@@ -197,9 +161,9 @@ SCHEMA = {
 
 
 def real_rate(point: dict, metric: str = "throughput_mbyte_s") -> float:
-    """A point's MB/s as the real network's: x D on a time-scaled point (topologies.timescale)."""
-    scaled = point.get("scaled") or {}
-    return float(scaled[metric] if metric in scaled else point[metric])
+    """A point's MB/s as the real network's: every MB/s result's own name holds it (since v6; its
+    measured twin holds what a time-scaled network carried, run.upgrade)."""
+    return float(point[metric])
 
 
 def real_intervals(point: dict) -> list[tuple[str, list[tuple[float, float, int | None]]]]:
@@ -252,6 +216,7 @@ def load_data(data: bytes, where: str) -> dict:
     validated; `where` names it in every error."""
     doc = upgrade(parse_json(data, where), where)
     validate(doc, where)
+    doc["points"] = [filled(p, doc["workload"]) for p in doc["points"]]   # every declared default, once
     for i, p in enumerate(doc["points"]):
         # judged from the measurements, never from a stored verdict (nor from its absence: an
         # older document's points get the gates its measurements allow)

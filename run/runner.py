@@ -11,6 +11,7 @@ import platform
 import time
 from pathlib import Path
 
+from core.fields import MEASURED_PREFIX
 from netlab.hostcost import busy_fraction
 from netlab.medium import point_record
 from netlab.node import cpu_counters
@@ -21,6 +22,7 @@ from run.gates import evaluate, host_stalled
 from run.hostpath import subtract_host_path
 from run.estimate import point_seconds
 from run.monitor import Monitor
+from run.point import filled
 from run.progress import Progress
 from run.store import write_atomic
 from run.csvfile import write_csv
@@ -140,13 +142,15 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                 if cpu:
                     point["cpu_busy"] = cpu
                 d = time_scale_of(spec)
-                if d != 1:   # measured in scaled time; x D is the real network's figure
-                    point["scaled"] = {k: point[k] * d for k in workload.rate_keys
-                                       if isinstance(point.get(k), (int, float))}
+                for k in workload.rate_keys:   # one meaning per name: the real network's figure, and as carried
+                    if isinstance(point.get(k), (int, float)):
+                        point[MEASURED_PREFIX + k] = point[k]
+                        point[k] = point[k] * d if d != 1 else point[k]
                 if held:
                     point["contended_rate_mbit"] = held
                 if engine:
                     point["medium"] = engine
+                point = filled(point, sweep.workload)   # every declared default, as the loader gives it
                 point["gates"] = evaluate(point, point["fidelity"], {**rates, **held}, workload.bounds,
                                           workload.concurrent_pairs)
                 return point
@@ -158,8 +162,8 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                     stalled = point["gates"]["failed"]
                     bar.note(f"  {network_key(spec)} {pt['placement']} {workload.label(pt)}: "
                              f"measured again: {stalled[0]}")
-                    first = {k: point[k] for k in (*workload.rate_keys, "elapsed_s", "rtt_ms_median")
-                             if k in point}
+                    first = {k: point[k] for k in (*workload.rate_keys, *(MEASURED_PREFIX + r for r in workload.rate_keys),
+                                                   "elapsed_s", "rtt_ms_median") if k in point}
                     point = {**measure(pt), "remeasured": stalled,
                              "first_go": {**first, "gates": point["gates"],
                                           "lag": (point.get("medium") or {}).get("lag")}}

@@ -15,76 +15,29 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.errors import BadInput
+from core.settings import MACHINE, axes
 from core.values import Axis
-from topologies.hardware import ERA, NONE, hardware_of, profile_names
+from run.point import SWEEP_SETTINGS
+from topologies.hardware import NONE, hardware_of
 from topologies.point import network_fields   # also imported from here (runner, estimate)
-from topologies.presets import PRESETS, build_spec, check_topology, preset
-from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE, time_scale_of
-from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CHANNELS,
-                             MAX_CARD_LATENCY_US, MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US, MIN_RATE_MBIT,
-                             NetworkSpec)
+from topologies.presets import build_spec, check_topology, preset
+from topologies.settings import IMPAIRMENTS, NETWORK_SETTINGS, SIZES
+from topologies.timescale import time_scale_of
+from topologies.spec import NetworkSpec
 from workloads import WORKLOADS
 from workloads.base import Workload
-from workloads.placement import LISTED, PLACEMENTS, one_segment, parse_pairs_list
+from workloads.placement import LISTED, one_segment, parse_pairs_list
 
 MAX_POINTS = 5000
-PRESET_DEFAULTS = ("nodes", "rate_mbit", "channels")   # axes whose default a topology's file sets itself
 MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)
 
-NETWORK_AXES = (
-    Axis("topology", "text", list(PRESETS), "topology presets (" + ", ".join(PRESETS) + "; emulate.py "
-         "topo list) or topology files' paths (topologies/schema.json)",
-         aliases=("--topo",), validator=check_topology),
-    Axis("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast Ethernet); unset: each "
-         "topology's own (its file's: switched-cluster 1000)",
-         minimum=MIN_RATE_MBIT, maximum=MAX_RATE_MBIT, unit="Mbit/s", aliases=("--rate",)),
-    Axis("channels", "int", [DEFAULT_CHANNELS], "bonded-dual-net: wires per node (1 = single-net); unset: "
-         "the topology's own",
-         minimum=1, maximum=MAX_CHANNELS),
-    Axis("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (hardware/*.json: disk "
-         "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
-         choices=(*profile_names(), ERA)),
-    Axis("contention", "choice", ["auto"], "CSMA/CD on every shared wire: frame by frame on the medium "
-         "engine (deferral, collisions, jam, backoff, a drop after 16 attempts), its average cost per "
-         "frame on the tc wire (Metcalfe-Boggs, netlab/contention.py); auto: as the hardware profile "
-         "says (on for the 1996 machines' hubs, off for today's hosts)",
-         choices=("auto", "off", "on")),
-    Axis("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
-         "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record measured and x D "
-         "(topologies/timescale.py)", minimum=1, maximum=MAX_TIME_SCALE),
-    Axis("tx_gap_us", "float", None, "every network card waits this long after each frame it sends "
-         "before the next may go (its Tx-done interrupt; the card's buffers and load time are the "
-         "profile's: netlab/nic.py); unset: the hardware profile's card (a range no era source "
-         "narrows, whose ends reproduce runs: claims/sensitivity.json), 0 without a profile",
-         many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us"),
-    Axis("card_latency_us", "float", None, "every network card's own latency per packet at each end "
-         "(its driver path beyond the CPU's per-packet cost; the medium engine applies it); unset: the "
-         "hardware profile's card (a range no era source narrows, whose ends reproduce runs: "
-         "claims/sensitivity.json), 0 without a profile",
-         many=False, minimum=0, maximum=MAX_CARD_LATENCY_US, unit="us"),
-    Axis("queue_packets", "int", 0, "the queues a packet waits in, in frames: each card's transmit "
-         "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 "
-         "frames, a number no era source gives, so claims/sensitivity.json runs 30 and 300)", many=False,
-         minimum=0, maximum=10000, unit="frames"),
-    Axis("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: each "
-         "topology's own (its file's: switched-cluster 32)", many=False,
-         minimum=2, maximum=MAX_NODES),
-    Axis("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "
-         "local-wire or remote-wire (meshes); each topology runs the ones it has",
-         choices=PLACEMENTS),
-    Axis("repeats", "int", 1, "runs of every point", many=False, minimum=1, maximum=100),
-    Axis("delay_ms", "time_ms", 0.0, "netem: one-way delay per wire crossing, e.g. 5ms", many=False,
-         minimum=0, maximum=MAX_DELAY_MS, unit="ms", aliases=("--delay",)),
-    Axis("jitter_ms", "time_ms", 0.0, "netem: delay variation, at most the delay", many=False,
-         minimum=0, maximum=MAX_DELAY_MS, unit="ms", aliases=("--jitter",)),
-    Axis("loss_pct", "pct", 0.0, "netem: frame loss per wire crossing, e.g. 1%", many=False,
-         minimum=0, maximum=99.99, unit="%", aliases=("--loss",)),
-    Axis("relay_delay_ms", "time_ms", 0.0, "routed-mesh: each relay holds every packet it forwards "
-         "this long (netem)", many=False, minimum=0, maximum=MAX_DELAY_MS, unit="ms",
-         aliases=("--relay-delay",)),
-)
-IMPAIRMENT_AXES = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
-UNSET_NOT_RECORDED = (*IMPAIRMENT_AXES, "tx_gap_us", "card_latency_us", "queue_packets")   # in a document's parameters only when set
+# the network's axes, then the sweep's own: each made from its one declaration (core.settings)
+SETTINGS = (*NETWORK_SETTINGS, *SWEEP_SETTINGS)
+NETWORK_AXES = axes(SETTINGS)
+PRESET_DEFAULTS = SIZES            # axes whose default a topology's file sets itself
+IMPAIRMENT_AXES = IMPAIRMENTS
+MACHINE_MANY = tuple(s.name for s in NETWORK_SETTINGS if s.group == MACHINE and s.many)   # networks multiply by these
+UNSET_NOT_RECORDED = tuple(s.name for s in SETTINGS if s.omit_unset)   # in a document's parameters only when set
 NETWORK = {a.name: a for a in NETWORK_AXES}
 
 
@@ -122,7 +75,8 @@ def network_key(spec) -> str:
     +profile on a hardware profile, +contention with the contention model, +txgap<T>us with a
     cards' gap between frames other than the profile's card's own, /D<d> time-scaled."""
     key = f"{spec.topology}@{spec.params['rate_mbit']:g}"
-    key += f"x{spec.params['channels']}" if (spec.params.get("channels") or 1) > 1 else ""
+    channels = spec.params.get("channels")   # None: a topology that takes none
+    key += f"x{channels}" if channels is not None and channels > 1 else ""
     if hardware_of(spec) != NONE:
         key += f"+{hardware_of(spec)}"
     key += "+contention" if spec.machine.contention else ""
@@ -208,7 +162,7 @@ class Sweep:
         return [own] if NETWORK[name].many else own
 
     def networks(self):
-        """(topology, rate, channels, hardware, contention, time scale) combinations;
+        """(topology, rate, channels, hardware, contention, time scale) combinations (MACHINE_MANY);
         channels only for topologies that take them (bonded-dual-net)."""
         for topo in self["topology"]:
             for rate, hw, cont, d in itertools.product(self.own(topo, "rate_mbit"), self["hardware"],
@@ -258,7 +212,7 @@ class Sweep:
             yield build_spec(topo, nodes=self.own(topo, "nodes"), rate_mbit=rate, channels=ch, hardware=hw,
                              contention=cont, time_scale=d, tx_gap_us=self["tx_gap_us"],
                              card_latency_us=self["card_latency_us"],
-                             queue_packets=self["queue_packets"] or None, **impair)
+                             queue_packets=self["queue_packets"], **impair)
 
     def schedule(self) -> list[tuple[NetworkSpec, list[dict]]]:
         """[(spec, points)] this run measures. Every point carries its index in
@@ -281,7 +235,7 @@ class Sweep:
         networks = sum(len(self.own(t, "rate_mbit"))
                        * (len(self.own(t, "channels")) if "channels" in preset(t).options else 1)
                        for t in self["topology"])
-        for name in ("hardware", "contention", "time_scale"):
+        for name in MACHINE_MANY:
             networks *= len(self[name])
         per = len(self["placement"]) * max(1, self["repeats"])
         for a in self.spec_workload.axes:

@@ -9,8 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from core.errors import BadInput
+from core.fields import MEASURED_PREFIX, fill_defaults
+from topologies.point import NETWORK_FIELDS
+from topologies.timescale import time_scale_of
+from workloads import WORKLOADS
 
-SCHEMA_VERSION = 5
+# what v1/v2 documents ran with, before points named it: their declared defaults (none, off)
+V2_MACHINE = tuple(f for f in NETWORK_FIELDS if f.name in ("hardware", "contention"))
+CONTENTION_DEFAULT = tuple(f for f in NETWORK_FIELDS if f.name == "contention_default")
+
+SCHEMA_VERSION = 6
+# the newest version whose change was to what a run measures (a stored run older than it measured
+# another model); later versions only rename or add what is derived from the same numbers
+MEASURED_SINCE = 5
 V1_RENAMES = {"topologies": "topology", "rates": "rate_mbit", "placements": "placement",
               "token_sizes": "token_size", "file_sizes": "file_size"}
 
@@ -30,13 +41,12 @@ def upgrade(doc: Any, where: str) -> dict:
         doc["parameters"] = {V1_RENAMES.get(k, k): v for k, v in params.items()}
         doc.setdefault("complete", False)
         version = 2
-    if version == 2:   # v3: every point names its hardware profile and contention model
+    if version == 2:   # v3: every point names its hardware profile and contention model (as it ran then)
         doc = dict(doc)
         if isinstance(doc.get("parameters"), dict):
-            doc["parameters"] = {"hardware": ["none"], "contention": ["off"], **doc["parameters"]}
+            doc["parameters"] = {**{f.name: [f.default] for f in V2_MACHINE}, **doc["parameters"]}
         if isinstance(doc.get("points"), list):
-            doc["points"] = [{"hardware": "none", "contention": "off", **p} if isinstance(p, dict) else p
-                             for p in doc["points"]]
+            doc["points"] = [fill_defaults(p, V2_MACHINE) if isinstance(p, dict) else p for p in doc["points"]]
         version = 3
     if version == 3:   # v4: every point records its TCP (null: the host's, unrecorded)
         doc = dict(doc)
@@ -46,7 +56,34 @@ def upgrade(doc: Any, where: str) -> dict:
     if version == 4:   # v5: every point records its profile's collisions default (off until v5)
         doc = dict(doc)
         if isinstance(doc.get("points"), list):
-            doc["points"] = [{"contention_default": "off", **p} if isinstance(p, dict) else p
+            doc["points"] = [fill_defaults(p, CONTENTION_DEFAULT) if isinstance(p, dict) else p
+                             for p in doc["points"]]
+        version = 5
+    if version == 5:   # v6: one meaning per name (real_rates)
+        doc = dict(doc)
+        if isinstance(doc.get("points"), list):
+            doc["points"] = [real_rates(p, doc.get("workload")) if isinstance(p, dict) else p
                              for p in doc["points"]]
         doc["schema_version"] = SCHEMA_VERSION
     return doc
+
+
+def real_rates(point: dict, workload: str) -> dict:
+    """A v5 point with one meaning per name: each MB/s result's name holds the real network's
+    figure (v5 kept it in `scaled` on a time-scaled point, the slowed one under the name) and its
+    measured twin what the network carried (equal in real time); a re-measured point's first go
+    likewise (its figures were as carried: x D is the real network's, as the runner made `scaled`)."""
+    scaled = point.get("scaled") or {}
+    wl = WORKLOADS.get(point.get("workload") or workload)   # an unknown one: the schema refuses it
+    keys = [k for k in (wl.rate_keys if wl else ()) if isinstance(point.get(k), (int, float))]
+    out = {k: v for k, v in point.items() if k != "scaled"}
+    for k in keys:
+        out[MEASURED_PREFIX + k] = point[k]
+        out[k] = scaled.get(k, point[k])
+    first = point.get("first_go")
+    if isinstance(first, dict):
+        d = time_scale_of(point)
+        had = [k for k in keys if isinstance(first.get(k), (int, float))]
+        out["first_go"] = {**first, **{MEASURED_PREFIX + k: first[k] for k in had},
+                           **{k: first[k] * d if d != 1 else first[k] for k in had}}
+    return out

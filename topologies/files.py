@@ -31,7 +31,6 @@ LIBRARY = DIR / "library"
 SCHEMA_FILE = DIR / "schema.json"
 MAX_TOPOLOGY_BYTES = 1 << 20      # a 1024-node explicit file is about 100 KB
 KINDS = ("shared", "grid", "star", "explicit")
-OPTIONS = ("nodes", "rate_mbit", "channels")
 
 _NAME = {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,39}$"}
 _PART = {"type": "string", "pattern": "^[a-z][a-z0-9]{0,2}$",
@@ -99,6 +98,9 @@ class TopologyFile:
     data: dict = field(repr=False)
     path: Path | None = None
     order: int = 0
+
+
+OPTIONS = tuple(SCHEMA["properties"]["options"]["properties"])   # what a file gives defaults for
 
 
 def load(path: Path, what: str = "topology file") -> TopologyFile:

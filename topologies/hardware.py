@@ -382,7 +382,7 @@ def load(name: str) -> Profile:
     _validate(data, path)
     hc = data["host_cost"]
     cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]) + float(hc.get("nic_per_byte_ns", 0)),
-                    int(hc.get("queue_packets", 100)), float(hc.get("relay_copy_per_byte_ns", 0)),
+                    int(hc.get("queue_packets", HostCost.queue_packets)), float(hc.get("relay_copy_per_byte_ns", 0)),
                     float(hc.get("per_message_us", 0))) if hc else None
     tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
                          for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})

@@ -18,7 +18,7 @@ from topologies import cluster, files, mesh
 from topologies.hardware import NONE, resolve
 from topologies.impairments import Impairment, apply
 from topologies.timescale import scale
-from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
+from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_TIME_SCALE, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
                              SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
                              check_card_latency, node_name)
 
@@ -122,9 +122,6 @@ def preset(name: str) -> Preset:
                     "(emulate.py topo list), or give a topology file's path (topologies/schema.json)")
 
 
-IMPAIRMENTS = ("delay_ms", "jitter_ms", "loss_pct", "relay_delay_ms")
-
-
 def check_topology(name: str) -> str:
     """A preset's name or a topology file's path, checked (the file read and its schema held;
     an explicit file's wiring built, a generated one's when it is built)."""
@@ -137,14 +134,17 @@ def build_spec(name: str, **options) -> NetworkSpec:
     delay_ms/jitter_ms/loss_pct, relay_delay_ms, hardware, contention, tx_gap_us, queue_packets
     and time_scale apply to any preset."""
     preset_ = preset(name)
-    impair = {k: float(options.pop(k) or 0.0) for k in IMPAIRMENTS if k in options}
+    # netem's: the wire's as Impairment declares them (unset: its own zero), a relay's hold
+    wire = Impairment(**{f.name: float(v) for f in dataclasses.fields(Impairment)
+                         if (v := options.pop(f.name, None))})
+    relay = options.pop("relay_delay_ms", None)
     hardware = options.pop("hardware", None) or NONE
     contention = options.pop("contention", None)
     tx_gap_us = options.pop("tx_gap_us", None)
     card_latency_us = options.pop("card_latency_us", None)
-    queue_packets = options.pop("queue_packets", None) or None
+    queue_packets = options.pop("queue_packets", None) or 0
     time_scale = options.pop("time_scale", None)
-    time_scale = 1.0 if time_scale is None else time_scale
+    time_scale = DEFAULT_TIME_SCALE if time_scale is None else time_scale
     kwargs = {}
     for key, value in options.items():
         if value is None:
@@ -153,15 +153,13 @@ def build_spec(name: str, **options) -> NetworkSpec:
             raise SpecError(f"topology {preset_.name} does not take --{key.replace('_', '-')}")
         kwargs[key] = value
     spec = preset_.build(**kwargs)
-    if any(impair.values()):
-        wire = Impairment(impair.get("delay_ms", 0.0), impair.get("jitter_ms", 0.0),
-                          impair.get("loss_pct", 0.0))
-        spec = apply(spec, wire, relay_delay_ms=impair.get("relay_delay_ms", 0.0))
+    if wire.active or relay:
+        spec = apply(spec, wire, **({"relay_delay_ms": float(relay)} if relay else {}))
     return scale(machine(spec, hardware, contention, tx_gap_us, queue_packets, card_latency_us), time_scale)
 
 
 def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | None = None,
-            tx_gap_us: float | None = None, queue_packets: int | None = None,
+            tx_gap_us: float | None = None, queue_packets: int = 0,
             card_latency_us: float | None = None) -> NetworkSpec:
     """The same network on a hardware profile's nodes (each gets the profile's
     host cost and TCP) and, with contention, shared wires that charge CSMA/CD's
@@ -171,7 +169,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic; None: the
     profile's card's headline value, 0 without a card) and its own latency per packet
     (card_latency_us, the same way; the medium engine alone applies it), resolved here once. queue_packets, when given,
-    replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
+    (0: as built) replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
     frames otherwise, a number no era source gives: claims/sensitivity.json sweeps it); a
     relay's --relay-delay queue and, on a profile without a host cost, a --tx-gap-us card queue
     keep 100."""
@@ -184,7 +182,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     if given and tx_gap_us and any(n.forward_delay_ms for n in spec.nodes):
         raise SpecError("--tx-gap-us and --relay-delay both shape a relay's NICs; use one of them")
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
-    if queue_packets is not None and not 2 <= queue_packets <= 10000:
+    if queue_packets and not 2 <= queue_packets <= 10000:
         raise SpecError(f"--queue-packets takes 0 (as built) or 2..10000 frames, got {queue_packets}")
     cost = profile.host_cost and (dataclasses.replace(profile.host_cost, queue_packets=queue_packets)
                                   if queue_packets else profile.host_cost)

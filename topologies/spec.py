@@ -29,6 +29,7 @@ MAX_RATE_MBIT = 1000.0
 DEFAULT_NODES = 16
 MAX_NODES = 1024
 DEFAULT_CHANNELS = 2
+DEFAULT_TIME_SCALE = 1.0          # real time (topologies.timescale)
 MAX_CHANNELS = 8
 QUEUE_PACKETS = 100               # a station's transmit queue, in frames
 MAX_DELAY_MS = 10_000.0
@@ -128,10 +129,10 @@ class Machine:
     profile: "Profile | None" = None
     contention: bool = False
     contention_default: bool = False
-    time_scale: float = 1.0
+    time_scale: float = DEFAULT_TIME_SCALE
     tx_gap_us: float = 0.0
     card_latency_us: float = 0.0     # each card's own latency per packet, at each end (the profile's, or set)
-    queue_packets: int | None = None   # every queue a packet waits in, when set (sensitivity; else as built)
+    queue_packets: int = 0             # every queue a packet waits in, when set (sensitivity); 0: as built
 
     @property
     def hardware(self) -> str:

@@ -24,12 +24,11 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from topologies.spec import MIN_RATE_MBIT, Impairment, NetworkSpec, Node, SpecError, Wire
+from topologies.spec import DEFAULT_TIME_SCALE, MIN_RATE_MBIT, Impairment, NetworkSpec, Node, SpecError, Wire
 
 if TYPE_CHECKING:
     from topologies.hardware import HostCost
 
-DEFAULT_TIME_SCALE = 1.0
 MAX_TIME_SCALE = 1000.0
 LINUX_RTO_MIN_MS = 200.0    # TCP_RTO_MIN
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.fields import CSV_AFTER, SETTING, Field, prop
+from core.fields import CSV_AFTER, Field, prop
+from core.settings import Setting
 from core.values import Axis
 from netlab.shaping import payload_capacity_bytes_s
 from topologies.timescale import wire_rate
@@ -61,14 +62,14 @@ THROUGHPUT = Field("throughput_mbyte_s", "number", "the workload's aggregate thr
                    unit="MB/s", required=True, rate=True, csv=CSV_AFTER, schema={"minimum": 0})
 
 
-PAIRS = Axis("pairs", "int", [4], "process pairs communicating at once (no node in two pairs)",
-             minimum=1, maximum=512)
-PAIRS_LIST = Axis("pairs_list", "text", None, "the pairs by name, SRC:DST separated by commas (e.g. "
-                  "b0:b5,b1:b6), on any topology, instead of a --placement; each node once; --pairs (or "
-                  "the remote copies) takes the first ones", many=False, optional=True,
-                  validator=parse_pairs_list)
-PAIRS_LIST_FIELD = Field("pairs_list", ("string", "null"), "the pairs --pairs-list named, SRC:DST by commas "
-                         "(setting; placement 'listed'; absent: placed by the placement)", SETTING)
+PAIRS = Setting("pairs", "int", [4], "process pairs communicating at once (no node in two pairs): "
+                "token pairs, or TCP flows", minimum=1, maximum=512, required=True, csv=True, short="P=",
+                schema={"minimum": 1})
+PAIRS_LIST = Setting("pairs_list", "text", None, "the pairs by name, SRC:DST separated by commas (e.g. "
+                     "b0:b5,b1:b6), on any topology, instead of a --placement; each node once; --pairs (or "
+                     "the remote copies) takes the first ones", many=False, optional=True,
+                     validator=parse_pairs_list, record_type=("string", "null"),
+                     record_note="placement 'listed'; absent: placed by the placement")
 
 
 @dataclass(frozen=True)

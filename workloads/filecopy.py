@@ -16,13 +16,14 @@ from dataclasses import dataclass
 
 from core.command import python
 from core.errors import BadInput, DataCorrupted
-from core.fields import SETTING, Field
-from core.values import Axis, human_size
+from core.fields import MEASURED_PREFIX, Field
+from core.settings import AS_DEFAULT, Setting, axes
+from core.values import human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
 from topologies.spec import NetworkSpec, SpecError
 from workloads.agent import Agents
-from workloads.base import PAIRS_LIST, PAIRS_LIST_FIELD, PART, Figure, Workload, path_rate_bytes_s
+from workloads.base import PAIRS_LIST, PART, Figure, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
@@ -30,36 +31,44 @@ BASE_PORT = 7600
 CHUNK = 64 * 1024
 MAX_COPIES = 64
 
-AXES = (
-    Axis("copies", "int", 7, "simultaneous copies (the papers: 7)", many=False, minimum=1,
-         maximum=MAX_COPIES),
-    Axis("remote", "counts", list(range(8)), "how many copies are remote: counts or ranges, e.g. 0-7 or 0,7",
-         minimum=0, maximum=MAX_COPIES),
+SETTINGS = (
+    Setting("copies", "int", 7, "simultaneous copies (the papers: 7)", many=False, minimum=1,
+            maximum=MAX_COPIES, required=True, csv=True, short="C=", schema={"minimum": 1}),
+    Setting("remote", "counts", list(range(8)), "how many copies are remote: counts or ranges, e.g. 0-7 or 0,7",
+            minimum=0, maximum=MAX_COPIES, required=True, csv=True, schema={"minimum": 0},
+            record_note="a point records its one count"),
     PAIRS_LIST,
-    Axis("file_size", "size", [2 << 20], "file bytes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M",
-         minimum=4096, maximum=256 << 20, unit="bytes"),
-    Axis("disk", "text", "hardware", "node disks: hardware (the --hardware profile's disk; ide-1995 "
-         "with none), ide-1995 (1.67 MB/s each way, from the papers' all-local copies), "
-         "none (unthrottled), or MB/s as R or R/W", many=False,
-         validator=parse_disk),
-    Axis("disk_transfer", "choice", "hardware", "how a hardware profile's disk moves its bytes: hardware "
-         "(the profile's default), pio (every byte on the node's CPU, interrupts masked: the throttle at the "
-         "drive's media rate) or dma (the calibrated rate, the CPU copies the buffer only); both derived from "
-         "the all-local calibration; nothing with --hardware none or a --disk rate", many=False,
-         choices=TRANSFERS),
-    Axis("today_disk", "text", TODAY_DEFAULT, "the disk today's hosts (--hardware none) get with --disk "
-         "hardware: ide-1995 (the demonstration system's all-local calibration, 1.67 MB/s each way), a "
-         "hardware profile's calibrated rate as a plain throttle, nothing on the CPU (e.g. prototype-1995: "
-         "1.03), or era: the profile built for the wire's rate (the papers' file-copy figures)", many=False,
-         validator=today_disk),
-    Axis("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time, a multiple of 4K "
-         "(the copies bypass the page cache, whose transfers are 4 KB-aligned; the papers do not say)",
-         many=False, minimum=4096, maximum=16 << 20, unit="bytes"),
-    Axis("relays", "choice", "idle", "routed meshes: idle (local copies go to nodes that relay no "
-         "remote copy, as far as there are such) or copying (local copies go to the relays first, so "
-         "one 486 forwards and copies at once); the papers do not say", many=False,
-         choices=("idle", "copying")),
+    Setting("file_size", "size", [2 << 20], "file bytes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M",
+            minimum=4096, maximum=256 << 20, unit="bytes", required=True, csv=True, short="",
+            schema={"minimum": 1}),
+    # the point records the disks as they ran (DISK), not the setting as given
+    Setting("disk", "text", "hardware", "node disks: hardware (the --hardware profile's disk; ide-1995 "
+            "with none), ide-1995 (1.67 MB/s each way, from the papers' all-local copies), "
+            "none (unthrottled), or MB/s as R or R/W", many=False,
+            validator=parse_disk, recorded=False),
+    Setting("disk_transfer", "choice", "hardware", "how a hardware profile's disk moves its bytes: hardware "
+            "(the profile's default), pio (every byte on the node's CPU, interrupts masked: the throttle at the "
+            "drive's media rate) or dma (the calibrated rate, the CPU copies the buffer only); both derived from "
+            "the all-local calibration; nothing with --hardware none or a --disk rate", many=False,
+            choices=TRANSFERS, record_type="string", record_note="absent in documents before it",
+            schema={"enum": list(TRANSFERS)}),
+    Setting("today_disk", "text", TODAY_DEFAULT, "the disk today's hosts (--hardware none) get with --disk "
+            "hardware: ide-1995 (the demonstration system's all-local calibration, 1.67 MB/s each way), a "
+            "hardware profile's calibrated rate as a plain throttle, nothing on the CPU (e.g. prototype-1995: "
+            "1.03), or era: the profile built for the wire's rate (the papers' file-copy figures)", many=False,
+            validator=today_disk, record_note="absent in documents before it: ide-1995",
+            absent=AS_DEFAULT),
+    Setting("chunk", "size", CHUNK, "bytes each copy reads, sends and writes at a time, a multiple of 4K "
+            "(the copies bypass the page cache, whose transfers are 4 KB-aligned; the papers do not say)",
+            many=False, minimum=4096, maximum=16 << 20, unit="bytes", record_note="absent in documents "
+            "before it", schema={"minimum": 1}),
+    Setting("relays", "choice", "idle", "routed meshes: idle (local copies go to nodes that relay no "
+            "remote copy, as far as there are such) or copying (local copies go to the relays first, so "
+            "one 486 forwards and copies at once); the papers do not say", many=False,
+            choices=("idle", "copying"), record_type="string", record_note="absent in documents before it",
+            schema={"enum": ["idle", "copying"]}),
 )
+AXES = axes(SETTINGS)
 
 
 # the node disks: a setting (--disk) that the point records as the disks ran (measured)
@@ -67,23 +76,7 @@ DISK = Field("disk", ("object", "string"), "the node disks: profile, rates, thro
              csv=True)
 
 FIELDS = (
-    PAIRS_LIST_FIELD,
-    Field("copies", "integer", "simultaneous copies", SETTING, required=True, csv=True, short="C=",
-          schema={"minimum": 1}),
-    Field("remote", "integer", "how many of them are remote", SETTING, required=True, csv=True,
-          schema={"minimum": 0}),
-    Field("file_size", "integer", "bytes per file", SETTING, unit="B", required=True, csv=True, short="",
-          schema={"minimum": 1}),
-    DISK,
-    Field("disk_transfer", "string", "how a hardware profile's disk moved its bytes: hardware, pio or dma "
-          "(setting; absent in documents before it)", SETTING, schema={"enum": list(TRANSFERS)}),
-    Field("today_disk", "string", "the disk today's hosts (hardware none) got with disk hardware: ide-1995, "
-          "era or a hardware profile's calibrated rate as a plain throttle (setting; absent in documents "
-          "before it: ide-1995)", SETTING),
-    Field("chunk", "integer", "bytes each copy read, sent and wrote at a time (setting; absent in "
-          "documents before it)", SETTING, unit="B", schema={"minimum": 1}),
-    Field("relays", "string", "routed meshes: idle or copying, where the local copies went (setting; "
-          "absent in documents before it)", SETTING, schema={"enum": ["idle", "copying"]}),
+    *(s.field if s.recorded else DISK for s in SETTINGS),
     Field("elapsed_s", "number", "first copy's start to last copy's end, s", unit="s"),
     Field("total_bytes", "integer", "bytes of all files", unit="B"),
     Field("verified", "string", "how every destination was checked (sha256)"),
@@ -138,7 +131,7 @@ def plan(spec: NetworkSpec, copies: int, remote: int, placement: str = "any",
 
 
 def _busy(settings: dict) -> bool:
-    return settings.get("relays", "idle") == "copying"
+    return settings["relays"] == "copying"
 
 
 def nodes_used(copies_plan: list[Copy]) -> list[str]:
@@ -290,7 +283,7 @@ def bounds(point: dict) -> list[tuple[str, float, float]]:
     rates = [r for r in (disk.get("read_mbyte_s"), disk.get("write_mbyte_s")) if r]
     if not rates:
         return []
-    return [("aggregate copy rate", point["throughput_mbyte_s"], point["copies"] * min(rates))]
+    return [("aggregate copy rate", point[MEASURED_PREFIX + "throughput_mbyte_s"], point["copies"] * min(rates))]
 
 
 # a point's own work beyond its copies: agents started, the start line, and per byte of the

@@ -13,8 +13,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from core.fields import SETTING, Field, prop
-from core.values import Axis
+from core.fields import Field, prop
+from core.settings import Setting, axes, fields
 from netlab.medium import point_record
 from workloads.agent import Agents, WorkloadFailed, wait_listening
 from workloads.base import PART, Figure, PAIRS, Workload
@@ -26,11 +26,12 @@ SAMPLES_PER_FLOW = 25           # -i is chosen so a flow's run gives about this 
 MIN_INTERVAL_S, MAX_INTERVAL_S = 0.1, 60.0   # iperf3's own bounds on -i
 MAX_SAMPLES = 200               # the most samples a flow's series keeps (the results schema's bound)
 
-AXES = (
+SETTINGS = (
     PAIRS,
-    Axis("duration", "int", 5, "whole seconds each flow is measured (after 1 s of slow start)",
-         many=False, minimum=1, maximum=3600, unit="s"),
+    Setting("duration", "int", 5, "whole seconds each flow is measured (after 1 s of slow start)",
+            many=False, minimum=1, maximum=3600, unit="s", record_type="number"),
 )
+AXES = axes(SETTINGS)
 
 
 # an iperf flow's throughput over time (series): typed and bounded, since a plot and a CSV read
@@ -51,9 +52,7 @@ PAIR = {**PART, "properties": {
                              "items": {"type": "number", "minimum": 0}})}}
 
 FIELDS = (
-    Field("pairs", "integer", "concurrent TCP flows", SETTING, required=True, csv=True, short="P=",
-          schema={"minimum": 1}),
-    Field("duration", "number", "seconds measured per flow (setting)", SETTING, unit="s"),
+    *fields(SETTINGS),
     Field("goodput_mbit", "number", "sum of the flows' receiver-side goodput, Mbit/s", unit="Mbit/s", csv=True),
     Field("elapsed_s", "number", "longest flow's time, s", unit="s"),
     Field("window_s", "number", "the flows' time including slow start, s (wire utilisation's base)", unit="s"),

@@ -35,8 +35,9 @@ from pathlib import Path
 from core.command import python
 from core.errors import DataCorrupted, RuntimeFailure
 from core.safefile import write_atomic_bytes
-from core.fields import SETTING, Field
-from core.values import Axis, human_size
+from core.fields import MEASURED_PREFIX, Field
+from core.settings import Setting, axes
+from core.values import human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import for_spec
 from netlab.manifest import netns_inode
@@ -46,7 +47,7 @@ from topologies.spec import SpecError
 from topologies.timescale import shaped_rate, time_scale_of
 from workloads.agent import Agent, WorkloadFailed
 from workloads.base import Figure, Level, Workload
-from workloads.filecopy import AXES as FILECOPY_AXES, DISK as FILECOPY_DISK
+from workloads.filecopy import DISK as FILECOPY_DISK, SETTINGS as FILECOPY_SETTINGS
 from workloads.iperf import run_pairs
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
@@ -56,32 +57,28 @@ OMIT_S = 1.0
 LAUNCH_TIMEOUT_S = 60
 LAUNCH_ATTEMPTS = 3
 
-AXES = (
-    Axis("test", "choice", list(TESTS), "ttcp (network baseline per node), bonnie (disk baseline per "
-         "node), pfs (the concurrent MPI read/write test over the parallel file system)", choices=TESTS),
-    Axis("local_fraction", "float", [1.0], "pfs: share of each rank's blocks the file view puts in its "
-         "own node's stripe (1 = all local, as MACHE01's file view)", minimum=0, maximum=1),
-    Axis("stripe_size", "size", [256 << 10], "pfs: stripe unit = block each rank writes and reads, "
-         "K/M suffix (binary), a multiple of 4K", minimum=4096, maximum=64 << 20, unit="bytes"),
-    Axis("volume", "size", 16 << 20, "bytes each node writes and reads per test (pfs, bonnie)",
-         many=False, minimum=1 << 20, maximum=4 << 30, unit="bytes"),
-    Axis("duration", "int", 5, "ttcp: whole seconds each stream is measured (after 1 s of slow start)",
-         many=False, minimum=1, maximum=3600, unit="s"),
-    next(a for a in FILECOPY_AXES if a.name == "disk"),   # one disk setting for both
+SETTINGS = (
+    Setting("test", "choice", list(TESTS), "ttcp (network baseline per node), bonnie (disk baseline per "
+            "node), pfs (the concurrent MPI read/write test over the parallel file system)", choices=TESTS,
+            record_type="string", required=True, csv=True, schema={"enum": list(TESTS)}),
+    Setting("local_fraction", "float", [1.0], "pfs: share of each rank's blocks the file view puts in its "
+            "own node's stripe (1 = all local, as MACHE01's file view)", minimum=0, maximum=1,
+            record_type=("number", "null"), record_note="null for the baselines", csv=True),
+    Setting("stripe_size", "size", [256 << 10], "pfs: stripe unit = block each rank writes and reads, "
+            "K/M suffix (binary), a multiple of 4K", minimum=4096, maximum=64 << 20, unit="bytes",
+            record_type=("integer", "null"), record_note="null for the baselines", csv=True,
+            short="stripe "),
+    Setting("volume", "size", 16 << 20, "bytes each node writes and reads per test (pfs, bonnie)",
+            many=False, minimum=1 << 20, maximum=4 << 30, unit="bytes", required=True, csv=True),
+    Setting("duration", "int", 5, "ttcp: whole seconds each stream is measured (after 1 s of slow start)",
+            many=False, minimum=1, maximum=3600, unit="s"),
+    next(s for s in FILECOPY_SETTINGS if s.name == "disk"),   # one disk setting for both
 )
+AXES = axes(SETTINGS)
 
 
 FIELDS = (
-    Field("test", "string", "ttcp | bonnie | pfs (workloads/pfs.py)", SETTING, required=True, csv=True,
-          schema={"enum": list(TESTS)}),
-    Field("local_fraction", ("number", "null"), "pfs: the file view's share of each rank's blocks in "
-          "its own node's stripe; null for the baselines", SETTING, csv=True),
-    Field("stripe_size", ("integer", "null"), "pfs: stripe unit (block) bytes; null for the baselines",
-          SETTING, unit="B", csv=True, short="stripe "),
-    Field("volume", "integer", "bytes each node wrote and read (setting)", SETTING, unit="B", required=True,
-          csv=True),
-    Field("duration", "integer", "ttcp: seconds each stream was measured (setting)", SETTING, unit="s"),
-    replace(FILECOPY_DISK, csv=False),    # the same disks, not a column of this CSV
+    *(s.field if s.recorded else replace(FILECOPY_DISK, csv=False) for s in SETTINGS),   # the same disks, not a column here
     Field("write_mbyte_s", "number", "pfs: aggregate write, total bytes / slowest rank's time; "
           "bonnie: mean per node, MB/s", unit="MB/s", rate=True, csv=True),
     Field("read_mbyte_s", "number", "pfs: aggregate read; bonnie: mean per node, MB/s", unit="MB/s", rate=True,
@@ -431,20 +428,20 @@ def run_point(tb, ctx: Context, point: dict, settings: dict) -> dict:
 
 def bounds(point: dict) -> list[tuple[str, float, float]]:
     """Bonnie per node within its disk's rates; the file system's aggregates within all nodes'
-    disks, and its remote share within what the switch ports carry (scaled time throughout)."""
+    disks, and its remote share within what the switch ports carry (scaled time throughout: the measured twins, core.fields)."""
     disk = point.get("disk") if isinstance(point.get("disk"), dict) else {}
-    read, write, nodes = disk.get("read_mbyte_s"), disk.get("write_mbyte_s"), point.get("nodes") or 0
+    read, write, nodes = disk.get("read_mbyte_s"), disk.get("write_mbyte_s"), point["nodes"]
     out = []
     if point["test"] == "bonnie":
-        out += [("bonnie read per node", point["read_mbyte_s"], read)] if read else []
-        out += [("bonnie write per node", point["write_mbyte_s"], write)] if write else []
+        out += [("bonnie read per node", point[MEASURED_PREFIX + "read_mbyte_s"], read)] if read else []
+        out += [("bonnie write per node", point[MEASURED_PREFIX + "write_mbyte_s"], write)] if write else []
     elif point["test"] == "pfs":
-        out += [("aggregate read", point["read_mbyte_s"], nodes * read)] if read else []
-        out += [("aggregate write", point["write_mbyte_s"], nodes * write)] if write else []
+        out += [("aggregate read", point[MEASURED_PREFIX + "read_mbyte_s"], nodes * read)] if read else []
+        out += [("aggregate write", point[MEASURED_PREFIX + "write_mbyte_s"], nodes * write)] if write else []
         local = point.get("local_fraction_measured")
         if local is not None and nodes:
             port = payload_capacity_bytes_s(shaped_rate(point["rate_mbit"], time_scale_of(point))) / 1e6
-            out.append(("remote reads through the switch", point["read_mbyte_s"] * (1 - local), nodes * port))
+            out.append(("remote reads through the switch", point[MEASURED_PREFIX + "read_mbyte_s"] * (1 - local), nodes * port))
     return out
 
 

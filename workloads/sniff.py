@@ -31,10 +31,10 @@ import time
 
 from core.command import python
 from core.errors import BadInput
-from core.fields import RESOLVED, SETTING, Field
-from core.values import Axis
+from core.fields import RESOLVED, Field
+from core.settings import Setting, axes, fields
 from workloads.agent import Agents, WorkloadFailed
-from workloads.base import PAIRS, PAIRS_LIST, PAIRS_LIST_FIELD, Figure, Workload
+from workloads.base import PAIRS, PAIRS_LIST, Figure, Workload
 from workloads.placement import Pair, place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sniff_agent.py")
@@ -53,22 +53,19 @@ def check_name(text: str) -> str:
     return str(text)
 
 
-AXES = (
+SETTINGS = (
     dataclasses.replace(PAIRS, default=[1]),
     PAIRS_LIST,
-    Axis("pings", "int", 20, "ping exchanges (an echo request and its reply) per pair",
-         many=False, minimum=1, maximum=10_000),
-    Axis("listener", "text", None, "the node that counts the frames it sees, in promiscuous mode; unset: "
-         "the first node that is neither an end nor a relay of a pair", many=False, optional=True,
-         validator=check_name),
+    Setting("pings", "int", 20, "ping exchanges (an echo request and its reply) per pair",
+            many=False, minimum=1, maximum=10_000),
+    Setting("listener", "text", None, "the node that counts the frames it sees, in promiscuous mode; unset: "
+            "the first node that is neither an end nor a relay of a pair", many=False, optional=True,
+            validator=check_name, record_type=("string", "null"), record_note="null: the first free node"),
 )
+AXES = axes(SETTINGS)
 
 FIELDS = (
-    PAIRS_LIST_FIELD,
-    Field("pairs", "integer", "pairs pinging at once", SETTING, required=True, csv=True, short="P=",
-          schema={"minimum": 1}),
-    Field("pings", "integer", "ping exchanges per pair (setting)", SETTING),
-    Field("listener", ("string", "null"), "the node asked to listen (setting; null: the first free node)", SETTING),
+    *fields(SETTINGS),
     Field("listened_on", "string", "the node that listened: --listener, else the first node neither an end "
           "nor a relay of a pair", RESOLVED, csv=True),
     Field("frames_seen", "integer", "frames the listener's cards passed up in promiscuous mode", csv=True,

@@ -16,12 +16,13 @@ import os
 from contextlib import ExitStack
 
 from core.errors import BadInput
-from core.fields import SETTING, Field
-from core.values import Axis, human_size
+from core.fields import Field
+from core.settings import AS_DEFAULT, Setting, axes, fields
+from core.values import human_size
 from netlab.capabilities import mem_available_bytes
 from netlab.shaping import MSS
 from workloads.agent import WarmAgents
-from workloads.base import PAIRS_LIST, PAIRS_LIST_FIELD, PART, Figure, PAIRS, Workload, path_rate_bytes_s
+from workloads.base import PAIRS_LIST, PART, Figure, PAIRS, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
@@ -33,33 +34,28 @@ MAX_DATAGRAM = 1472        # one Ethernet frame: 1500 - 20 (IP) - 8 (UDP)
 # own): the papers' five networks at their 10 Mbit/s, 8 pairs (one per mesh wire, as HPDC'96's
 # local-wire peak needs), 512 B to 16 KB tokens by doublings, 2 in flight, 2.5 s a point.
 TOPOLOGIES = ("single-net", "bonded-dual-net", "switched-mesh", "routed-mesh", "bonded-switched-mesh")
-AXES = (
+SETTINGS = (
     dataclasses.replace(PAIRS, default=[8]),
     PAIRS_LIST,
-    Axis("token_size", "size", [512 << i for i in range(6)], "token bytes (K/M suffix = 1024/1048576)",
-         minimum=1, maximum=MAX_TOKEN, unit="bytes"),
-    Axis("tokens_in_flight", "int", [2], "tokens each pair keeps in flight", minimum=1, maximum=64),
-    Axis("transport", "choice", ["tcp"], "tcp: the papers' token exchange; udp: each token one datagram "
-         "each way, 1 in flight, at most 1472 bytes (lmbench's lat_udp)", choices=("tcp", "udp")),
-    Axis("duration", "float", 2.5, "seconds of exchanges per point", many=False,
-         minimum=0.1, maximum=3600, unit="s"),
-    Axis("exchanges", "int", None, "round trips per pair instead of --duration", many=False,
-         minimum=1, maximum=10_000_000, optional=True),
+    Setting("token_size", "size", [512 << i for i in range(6)], "token bytes (K/M suffix = 1024/1048576)",
+            minimum=1, maximum=MAX_TOKEN, unit="bytes", required=True, csv=True, schema={"minimum": 1}),
+    Setting("tokens_in_flight", "int", [2], "tokens each pair keeps in flight", minimum=1, maximum=64,
+            required=True, csv=True, short="T=", schema={"minimum": 1}),
+    Setting("transport", "choice", ["tcp"], "tcp: the papers' token exchange; udp: each token one datagram "
+            "each way, 1 in flight, at most 1472 bytes (lmbench's lat_udp)", choices=("tcp", "udp"),
+            record_note="absent in documents before it: tcp", absent=AS_DEFAULT, csv=True,
+            schema={"enum": ["tcp", "udp"]}),
+    Setting("duration", "float", 2.5, "seconds of exchanges per point", many=False,
+            minimum=0.1, maximum=3600, unit="s", record_type=("number", "null"),
+            record_note="null with exchanges"),
+    Setting("exchanges", "int", None, "round trips per pair instead of --duration", many=False,
+            minimum=1, maximum=10_000_000, optional=True, record_type=("integer", "null")),
 )
+AXES = axes(SETTINGS)
 
 
 FIELDS = (
-    PAIRS_LIST_FIELD,
-    Field("pairs", "integer", "pairs exchanging tokens at once", SETTING, required=True, csv=True, short="P=",
-          schema={"minimum": 1}),
-    Field("token_size", "integer", "token bytes", SETTING, unit="B", required=True, csv=True,
-          schema={"minimum": 1}),
-    Field("tokens_in_flight", "integer", "tokens each pair keeps in flight", SETTING, required=True, csv=True,
-          short="T=", schema={"minimum": 1}),
-    Field("transport", "string", "tcp: the papers' token exchange; udp: each token one datagram each way, "
-          "1 in flight (setting; absent = tcp)", SETTING, csv=True, schema={"enum": ["tcp", "udp"]}),
-    Field("duration", ("number", "null"), "seconds of exchanges (setting)", SETTING, unit="s"),
-    Field("exchanges", ("integer", "null"), "round trips per pair instead of duration (setting)", SETTING),
+    *fields(SETTINGS),
     Field("payload_bytes", "integer", "token bytes that crossed the network, both directions", unit="B"),
     Field("elapsed_s", "number", "longest pair's time, s", unit="s"),
     Field("round_trips", "integer", "round trips completed, all pairs"),
@@ -154,7 +150,7 @@ def run_point(tb, agents: WarmAgents, point: dict, settings: dict) -> dict:
     exchanges = settings.get("exchanges")
     res = run_exchange(hosts, point["token_size"], point["tokens_in_flight"],
                        duration=None if exchanges else settings["duration"], exchanges=exchanges,
-                       transport=point.get("transport", "tcp"), agents=agents)
+                       transport=point["transport"], agents=agents)
     # a pair keeps T tokens of S bytes outstanding, and each token turns around only once its last
     # frame has crossed (its wire time and both hosts' per-packet time, on the medium engine): its
     # path idles then unless the other T - 1 tokens still hold at least two full frames per wire
@@ -191,7 +187,7 @@ WORKLOAD = Workload(
     name="token", summary="the papers' token exchange (network throughput test)",
     axes=AXES, concurrent_pairs=True, topologies=TOPOLOGIES,
     figure=Figure("token exchange throughput", x="token_size", x_label="token size", x_scale="log2",
-                  x_step="double", split_if_varying=("pairs", "tokens_in_flight", "transport")),
+                  x_step="double", split_if_varying=tuple(s.name for s in SETTINGS if s.many and s.name != "token_size")),
     fields=FIELDS,
     check=check, run_point=run_point, prepare=prepare, cost=cost,
     label=lambda pt: f"{pt['pairs']} pairs {human_size(pt['token_size'])}B T={pt['tokens_in_flight']}"

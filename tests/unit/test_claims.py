@@ -13,6 +13,7 @@ pytest.importorskip("jsonschema")
 
 from run import calibration as K  # noqa: E402
 from judge import claims as C  # noqa: E402
+from run.point import filled  # noqa: E402
 
 
 def pt(throughput, gates_ok=True, repeat=0, **axes):
@@ -357,8 +358,8 @@ def test_a_line_rate_bound_is_not_applied_to_points_that_collided():
     assert claim4["check"]["bound"]["collision_free"] is True
 
     def docs(contention):
-        fast = {"topology": "single-net", "pairs": 8, "throughput_mbyte_s": 10.6, "contention": contention}
-        slow = {"topology": "single-net", "pairs": 8, "throughput_mbyte_s": 1.0, "contention": contention}
+        fast = filled({"topology": "single-net", "repeat": 0, "pairs": 8, "throughput_mbyte_s": 10.6, "contention": contention}, "token")
+        slow = filled({"topology": "single-net", "repeat": 0, "pairs": 8, "throughput_mbyte_s": 1.0, "contention": contention}, "token")
         return {"ipps96-fig4-channels-100": {"points": [fast]}, "ipps96-fig2-channels-10": {"points": [slow]}}
     assert "physical bound" in C.judge(claim4, docs("off"))["reason"]
     assert "physical bound" not in C.judge(claim4, docs("on"))["reason"]

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from commands.quick import paper_lines
+from run.point import filled
 from judge.plot import runs
 from run.results import load
 from judge.table import config_key, limit, readings, series, table
@@ -51,12 +52,12 @@ def test_a_gate_failed_point_is_starred_in_the_table():
 
 
 def _pt(**kw):
-    p = {"topology": "switched-mesh", "rate_mbit": 10, "placement": "local-wire", "token_size": 8192,
+    p = {"topology": "switched-mesh", "rate_mbit": 10, "placement": "local-wire", "repeat": 0, "token_size": 8192,
          "pairs": 8, "tokens_in_flight": 2, "throughput_mbyte_s": 1.0, "hardware": "none",
          "flows": [{"path": [["c0"]], "bytes": 1}], "gates": {"ok": True},
          "fidelity": {"wire_utilisation": {"c0": 0.3}, "core_busy_mean": [0.2, 0.2]}}
     p.update(kw)
-    return p
+    return filled(p, "token")
 
 
 def test_the_reading_names_what_limited_a_point():

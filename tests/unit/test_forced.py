@@ -21,7 +21,8 @@ from judge import forced as F
 from netlab.hostcost import round_trip_us
 from netlab.shaping import payload_capacity_bytes_s
 from run.calibration import load_calibrations
-from run.results import read_json
+from run.point import filled
+from run.results import load as load_doc
 from topologies.hardware import load
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reproduction"
@@ -33,11 +34,13 @@ SLACK, DISK_SLACK = 1.02, 1.05                   # the gates' slack on wires and
 
 
 def copies(remote: int, value: float, wires=("w0",), rate: float = 10.0, **extra) -> dict:
-    """A file-copy point: 7 copies, `remote` of them over the given wires (one segment)."""
-    return {"workload": "filecopy", "copies": 7, "remote": remote, "rate_mbit": rate,
+    """A file-copy point: 7 copies, `remote` of them over the given wires (one segment), with its
+    declared defaults filled as the loader gives every reader (its size left unknown: None)."""
+    return filled({"workload": "filecopy", "copies": 7, "remote": remote, "rate_mbit": rate, "nodes": None,
             "topology": "single-net", "throughput_mbyte_s": value, "repeat": 0,
             "disk": {"read_mbyte_s": 1.67, "write_mbyte_s": 1.67},
-            "flows": [{"path": [list(wires)], "bytes": 1, "start": 0, "end": 1} for _ in range(remote)], **extra}
+            "flows": [{"path": [list(wires)], "bytes": 1, "start": 0, "end": 1} for _ in range(remote)], **extra},
+                  "filecopy")
 
 
 def docs(*points) -> dict:
@@ -78,10 +81,10 @@ def test_pio_caps_a_copy_at_its_cpu_not_its_drive():
 
 
 def token(placement: str, paths: list, rate: float = 10.0, size: int = 8192, **extra) -> dict:
-    return {"workload": "token", "topology": "switched-mesh", "nodes": 16, "rate_mbit": rate,
-            "placement": placement, "pairs": len(paths), "token_size": size, "tokens_in_flight": 2,
-            "repeat": 0, "throughput_mbyte_s": 1.0, "hardware": "none",
-            "flows": [{"path": [[w] for w in p]} for p in paths], **extra}
+    return filled({"workload": "token", "topology": "switched-mesh", "nodes": 16, "rate_mbit": rate,
+                   "channels": None, "placement": placement, "pairs": len(paths), "token_size": size,
+                   "tokens_in_flight": 2, "repeat": 0, "throughput_mbyte_s": 1.0, "hardware": "none",
+                   "flows": [{"path": [[w] for w in p]} for p in paths], **extra}, "token")
 
 
 def test_a_wire_is_shared_by_every_flow_that_crosses_it():
@@ -110,9 +113,10 @@ def test_the_largest_sum_the_wires_admit():
 def test_a_lone_round_trip_caps_a_lone_pair():
     """The model's floor on a round trip (its wire times and charges, netlab.hostcost) is a
     ceiling on one pair's throughput with one token in flight, on the medium engine only."""
-    point = {"workload": "token", "topology": "single-net", "rate_mbit": 10, "pairs": 1, "token_size": 64,
-             "tokens_in_flight": 1, "transport": "tcp", "hardware": "prototype-1995", "wire_impl": "engine",
-             "card_latency_us": 177, "throughput_mbyte_s": 0.06, "repeat": 0, "flows": [{"path": [["w0"]]}]}
+    point = filled({"workload": "token", "topology": "single-net", "rate_mbit": 10, "pairs": 1, "token_size": 64,
+                    "tokens_in_flight": 1, "transport": "tcp", "hardware": "prototype-1995", "wire_impl": "engine",
+                    "nodes": None, "channels": None, "card_latency_us": 177, "throughput_mbyte_s": 0.06,
+                    "repeat": 0, "flows": [{"path": [["w0"]]}]}, "token")
     rtt = round_trip_us(load("prototype-1995").host_cost, 10, 64, 177)
     b = B.point_bound(point, "throughput_mbyte_s", [])
     assert b.hi == pytest.approx(2 * 64 / (rtt * 0.95)) and "round trip" in b.why()      # the gates' 5 %
@@ -169,7 +173,7 @@ def test_the_judge_shows_a_claim_that_cannot_fail_as_forced_never_reproduced():
     and what forced each. No forced claim is counted as reproduced."""
     stored = {}
     for path in sorted(FIXTURES.glob("*.json")):
-        doc = read_json(path, "results document")
+        doc = load_doc(path)   # as every reader gets it: upgraded, its declared defaults filled
         stored[doc["name"]] = doc
     claims, cals = C.load_claims(), load_calibrations()
     found = {}

@@ -4,6 +4,7 @@ import pytest
 from run import gates as G
 from run.gates import evaluate as gate
 from run.gates import payload_capacity_bytes_s
+from run.point import filled
 from workloads import WORKLOADS
 
 RATES = {"w0": 10.0, "w1": 10.0}
@@ -16,9 +17,10 @@ def point(bytes_per_pair, elapsed, spans, path=(("w0",),), workload="token"):
 
 
 def evaluate(pt, fidelity, rates, bounds=None):
-    """The gates as the runner applies them: with the point's workload's own declarations."""
+    """The gates as the runner applies them: with the point's workload's own declarations, on the
+    point with its declared defaults filled (as the runner and the loader hand it)."""
     wl = WORKLOADS[pt["workload"]]
-    return gate(pt, fidelity, rates, bounds, wl.concurrent_pairs)
+    return gate(filled(pt, pt["workload"]), fidelity, rates, bounds, wl.concurrent_pairs)
 
 
 def fidelity(w0=None, w1=0, suspect=None):
@@ -166,8 +168,8 @@ def test_a_time_out_the_minimum_rto_explains_is_not_a_stalled_transport():
     minimum RTO: that is the model, not a transport holding data back."""
     flows = [{"path": [["w0"]], "bytes": 900_000, "start": 0.0, "end": 1.0, "backlogged": True}]
     fidelity = {"wire_utilisation": {"w0": 0.70}, "core_busy_mean": [0.3, 0.3], "wire_bytes": {"w0": 950_000}}
-    point = {"elapsed_s": 1.0, "flows": flows,
-             "tcp": {"congestion_control": "reno", "retrans_segs": 1, "timeouts": 1, "rto_min_ms": 200}}
+    point = filled({"elapsed_s": 1.0, "flows": flows,
+             "tcp": {"congestion_control": "reno", "retrans_segs": 1, "timeouts": 1, "rto_min_ms": 200}}, "iperf")
     assert G._stalled(point, flows, fidelity) is None
     point["tcp"] = {**point["tcp"], "timeouts": 0, "retrans_segs": 0}
     assert G._stalled(point, flows, fidelity).startswith("stalled transport")
@@ -178,8 +180,8 @@ def test_a_time_scaled_points_minimum_rto_is_counted_once():
     back): 800 ms at D = 4 idles a flow for 0.8 s of the point's (scaled) time, not 3.2 s."""
     flows = [{"path": [["w0"]], "bytes": 900_000, "start": 0.0, "end": 1.0, "backlogged": True}]
     fidelity = {"wire_utilisation": {"w0": 0.70}, "core_busy_mean": [0.3, 0.3], "wire_bytes": {"w0": 950_000}}
-    point = {"elapsed_s": 20.0, "flows": flows, "time_scale": 4,
-             "tcp": {"congestion_control": "reno", "retrans_segs": 1, "timeouts": 1, "rto_min_ms": 800}}
+    point = filled({"elapsed_s": 20.0, "flows": flows, "time_scale": 4,
+             "tcp": {"congestion_control": "reno", "retrans_segs": 1, "timeouts": 1, "rto_min_ms": 800}}, "iperf")
     assert G._stalled(point, flows, fidelity).startswith("stalled transport")   # 0.8 s of 20 s
     assert G._stalled({**point, "elapsed_s": 10.0}, flows, fidelity) is None     # 0.8 s of 10 s
 
@@ -189,8 +191,8 @@ def test_a_cards_gap_is_not_a_stalled_transport():
     (measured: 0.69); that share, not the wire, is what its busy share counts against."""
     flows = [{"path": [["w0"]], "bytes": 4_700_000, "start": 0.0, "end": 6.0, "backlogged": True}]
     fidelity = {"wire_utilisation": {"w0": 0.69}, "core_busy_mean": [0.1, 0.1], "wire_bytes": {"w0": 6_000_000}}
-    point = {"elapsed_s": 6.0, "flows": flows, "rate_mbit": 10,
-             "tcp": {"congestion_control": "cubic", "retrans_segs": 0, "timeouts": 0}}
+    point = filled({"elapsed_s": 6.0, "flows": flows, "rate_mbit": 10,
+             "tcp": {"congestion_control": "cubic", "retrans_segs": 0, "timeouts": 0}}, "iperf")
     assert G._stalled(point, flows, fidelity).startswith("stalled transport")   # no gap: stalled
     assert abs(G.card_share({**point, "tx_gap_us": 615}) - 1538 / (1538 + 769)) < 1e-9
     assert G._stalled({**point, "tx_gap_us": 615}, flows, fidelity) is None
@@ -255,11 +257,11 @@ def test_the_report_counts_the_points_measured_again():
 def _lone(pairs: list[tuple[float, float]], shared: bool = False, **over) -> dict:
     """A prototype token point of 1-byte tokens, one in flight, each pair on its own wire
     (or, shared, all on one), each pair's (median, quickest) round trip in ms."""
-    return {"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10.0, "wire_impl": "engine",
+    return filled({"workload": "token", "hardware": "prototype-1995", "rate_mbit": 10.0, "wire_impl": "engine",
             "tokens_in_flight": 1, "token_size": 1, "transport": "tcp",
             "flows": [{"path": [["w0" if shared else f"w{i}"]], "bytes": 100} for i in range(len(pairs))],
             "per_pair": [{"src": f"b{2 * i}", "dst": f"b{2 * i + 1}", "rtt_ms_median": m, "rtt_ms_min": q}
-                         for i, (m, q) in enumerate(pairs)], **over}
+                         for i, (m, q) in enumerate(pairs)], **over}, "token")
 
 
 def test_a_lone_round_trip_off_the_models_time_fails_the_point():

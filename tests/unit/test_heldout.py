@@ -1,17 +1,19 @@
 """The host path's held-out table (judge.heldout): each lone exchange against its own path's model."""
 from judge import heldout as H
+from run.point import filled
 
 
 def _point(topology, pairs, via, medians, wires=None, ok=True, **over):
     n = len(medians)
     wires = wires or [[[f"w{i}"], [f"v{i}"]][: len(via) + 1] for i in range(n)]
-    return {"workload": "token", "topology": topology, "placement": "remote-wire", "pairs": pairs,
+    return filled({"workload": "token", "topology": topology, "placement": "remote-wire", "pairs": pairs,
             "hardware": "prototype-1995", "rate_mbit": 10.0, "wire_impl": "engine", "token_size": 1,
             "tokens_in_flight": 1, "transport": "tcp",
             "flows": [{"path": w, "via": list(via), "bytes": 10} for w in wires],
             "per_pair": [{"src": f"b{i}", "dst": f"c{i}", "rtt_ms_median": m, "rtt_ms_min": m * 0.99}
                          for i, m in enumerate(medians)],
-            "gates": {"ok": ok, "failed": [] if ok else ["slow host: x"]}, "fidelity": {}, **over}
+            "gates": {"ok": ok, "failed": [] if ok else ["slow host: x"]}, "fidelity": {}, "repeat": 0, **over},
+                  "token")   # its declared defaults, as the loader gives every reader
 
 
 def test_each_path_is_held_to_its_own_model_and_shared_wires_are_only_shown():

@@ -75,9 +75,15 @@ def test_impossible_points_are_refused_before_anything_is_built(given, message):
 
 
 def test_claims_read_the_real_networks_rate_on_a_time_scaled_point():
-    point = {"throughput_mbyte_s": 2.0, "read_mbyte_s": 2.0, "time_scale": 50,
-             "scaled": {"throughput_mbyte_s": 100.0, "read_mbyte_s": 100.0}}
+    """One meaning per name (v6): the name holds the real network's figure, its measured twin what
+    the slowed network carried; a v5 point (the real one in `scaled`) reads the same after upgrade."""
+    from run.upgrade import real_rates
+    point = {"workload": "pfs", "throughput_mbyte_s": 100.0, "read_mbyte_s": 100.0, "time_scale": 50,
+             "measured_throughput_mbyte_s": 2.0, "measured_read_mbyte_s": 2.0}
     assert real_rate(point) == 100.0 and real_rate(point, "read_mbyte_s") == 100.0
+    v5 = {"workload": "pfs", "throughput_mbyte_s": 2.0, "read_mbyte_s": 2.0, "time_scale": 50,
+          "scaled": {"throughput_mbyte_s": 100.0, "read_mbyte_s": 100.0}}
+    assert real_rates(v5, "pfs") == point
     assert real_rate({"throughput_mbyte_s": 3.0}) == 3.0
 
 

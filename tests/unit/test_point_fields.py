@@ -27,7 +27,7 @@ LEGACY = {("filecopy", "pairs")}
 def test_every_point_field_is_declared_once_per_workload():
     for name, wl in WORKLOADS.items():
         fields = point.point_fields(name)          # raises on a name declared twice
-        assert len(fields) == len(point.COMMON_FIELDS) + len(wl.fields), name
+        assert len(fields) == len(point.COMMON_FIELDS) + len(point.workload_fields(name)), name
     with pytest.raises(ValueError, match="declared twice"):
         by_name(point.COMMON_FIELDS, (Field("repeat", "integer", "again"),))
 
@@ -77,7 +77,7 @@ def test_every_key_the_runner_writes_into_a_point_is_declared():
             if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == "point" \
                     and isinstance(t.slice, ast.Constant):
                 keys.add(t.slice.value)
-    assert {"workload", "fidelity", "host", "medium", "scaled", "gates"} <= keys
+    assert {"workload", "fidelity", "host", "medium", "gates"} <= keys
     assert keys <= {f.name for f in point.COMMON_FIELDS}, sorted(keys - {f.name for f in point.COMMON_FIELDS})
 
 
@@ -100,14 +100,17 @@ def test_the_lists_are_made_from_the_declarations():
                                    "time_scale", "tx_gap_us", "card_latency_us", "queue_packets")
     assert WORKLOADS["pfs"].rate_keys == ("throughput_mbyte_s", "write_mbyte_s", "read_mbyte_s")
     for name, wl in WORKLOADS.items():    # the columns and their order of the hand-written lists
+        own = [c for k in wl.csv_columns for c in ((k, "measured_" + k) if k in wl.rate_keys else (k,))]
         assert csvfile.csv_columns(name) == [
             "point_index", "calibration_of", "topology", "rate_mbit", "channels", "nodes", "hardware",
-            "contention", "time_scale", "tx_gap_us", "card_latency_us", "queue_packets", "placement", "repeat", *wl.csv_columns,
-            "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host"]
+            "contention", "time_scale", "tx_gap_us", "card_latency_us", "queue_packets", "placement", "repeat", *own,
+            "throughput_mbyte_s", "measured_throughput_mbyte_s", "suspect", "host",
+            "wire_impl", "kernel", "project_commit", "netlab_version"]
     assert WORKLOADS["token"].csv_columns == ("pairs", "token_size", "tokens_in_flight", "transport",
                                               "rtt_ms_median")
     assert results.COMMON_POINT["rate_mbit"] == schema_property(NETWORK_FIELDS[1]) == {
-        "type": "number", "description": "wire rate, Mbit/s", "exclusiveMinimum": 0}
+        "type": "number", "exclusiveMinimum": 0, "description": "wire rate in Mbit/s (10 = Ethernet, 100 = Fast "
+        "Ethernet); unset: each topology's own (its file's: switched-cluster 1000)"}
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)

@@ -113,12 +113,14 @@ def test_new_document_validates_and_csv_tells_filecopy_points_apart(tmp_path):
 
 def test_v2_documents_read_as_hardware_none_without_contention():
     """A stored v2 document (tests/fixtures/v2-token.json, a real quick reproduction's) gains
-    hardware/contention (v3), an unrecorded TCP (v4) and the collisions default then, off (v5), on read."""
+    hardware/contention (v3), an unrecorded TCP (v4), the collisions default then, off (v5) and its
+    MB/s results' measured twins (v6), on read."""
     stored = FIXTURES / "v2-token.json"
     raw = json.loads(stored.read_text())
     assert raw["schema_version"] == 2 and "hardware" not in raw["points"][0]
     doc = load(stored)
-    assert doc["schema_version"] == results.SCHEMA_VERSION == 5
+    assert doc["schema_version"] == results.SCHEMA_VERSION == 6
+    assert all(p["measured_throughput_mbyte_s"] == p["throughput_mbyte_s"] for p in doc["points"])   # real time
     assert all(p["hardware"] == "none" and p["contention"] == "off" for p in doc["points"])
     assert all(p["tcp"] is None and p["contention_default"] == "off" for p in doc["points"])
 

@@ -16,8 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 
+from core.fields import MEASURED_PREFIX
 from run.results import load_data
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -55,9 +55,30 @@ def leaves(x, path: str = ""):
             yield from leaves(v, f"{path}/{i}")
 
 
+def _twins(record: dict) -> set[str]:
+    """The MB/s results of a record that have a measured twin (measured_in is no twin)."""
+    return {k[len(MEASURED_PREFIX):] for k in record
+            if k.startswith(MEASURED_PREFIX) and k[len(MEASURED_PREFIX):] in record}
+
+
+def _unprefixed(record: dict) -> dict:
+    """A record whose MB/s results go under their v5 names: as the network carried them."""
+    twins = _twins(record)
+    out = {k: v for k, v in record.items() if not (k.startswith(MEASURED_PREFIX) and k[len(MEASURED_PREFIX):] in twins)}
+    out.update({k: record[MEASURED_PREFIX + k] for k in twins})
+    return out
+
+
 def legacy(point: dict) -> dict:
-    """The point under the names it had when the snapshot was made."""
-    return dict(point)
+    """The point under the names it had when the snapshot was made (schema v5): each MB/s result
+    as carried under its name, the real network's (x D) in `scaled` on a time-scaled point."""
+    old = _unprefixed(point)
+    real = _twins(point)
+    if point.get("time_scale", 1) != 1 and real:
+        old["scaled"] = {k: point[k] for k in real}
+    if isinstance(point.get("first_go"), dict):
+        old["first_go"] = _unprefixed(point["first_go"])
+    return old
 
 
 def digest(point: dict, keys: list[str]) -> str:

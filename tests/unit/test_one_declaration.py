@@ -1,0 +1,164 @@
+"""Issue 46, one declaration per setting, as a test: the AST scans that counted the drift before
+(29 names declared both as an Axis and a Field, 55 `.get(<setting>, <literal>)` / `or <literal>`
+restatements of a default, 12 hand lists of a setting group) find none now, and what the
+declarations promise holds: every flag, experiment key and point field of a setting is made from
+its one `Setting` (core.settings), and the loader hands readers every declared default."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from core.fields import NO_DEFAULT
+from core.settings import Setting
+from run import point as P
+from run.results import load
+from run.sweep import NETWORK_AXES, SETTINGS
+from topologies import files
+from topologies.settings import SIZES
+from workloads import WORKLOADS
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PACKAGES = ("core", "topologies", "netlab", "workloads", "run", "judge", "commands")
+FIXTURES = ROOT / "tests" / "fixtures"
+
+# keys a setting shares its name with in another record, read there with that record's own
+# default (not a point's nor a sweep's): (module, key) -> what the record is
+OTHER_RECORDS = {
+    ("topologies/presets.py", "channels"): "a topology file's wires per node (topologies/schema.json)",
+    ("netlab/manifest.py", "topology"): "a running network's manifest",
+    ("judge/report.py", "hardware"): "the paper's description of its machine (an experiment's paper block)",
+    ("judge/report.py", "repeats"): "a claim's result: how many repeats it read",
+    ("judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
+}
+# names still declared both as a setting and as a point field of another meaning (not done yet)
+TWO_MEANINGS_LEFT = {"disk": "the setting as given; the point records the disks as they ran (an object)"}
+
+
+def trees():
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text())
+
+
+def _calls(name: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for rel, tree in trees():
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name and n.args \
+                    and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+                out.setdefault(n.args[0].value, []).append(f"{rel}:{n.lineno}")
+    return out
+
+
+def setting_names() -> set[str]:
+    return {s.name for s in SETTINGS} | {s.name for w in WORKLOADS.values() for s in _settings_of(w)}
+
+
+def _settings_of(wl) -> list[Setting]:
+    import importlib
+    mod = importlib.import_module(wl.run_point.__module__)
+    return list(getattr(mod, "SETTINGS", ()))
+
+
+def test_no_axis_is_declared_by_hand():
+    """Every Axis is made from a Setting: no Axis("name", ...) call is left."""
+    assert _calls("Axis") == {}
+
+
+def test_no_setting_is_also_declared_as_a_field():
+    fields, settings = _calls("Field"), _calls("Setting")
+    both = {n: (settings[n], fields[n]) for n in set(fields) & set(settings) if n not in TWO_MEANINGS_LEFT}
+    assert not both, f"declared as a Setting and again as a Field: {both}"
+
+
+def test_every_axis_is_a_settings():
+    assert list(NETWORK_AXES) == [s.axis for s in SETTINGS]
+    for wl in WORKLOADS.values():
+        assert list(wl.axes) == [s.axis for s in _settings_of(wl)], wl.name
+
+
+def _restatements(names: set[str]) -> list[str]:
+    """`.get("<name>", <literal>)`, `.get("<name>") or <literal>` and `{"<name>": <literal>, **x}`
+    (a literal the spread may override: a default) on a declared name."""
+    def literal(x) -> bool:
+        return isinstance(x, ast.Constant) and x.value is not None or isinstance(x, ast.UnaryOp)
+    found = []
+    for rel, tree in trees():
+        for n in ast.walk(tree):
+            hits = []
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "setdefault") \
+                    and len(n.args) == 2 and isinstance(n.args[0], ast.Constant) and literal(n.args[1]):
+                hits.append(n.args[0].value)
+            if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or) and len(n.values) == 2:
+                a, b = n.values
+                if isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "get" \
+                        and len(a.args) == 1 and isinstance(a.args[0], ast.Constant) and literal(b):
+                    hits.append(a.args[0].value)
+            if isinstance(n, ast.Dict):
+                spread = [i for i, k in enumerate(n.keys) if k is None]
+                for i, (k, v) in enumerate(zip(n.keys, n.values)):
+                    if isinstance(k, ast.Constant) and literal(v) and any(j > i for j in spread):
+                        hits.append(k.value)
+            found += [f"{rel}:{n.lineno} {h}" for h in hits
+                      if h in names and (rel, h) not in OTHER_RECORDS]
+    return found
+
+
+def test_no_reader_restates_a_default():
+    """Settings, and every point field with a declared default or always present, are read as
+    declared: the loader (run.point.filled) gives every reader the default."""
+    names = setting_names() | {f.name for f in P.all_fields() if f.default is not NO_DEFAULT or f.required}
+    found = _restatements(names)
+    assert not found, "defaults restated by readers:\n" + "\n".join(found)
+
+
+def test_no_hand_list_of_a_setting_group():
+    names = setting_names()
+    lists = [f"{rel}:{n.lineno}" for rel, tree in trees() for n in ast.walk(tree)
+             if isinstance(n, (ast.Tuple, ast.List, ast.Set)) and len(n.elts) >= 3
+             and all(isinstance(e, ast.Constant) and e.value in names for e in n.elts)]
+    assert not lists, f"hand lists of settings (use core.settings.in_group): {lists}"
+
+
+def test_the_topology_files_options_are_the_size_group():
+    assert set(SIZES) == set(files.OPTIONS)
+
+
+def test_the_loader_fills_every_declared_default():
+    for path in sorted(FIXTURES.glob("v*-*.json")):
+        doc = load(path)
+        declared = P.point_fields(doc["workload"])
+        for p in doc["points"]:
+            missing = [k for k, f in declared.items() if f.default is not NO_DEFAULT and k not in p]
+            assert not missing, (path.name, missing)
+            assert p["time_scale"] == 1 and p["tx_gap_us"] == 0 and p["queue_packets"] == 0
+
+
+def test_one_description_of_pairs():
+    """Three descriptions of `pairs` drifted apart; one declaration gives one."""
+    described = {f.description for w in WORKLOADS for f in P.workload_fields(w) if f.name == "pairs"}
+    assert len(described) == 1
+
+
+def test_results_readme_is_made_from_the_declarations():
+    """results/README.md is what run.readme makes now (python3 -m run.readme writes it)."""
+    from run.readme import README_FILE, readme
+    assert README_FILE.read_text() == readme(), "results/README.md is stale: python3 -m run.readme"
+
+
+def test_one_name_one_quantity_on_a_time_scaled_point():
+    """The stored MACHE01 run (D = 50): the JSON's throughput_mbyte_s is the real network's, as the
+    CSV's column of the same name, and the slowed figure is the measured twin."""
+    import gzip
+    import json
+    from run.csvfile import csv_columns
+    from run.results import load_data
+    data = gzip.decompress((FIXTURES / "full-run" / "results" / "mache01-pvfs.json.gz").read_bytes())
+    raw = json.loads(data)
+    doc = load_data(data, "mache01")
+    for old, new in zip(raw["points"], doc["points"]):
+        d = new["time_scale"]
+        assert d == 50 and "scaled" not in new
+        assert new["throughput_mbyte_s"] == old["scaled"]["throughput_mbyte_s"] == old["throughput_mbyte_s"] * d
+        assert new["measured_throughput_mbyte_s"] == old["throughput_mbyte_s"]
+    assert {"throughput_mbyte_s", "measured_throughput_mbyte_s"} <= set(csv_columns("pfs"))
