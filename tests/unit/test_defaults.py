@@ -98,3 +98,18 @@ def test_run_token_alone_is_the_main_job():
     assert alone["pairs"] == [8] and alone["tokens_in_flight"] == [2] and alone["duration"] == 2.5
     assert "switched-cluster" not in alone["topology"] and alone.total_points() == 48
     assert Sweep.make("iperf", {})["pairs"] == [4]      # the shared flag keeps iperf's own default
+
+
+def test_run_takes_channels_on_a_users_own_bonded_topology_file(tmp_path, monkeypatch, capsys):
+    """--channels is asked of each topology (issue 46, 6): a user's bonded file takes it in `run`
+    as in `topo`, `cli` and experiment files (the refusal here is the root check, which comes
+    after every check of the flags); a topology that takes none is still refused."""
+    bonded = json.loads((PRESETS["bonded-dual-net"].path).read_text())
+    bonded.pop("$schema", None)
+    mine = tmp_path / "my-bonds.json"
+    mine.write_text(json.dumps({**bonded, "name": "my-bonds", "one_channel_is": "my-bonds-1"}))
+    argv = ["run", "token", "--topology", str(mine), "--channels", "3", "--pairs", "1", "--token-size", "64"]
+    assert "needs root" in _error(argv, monkeypatch, capsys)
+    assert "channels" in spec_from(_parsed(["cli", "--topo", str(mine), "--channels", "3"])).params
+    refused = _error(["run", "token", "--topology", "single-net", "--channels", "2"], monkeypatch, capsys)
+    assert "--channels applies to a topology that takes it (bonded-dual-net" in refused
