@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from core.verdicts import Forced
 from netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
-from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
+from topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
 from run import calibration as cal
 from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_via, model_round_trip_us
 from topologies.hardware import NONE, HostCost, hardware_of, load

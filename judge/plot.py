@@ -17,7 +17,7 @@ from pathlib import Path
 from core.errors import BadInput
 from core.safefile import atomic_binary
 from core.values import human_size
-from netlab.shaping import tcp_goodput_limit_mbit
+from topologies.ethernet import tcp_goodput_limit_mbit
 from judge.forced import matches
 from run.results import real_intervals, real_rate
 from judge.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, config_key, figure_of, levels, median,

@@ -36,6 +36,8 @@ from judge.sensitivity import UNDETERMINED
 from judge.validation import ABOVE, BELOW, IN_BAND, NOT_MEASURED, readings
 from judge.validation import experiments as era_experiments
 from run.experiment import experiment_files
+from netlab.manifest import wire_of
+from netlab.medium import first_segment
 from run.point import REPEATS
 from workloads import WORKLOADS
 from core.jsonfile import read_json
@@ -227,17 +229,15 @@ def wire_example(docs: dict[str, dict]) -> list[str]:
     for doc in docs.values():
         for net, env in doc["environment"].get("topologies", {}).items():
             for owner, cmds in (env.get("applied_commands") or {}).items():
-                if "w" not in owner or not owner.startswith("bnl"):
+                if wire_of(owner) is None:   # a node's or the host's, not a wire's
                     continue
                 tc = [" ".join(c["argv"]) for c in cmds if c["argv"][0] == "tc"]
                 if tc:
                     return [f"{net}, wire {owner}:"] + tc[:12]
-                config = (env.get("medium") or {}).get("config") or []
-                seg = next((ln.split()[1] for ln in config if ln.startswith("segment ")), None)
-                if seg:
-                    ports = [ln for ln in config if ln.startswith("port ") and f" segment={seg} " in ln]
-                    return ([f"{net}, wire {seg} (medium engine configuration):"]
-                            + [ln for ln in config if ln.startswith(f"segment {seg} ")] + ports[:3]
+                first = first_segment((env.get("medium") or {}).get("config") or [])
+                if first:
+                    seg, segment, ports = first
+                    return ([f"{net}, wire {seg} (medium engine configuration):"] + segment + ports[:3]
                             + ([f"... {len(ports) - 3} more ports"] if len(ports) > 3 else []))
     return []
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from core.values import human_size
-from netlab.shaping import MSS
+from topologies.ethernet import MSS
 from run.gates import trusted  # noqa: F401 (re-exported: readers ask the table)
 from run.point import field_named
 from run.results import real_rate
@@ -64,8 +64,8 @@ def config_key(p: dict, extra: list[str] = ()) -> str:
     a time-scaled point names its D (its rates are shown x D: real_rate). No hardware:
     the same configuration keeps its colour on every hardware view."""
     key = (f"[{p['run']}] " if p.get("run") else "") + p["topology"]   # overlaid runs (plot A B)
-    if p.get("channels") and p["topology"] == "bonded-dual-net":
-        key += f" x{p['channels']}"
+    if (channels := p.get("channels")) is not None and channels > 1:   # bonded: asked of the point, not its name
+        key += f" x{channels}"
     if p["placement"] != "any":
         key += f" ({p['placement']})"
     for k in extra:

@@ -32,6 +32,14 @@ STATE_DIR = Path(os.environ.get("NETLAB_STATE_DIR", "/run/beowulf-netlab"))
 PREFIX = "bnl"
 LABEL_ENV = "NETLAB_RUN"   # every process a run starts carries NETLAB_RUN=bnl<id>
 NAME_RE = re.compile(rf"^{PREFIX}([0-9a-f]{{2}})[wsi]")
+WIRE_NODE_RE = re.compile(rf"{PREFIX}[0-9a-f]{{2}}w(.+)")   # netlab.topo.wire_node's names (whole)
+
+
+def wire_of(device: str) -> str | None:
+    """The wire a run's device or command owner stands for (bnl<id>w<wire>, netlab.topo.wire_node),
+    else None: readers of a record keyed by such names (the report) ask here, never parse them."""
+    m = WIRE_NODE_RE.fullmatch(device)
+    return m.group(1) if m else None
 
 
 GROUP_BASE = 0x626E6C00   # "bnl\0": device group bnl<id> is GROUP_BASE + id

@@ -143,6 +143,17 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
     return "\n".join(lines) + "\n"
 
 
+def first_segment(config: list[str]) -> tuple[str, list[str], list[str]] | None:
+    """The first wire of an engine configuration as written by engine_config: (its name, its
+    segment line, its ports' lines), or None. Readers of a stored configuration (the report)
+    ask here; the format is this module's and engine/src/config.rs's alone."""
+    seg = next((ln.split()[1] for ln in config if ln.startswith("segment ")), None)
+    if seg is None:
+        return None
+    return (seg, [ln for ln in config if ln.startswith(f"segment {seg} ")],
+            [ln for ln in config if ln.startswith("port ") and f" segment={seg} " in ln])
+
+
 def _write_private(path: Path, text: str) -> None:
     """A file of the run's own in the tool's root-only state directory (never through a link)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)

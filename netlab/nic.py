@@ -33,14 +33,9 @@ wire's own per-station queue, so a station may hold twice as many frames as with
 from __future__ import annotations
 
 from netlab.shaping import htb_root_cmds
+from topologies.ethernet import gap_bytes   # noqa: F401 (the card's gap as wire bytes; re-exported)
 from topologies.spec import NetworkSpec, Node
 from topologies.timescale import wire_rate
-
-
-def gap_bytes(gap_us: float, real_rate_mbit: float) -> int:
-    """The gap as bytes at the wire's real (unscaled) rate: on a time-scaled network the shaper
-    runs D times slower, so the same bytes take D x T, as every other time there does."""
-    return round(gap_us * real_rate_mbit / 8)
 
 
 def nic_gaps(spec: NetworkSpec, node: Node) -> list[tuple[float, int]]:

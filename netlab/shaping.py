@@ -1,4 +1,4 @@
-"""tc command builders for Ethernet wires, and the arithmetic of what a wire can carry.
+"""tc command builders for Ethernet wires (what a wire can carry is topologies.ethernet's).
 
 Pure functions returning argument lists, so they are unit-tested without root
 and the runner records exactly what was applied.
@@ -19,41 +19,11 @@ from __future__ import annotations
 
 from topologies.spec import Impairment, QUEUE_PACKETS
 
-PREAMBLE_SFD = 8
-FCS = 4
-IFG = 12
-WIRE_OVERHEAD = PREAMBLE_SFD + FCS + IFG   # bytes a qdisc never sees
-MIN_FRAME = 60                             # without FCS, as the qdisc sees it
-ETH_HEADER = 14
-MTU = 1500
-MAX_FRAME_ON_WIRE = MTU + ETH_HEADER + WIRE_OVERHEAD  # 1538
-MSS = 1448                                 # TCP payload of a full frame (with timestamps: 1436)
-
-
-def wire_bytes(l2_len: int) -> int:
-    """Bytes a frame occupies on the wire, given its length as a qdisc sees it."""
-    return max(l2_len, MIN_FRAME) + WIRE_OVERHEAD
-
-
-def frame_time_s(l2_len: int, rate_mbit: float) -> float:
-    return wire_bytes(l2_len) * 8 / (rate_mbit * 1e6)
-
-
-def payload_capacity_bytes_s(rate_mbit: float) -> float:
-    """Most TCP payload one wire can carry per second (full frames, no ACKs)."""
-    return rate_mbit * 1e6 / 8 * MSS / MAX_FRAME_ON_WIRE
-
-
-def tcp_goodput_limit_mbit(rate_mbit: float, mss: int = MSS, acks_per_segment: float = 0.0) -> float:
-    """Most TCP payload a wire can carry.
-
-    With acks_per_segment=0 this is the full-duplex figure (10 Mbit/s, MSS 1448:
-    9.41). On a shared half-duplex wire the ACKs travel on the same medium, so
-    pass the measured ACK ratio (Linux ACKs about every segment at 10 Mbit/s).
-    """
-    data = wire_bytes(mss + 52 + ETH_HEADER)  # 20 B IP + 32 B TCP with timestamps
-    ack = wire_bytes(52 + ETH_HEADER)
-    return rate_mbit * mss / (data + acks_per_segment * ack)
+# the Ethernet arithmetic is the model's, below netlab (topologies.ethernet): re-exported for the
+# tc builders here and the benchmarks
+from topologies.ethernet import (ETH_HEADER, FCS, IFG, MAX_FRAME_ON_WIRE, MIN_FRAME, MSS, MTU,  # noqa: F401
+                                 PREAMBLE_SFD, WIRE_OVERHEAD, frame_time_s, payload_capacity_bytes_s,
+                                 tcp_goodput_limit_mbit, wire_bytes)
 
 
 def burst_bytes(rate_mbit: float) -> int:

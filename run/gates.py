@@ -77,8 +77,7 @@ from __future__ import annotations
 
 from netlab.hostcost import RELAY, SWITCH, round_trip_us
 from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
-from netlab.nic import gap_bytes
-from netlab.shaping import MAX_FRAME_ON_WIRE, MSS, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
+from topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, gap_bytes, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
 from core.errors import BadInput
 from run.monitor import suspect
 from topologies.hardware import load as load_profile

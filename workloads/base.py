@@ -18,7 +18,7 @@ from typing import Any, Callable
 from core.fields import CSV_AFTER, Field, prop
 from core.settings import Setting
 from core.values import Axis
-from netlab.shaping import payload_capacity_bytes_s
+from topologies.ethernet import payload_capacity_bytes_s
 from topologies.timescale import wire_rate
 from workloads.placement import parse_pairs_list
 

@@ -42,7 +42,7 @@ from netlab.disk import DiskSet
 from netlab.disk_profiles import for_spec
 from netlab.manifest import netns_inode
 from netlab.pfs import GlusterCluster
-from netlab.shaping import payload_capacity_bytes_s
+from topologies.ethernet import payload_capacity_bytes_s
 from topologies.spec import SpecError
 from topologies.timescale import shaped_rate, time_scale_of
 from workloads.agent import Agent, WorkloadFailed

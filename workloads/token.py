@@ -20,7 +20,7 @@ from core.fields import Field
 from core.settings import AS_DEFAULT, Setting, axes, fields
 from core.values import human_size
 from netlab.capabilities import mem_available_bytes
-from netlab.shaping import MSS
+from topologies.ethernet import MSS
 from workloads.agent import WarmAgents
 from workloads.base import PAIRS_LIST, PART, Figure, PAIRS, Workload, path_rate_bytes_s
 from workloads.placement import place, wire_load

@@ -162,3 +162,18 @@ def test_one_name_one_quantity_on_a_time_scaled_point():
         assert new["throughput_mbyte_s"] == old["scaled"]["throughput_mbyte_s"] == old["throughput_mbyte_s"] * d
         assert new["measured_throughput_mbyte_s"] == old["throughput_mbyte_s"]
     assert {"throughput_mbyte_s", "measured_throughput_mbyte_s"} <= set(csv_columns("pfs"))
+
+
+def test_rooms_ask_rather_than_know():
+    """Ethernet's arithmetic is topologies.ethernet's: the judge, the workloads and the run never
+    import netlab's tc command builder for it; the judge parses no network's naming."""
+    for rel, tree in trees():
+        if rel.split("/")[0] not in ("judge", "workloads", "run"):
+            continue
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.module == "netlab.shaping":
+                raise AssertionError(f"{rel}:{n.lineno} imports netlab.shaping")
+            if rel.startswith("judge/") and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr == "startswith" and n.args and isinstance(n.args[0], ast.Constant) \
+                    and n.args[0].value == "bnl":
+                raise AssertionError(f"{rel}:{n.lineno} parses netlab's naming (bnl...)")

@@ -192,18 +192,18 @@ def test_the_collision_row_and_wire_example_follow_the_wire_that_ran():
     the engine's configuration (a tc wire's argv is empty there)."""
     from judge.report import not_modelled, wire_example
     config = ["seed 1", "segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1140",
-              *(f"port bnlxxww0-eth{i} segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0"
+              *(f"port bnl0aww0-eth{i} segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0"
                 for i in range(1, 6))]
     engine = {"a": {"environment": {"topologies": {"single-net@10": _net(
-        "engine", {"config": config}, {"b0": [], "bnlxxww0": []})}}}}
+        "engine", {"config": config}, {"b0": [], "bnl0aww0": []})}}}}
     rows = [a for a, _ in not_modelled(engine)]
     assert any("frame by frame" in r for r in rows) and not any("Metcalfe-Boggs" in r for r in rows)
     example = wire_example(engine)
     assert example[0] == "single-net@10, wire w0 (medium engine configuration):"
     assert example[1].startswith("segment w0 ") and example[-1] == "... 2 more ports"
     tc = {"b": {"environment": {"topologies": {"single-net@10": _net(
-        "tc", None, {"bnlxxww0": [{"argv": ["tc", "qdisc", "add", "dev", "x"]}]})}}}}
+        "tc", None, {"bnl0aww0": [{"argv": ["tc", "qdisc", "add", "dev", "x"]}]})}}}}
     assert [a for a, _ in not_modelled(tc) if "Metcalfe-Boggs" in a]
-    assert wire_example(tc) == ["single-net@10, wire bnlxxww0:", "tc qdisc add dev x"]
+    assert wire_example(tc) == ["single-net@10, wire bnl0aww0:", "tc qdisc add dev x"]
     both = [a for a, _ in not_modelled({**engine, **tc}) if "CSMA/CD" in a]
     assert len(both) == 2
