@@ -3,7 +3,8 @@
 Division of labor: `capabilities` probes what this kernel and host offer and
 `impls` picks an implementation for each piece (or refuses); `shaping`, `bond`
 and `relay` build the tc/ip/nft argv of a wire, a bonded node and a relay;
-`wire`, `node` and `topo` are the Mininet classes that apply them (`topo` hands them the
+`wire`, `node` and `topo` are the Mininet classes that apply them (`tcpstat` declares
+the TCP record a point keeps of its nodes, read by `node`) (`topo` hands them the
 time-scaled values, topologies.timescale);
 `medium` runs the frame-timed medium engine (engine/, Rust) that carries the
 shared wires where it is built (`wire` is then a set of its ports, not a bridge);

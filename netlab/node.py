@@ -21,6 +21,7 @@ from netlab.hostcost import IFB as CPU_IFB, charge_arg, cpu_cmds
 from netlab.nic import tx_gap_cmds
 from netlab.relay import relay_egress_cmds
 from netlab.shaping import class_stats, offload_off_cmd, one_frame_per_skb_cmd
+from netlab.tcpstat import TCP_COUNTERS
 from topologies.spec import QUEUE_PACKETS, SUBNET
 
 NS_SYSCTLS = {
@@ -33,11 +34,6 @@ NS_SYSCTLS = {
     # Measurement hygiene, every view: a new connection must not inherit the ssthresh and RTT
     # that an earlier point's connection to the same peer left in the route cache.
     "net.ipv4.tcp_no_metrics_save": "1",
-}
-TCP_COUNTERS = {   # /proc/net/{snmp,netstat} field -> the key results keep
-    ("Tcp", "RetransSegs"): "retrans_segs", ("TcpExt", "TCPTimeouts"): "timeouts",
-    ("TcpExt", "TCPLossProbes"): "loss_probes", ("TcpExt", "TCPFastRetrans"): "fast_retrans",
-    ("TcpExt", "TCPSlowStartRetrans"): "slow_start_retrans",
 }
 
 

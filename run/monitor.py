@@ -21,6 +21,8 @@ import os
 import threading
 import time
 
+from core.fields import Field, prop
+
 CPU_SATURATED = 0.90
 THREAD_SATURATED = 0.80
 WIRE_FULL = 0.90
@@ -232,3 +234,36 @@ def emulator_threads() -> dict[str, int]:
         except OSError:
             continue
     return out
+
+
+# what report() returns, as a point records it (`fidelity`): declared beside it, the results
+# schema is made from it (run.point)
+# schema extras of an object of name -> number (a wire's bytes, a node's busy share): the judge sums them
+NUMBERS = {"additionalProperties": {"type": "number"}}
+FIDELITY = Field("fidelity", "object", "the fidelity monitor's view of the point", required=True, schema={
+        "properties": dict(
+            suspect=prop(["string", "null"], "why the emulator may have been the bottleneck (an "
+                         "OVS thread near saturation; or, while no wire was near full, a core's "
+                         "softirq or one of the run's own processes near a whole core), or null"),
+            host_cpu_mean=prop("number", "mean host CPU busy fraction"),
+            host_cpu_max=prop("number", "highest host CPU busy fraction in one sample"),
+            core_busy_mean=prop("array", "mean busy fraction of each CPU core"),
+            emulator_thread_busy=prop("object", "busy fraction of each thread of a "
+                                      "single-threaded emulator part (ovs-vswitchd)"),
+            softirq_busy_mean=prop("array", "share of each CPU core spent in softirq (where "
+                                   "the kernel moves every emulated frame)"),
+            cpu_pressure=prop(["number", "null"], "share of the point some task waited for a "
+                              "CPU (PSI; null without it): with softirq, how crowded the host was"),
+            run_cpu={**prop(["object", "null"], "the run's own processes (those in its namespaces, "
+                            "run.monitor): CPU used and time waited runnable for a CPU, in cores' "
+                            "worth, and the busiest one's share of a core; null without schedstat"),
+                     "properties": dict(busy=prop("number", "cores' worth of CPU used"),
+                                        waited=prop("number", "cores' worth of time waited for a CPU"),
+                                        busiest=prop("string", "the busiest process, comm/pid"),
+                                        busiest_share=prop("number", "its share of a core"),
+                                        processes=prop("integer", "how many were seen"))},
+            wire_bytes=prop("object", "wire -> on-wire bytes (framing included) its shaper "
+                            "counted while the point ran", **NUMBERS),
+            window_s=prop("number", "the time base of wire_utilisation, s"),
+            wire_utilisation=prop("object", "wire -> on-wire bytes carried / capacity", **NUMBERS)),
+        "required": ["suspect"]})

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from core.fields import CSV_AFTER, CSV_BEFORE, RECORD, SETTING, Field, by_name, fill_defaults, prop, with_twins
 from core.settings import SWEEP, Setting
+from netlab.tcpstat import TCP_RECORD
+from run.monitor import FIDELITY, NUMBERS
 from topologies.point import NETWORK_FIELDS
 from workloads import WORKLOADS
 from workloads.base import THROUGHPUT, when
@@ -27,8 +29,6 @@ REPEATS = Setting("repeats", "int", 1, "runs of every point", SWEEP, many=False,
 SWEEP_SETTINGS = (PLACEMENT, REPEATS)
 
 
-# schema extras of an object of name -> number (a wire's bytes, a node's busy share): the judge sums them
-NUMBERS = {"additionalProperties": {"type": "number"}}
 
 
 # what the gates read of a flow (run/gates.py): typed, since a document from another host
@@ -89,16 +89,7 @@ RUN_FIELDS = (
                        "medium lay idle while colliders backed off; the rate a hub could carry is "
                        "its rate x (1 - collision_time - backoff_idle)), "
                        "drops_queue, drops_collisions (16 attempts), deferrals, send_errors"))}),
-    Field("tcp", ("object", "null"), "the TCP the nodes ran, as read back from their namespaces "
-          "(congestion_control, sack, dsack, timestamps, window_scaling, ecn, frto, recovery, "
-          "early_retrans, rmem, wmem, reordering as sysctls; window_clamp_bytes and rto_min_ms "
-          "as the metrics every route carries, the RTO x D on a time-scaled network: the hardware "
-          "profile's tcp block; documents before 2026-11-24 lack the last five) and what it did over the point, "
-          "summed over the nodes: retrans_segs, timeouts, loss_probes, fast_retrans, "
-          "slow_start_retrans. null: unrecorded (documents before v4 ran the host's TCP)", required=True,
-          schema={"properties": {k: prop("integer", f"{k.replace('_', ' ')} over the point, all nodes", minimum=0)
-                                 for k in ("retrans_segs", "timeouts", "loss_probes", "fast_retrans",
-                                           "slow_start_retrans")}}),
+    TCP_RECORD,
     Field("measured_in", "string", "this point was not measured for this experiment: it is the point of "
           "that experiment (its name) with the same configuration, measured earlier in the "
           "same reproduction (experiment files' same_points_as; run/derive.py)", RECORD),
@@ -108,33 +99,7 @@ RUN_FIELDS = (
     Field("cpu_busy", "object", "node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
           "message's or a disk transfer's cost) used "
           "while the point ran (only on a profile with a host cost)", schema=NUMBERS),
-    Field("fidelity", "object", "the fidelity monitor's view of the point", required=True, schema={
-        "properties": dict(
-            suspect=prop(["string", "null"], "why the emulator may have been the bottleneck (an "
-                         "OVS thread near saturation; or, while no wire was near full, a core's "
-                         "softirq or one of the run's own processes near a whole core), or null"),
-            host_cpu_mean=prop("number", "mean host CPU busy fraction"),
-            host_cpu_max=prop("number", "highest host CPU busy fraction in one sample"),
-            core_busy_mean=prop("array", "mean busy fraction of each CPU core"),
-            emulator_thread_busy=prop("object", "busy fraction of each thread of a "
-                                      "single-threaded emulator part (ovs-vswitchd)"),
-            softirq_busy_mean=prop("array", "share of each CPU core spent in softirq (where "
-                                   "the kernel moves every emulated frame)"),
-            cpu_pressure=prop(["number", "null"], "share of the point some task waited for a "
-                              "CPU (PSI; null without it): with softirq, how crowded the host was"),
-            run_cpu={**prop(["object", "null"], "the run's own processes (those in its namespaces, "
-                            "run.monitor): CPU used and time waited runnable for a CPU, in cores' "
-                            "worth, and the busiest one's share of a core; null without schedstat"),
-                     "properties": dict(busy=prop("number", "cores' worth of CPU used"),
-                                        waited=prop("number", "cores' worth of time waited for a CPU"),
-                                        busiest=prop("string", "the busiest process, comm/pid"),
-                                        busiest_share=prop("number", "its share of a core"),
-                                        processes=prop("integer", "how many were seen"))},
-            wire_bytes=prop("object", "wire -> on-wire bytes (framing included) its shaper "
-                            "counted while the point ran", **NUMBERS),
-            window_s=prop("number", "the time base of wire_utilisation, s"),
-            wire_utilisation=prop("object", "wire -> on-wire bytes carried / capacity", **NUMBERS)),
-        "required": ["suspect"]}),
+    FIDELITY,
     Field("flows", "array", "what the workload moved over the network: each transfer's path (segments "
           "of parallel wires), bytes, and start/end (s) where known", schema={"items": FLOW}),
     Field("gates", "object", "the fidelity gates (run/gates.py): a point that fails one makes the "

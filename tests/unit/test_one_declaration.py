@@ -177,3 +177,24 @@ def test_rooms_ask_rather_than_know():
                     and n.func.attr == "startswith" and n.args and isinstance(n.args[0], ast.Constant) \
                     and n.args[0].value == "bnl":
                 raise AssertionError(f"{rel}:{n.lineno} parses netlab's naming (bnl...)")
+
+
+def test_records_are_declared_beside_what_produces_them():
+    """fidelity beside the monitor's report, tcp beside what reads the nodes' TCP (and the
+    profile's tcp block it reads back), the environment beside environment(): each key the
+    producer writes is a property of its declaration."""
+    from netlab.tcpstat import TCP_COUNTERS, TCP_RECORD
+    from run.environment import ENVIRONMENT_FIELDS
+    from run.monitor import FIDELITY
+    from topologies.hardware import TCP_KEYS
+    tree = ast.parse((ROOT / "run" / "monitor.py").read_text())
+    report = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "report")
+    keys = {k.value for n in ast.walk(report) if isinstance(n, ast.Dict) for k in n.keys
+            if isinstance(k, ast.Constant)}
+    assert keys and keys <= set(FIDELITY.schema["properties"]), keys - set(FIDELITY.schema["properties"])
+    assert {*TCP_KEYS, *TCP_COUNTERS.values()} == set(TCP_RECORD.schema["properties"])
+    tree = ast.parse((ROOT / "run" / "environment.py").read_text())
+    env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "environment")
+    written = {k.value for n in ast.walk(env) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)
+               for k in n.value.keys if isinstance(k, ast.Constant)}
+    assert written <= {f.name for f in ENVIRONMENT_FIELDS}, written - {f.name for f in ENVIRONMENT_FIELDS}
