@@ -260,7 +260,8 @@ class Testbed:
 
     def environment(self) -> dict:
         """What ran, for the results record: implementations, and the exact
-        argv applied to every wire and node (with exit status)."""
+        argv applied to every wire and node (with exit status). Its keys are declared in
+        netlab.record (a test holds them), and the results schema is made from those."""
         hardware = hardware_of(self.spec)
         cost_impl = self.impls.get("host_cost")
         return {"bonding_impl": self.impls["bonding"], "switch_impl": self.impls["switch"],

@@ -9,6 +9,7 @@ from pathlib import Path
 from core.command import execute
 from core.fields import CSV_LAST, RECORD, Field
 from core.version import __version__
+from netlab.record import NETWORK_RECORD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,25 +41,11 @@ ENVIRONMENT_FIELDS = (
     Field("bridge_nf_call_iptables", ("string", "null"), "br_netfilter state of the host", RECORD),
     Field("tcp_reordering", ("string", "null"), "net.ipv4.tcp_reordering of the host", RECORD),
     Field("capabilities", "object", "what `emulate.py doctor` found", RECORD),
-    Field("topologies", "object",
-          "per network built (topology@rate, xK for K bonded channels, +profile on a hardware profile, "
-          "+contention, +txgap<T>us): bonding_impl, switch_impl, wire_impl (engine | tc), medium (the "
-          "engine's record: engine, version, sched, cpu_latency_us (the idle-state latency it held the "
-          "cores to; null: not held), prop_ns, lag_p99_bound_us, config: its configuration lines; or null),"
-          " host_path (this host's own round trip, timed at build and taken off the engine's per-packet "
-          "delays (run.hostpath): pair, round_trips, rtt_us (the shortest), rtt_median_us, hold_us, path_us"
-          " (the shortest's, taken off), median_path_us, less_per_pass_us; null: nothing taken off; absent "
-          "before it), netem, hardware, host_cost_impl (ifb-htb | ifb-htb+netem-latency | ifb-htb+engine-"
-          "latency | null), latency_modelled (a lone packet after idle time delayed by the per-packet cost:"
-          " with netem or the engine; null without a profile), tx_gap_us (the cards' gap between frames, "
-          "us; 0 = none), hardware_profile (the profile as it ran), contention (the controller's record: "
-          "per wire its rate updates, mean backlog, lowest efficiency, highest 16-collision drop rate "
-          "max_drop_ppm and dropped_frames; or null), collisions_modelled, build_s, timing (build_s, "
-          "prepare_s, points_s, teardown_s, points: where this network's wall time went, seconds; "
-          "engine_cpu_s: the medium engine's CPU over the network's life), and applied_commands (owner -> "
-          "[{argv, rc, stdin?, batch?}], every tc/ip/nft/ethtool/sysctl argv applied; batch {argv, line}: "
-          "the ip/tc -batch process and line that applied it)", RECORD, required=True,
-          schema={'additionalProperties': {'type': 'object', 'properties': {'applied_commands': {'type': 'object', 'additionalProperties': {'type': 'array', 'items': {'type': 'object', 'required': ['argv', 'rc'], 'properties': {'argv': {'type': 'array', 'minItems': 1, 'items': {'type': 'string'}}, 'rc': {'type': 'integer'}}}}}}}}),
+    Field("topologies", "object", "per network built, by its key (run.sweep.network_key: topology@rate, xK "
+          "for K bonded channels, +profile on a hardware profile, +contention, +txgap<T>us, /D<d> "
+          "time-scaled): what it recorded of itself, as netlab/record.py declares it", RECORD, required=True,
+          schema={"additionalProperties": {"type": "object", "properties": {
+              f.name: {"description": f.description, **f.schema} for f in NETWORK_RECORD}}}),
     Field("hosts", "object", "merged documents: each host's environment", RECORD),
 )
 

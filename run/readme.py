@@ -9,6 +9,7 @@ from core.fields import NO_DEFAULT, Field
 from core.safefile import write_atomic_bytes
 from core.text import md_cell
 from run.csvfile import INTERVALS_CSV, csv_columns
+from netlab.record import NETWORK_RECORD
 from run.environment import ENVIRONMENT_FIELDS
 from run.point import COMMON_FIELDS, workload_fields
 from run.results import ROOT, SCHEMA
@@ -95,6 +96,9 @@ def readme() -> str:
         lines.append(_row(f"`{key}`", f"{SCHEMA_VERSION} ({said})" if key == "schema_version" else said))
     lines += ["", "### `environment`", ""]
     lines += _fields_table([(f, "") for f in ENVIRONMENT_FIELDS])
+    lines += ["", "### `environment.topologies.<network>`", "", "What each network built recorded of itself "
+              "(netlab/record.py, beside netlab/testbed.py).", ""]
+    lines += _fields_table([(f, "") for f in NETWORK_RECORD])
     lines += ["", "### `points[]`", "", "Role: setting (what the sweep asked for), resolved (what it became on "
               "this host), measured (a result), record (bookkeeping). Points equal in every setting and "
               "resolved key are repeats of one point.", ""]
