@@ -172,7 +172,7 @@ def _host_cost(point: dict) -> HostCost | None:
 
 
 def _disk(point: dict) -> dict:
-    return point.get("disk") if isinstance(point.get("disk"), dict) else {}
+    return point["disks"]
 
 
 def _copy_rate(point: dict, sources: set[Forced]) -> tuple[float, str]:

@@ -88,9 +88,8 @@ def load_calibrations(path: Path = CALIBRATIONS_FILE) -> list[dict]:
 
 def disk_profile(point: dict) -> str | None:
     """The disk profile a point's nodes had, without the time-scale suffix."""
-    disk = point.get("disk")
-    name = disk.get("profile") if isinstance(disk, dict) else disk
-    return name.split("/D")[0] if isinstance(name, str) else None
+    name = point.get("disk_profile")   # a disk workload's only
+    return name.split("/D")[0] if name is not None else None
 
 
 def applies(cal: dict, point: dict) -> bool:
@@ -186,8 +185,8 @@ def as_recorded(sweep, spec, pt: dict) -> dict:
     settings = sweep.settings()
     out = {"workload": sweep.workload, **network_fields(spec), **settings, **pt}
     if "disk" in settings:
-        out["disk"] = {"profile": for_spec(settings["disk"], spec, settings.get("disk_transfer"),
-                                           settings.get("today_disk", TODAY_DEFAULT)).name}
+        out["disk_profile"] = for_spec(settings["disk"], spec, settings.get("disk_transfer"),
+                                       settings.get("today_disk", TODAY_DEFAULT)).name
     return out
 
 

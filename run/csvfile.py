@@ -52,9 +52,7 @@ def write_csv(doc: dict, path: Path) -> None:
             w.writeheader()
             for p in doc["points"]:
                 p = filled(p, doc["workload"])
-                disk = p.get("disk")
-                row = {**p, **provenance, "suspect": p["fidelity"].get("suspect") or "",
-                       "disk": disk.get("profile") if isinstance(disk, dict) else disk}
+                row = {**p, **provenance, "suspect": p["fidelity"].get("suspect") or ""}
                 w.writerow({k: csv_cell(v) for k, v in row.items()})
     except OSError as e:
         raise BadInput(f"cannot write {path}: {e.strerror}; choose another --out")

@@ -59,11 +59,12 @@ def upgrade(doc: Any, where: str) -> dict:
             doc["points"] = [fill_defaults(p, CONTENTION_DEFAULT) if isinstance(p, dict) else p
                              for p in doc["points"]]
         version = 5
-    if version == 5:   # v6: one meaning per name (real_rates)
+    if version == 5:   # v6: one meaning per name (real_rates, disk_split)
         doc = dict(doc)
+        params = doc.get("parameters") if isinstance(doc.get("parameters"), dict) else {}
         if isinstance(doc.get("points"), list):
-            doc["points"] = [real_rates(p, doc.get("workload")) if isinstance(p, dict) else p
-                             for p in doc["points"]]
+            doc["points"] = [disk_split(real_rates(p, doc.get("workload")), params.get("disk"))
+                             if isinstance(p, dict) else p for p in doc["points"]]
         doc["schema_version"] = SCHEMA_VERSION
     return doc
 
@@ -87,3 +88,16 @@ def real_rates(point: dict, workload: str) -> dict:
         out["first_go"] = {**first, **{MEASURED_PREFIX + k: first[k] for k in had},
                            **{k: first[k] * d if d != 1 else first[k] for k in had}}
     return out
+
+
+def disk_split(point: dict, setting) -> dict:
+    """A v5 point's `disk` held the disks as they ran (an object; in the oldest documents their
+    profile's name): v6 keeps the setting there (the run's --disk, else the profile's name, which
+    --disk takes too), the disks under `disks` and their profile under `disk_profile`."""
+    disk = point.get("disk")
+    if not isinstance(disk, (dict, str)):
+        return point
+    disks = disk if isinstance(disk, dict) else {"profile": disk}
+    profile = disks.get("profile")
+    return {**point, "disk": setting if isinstance(setting, str) else profile, "disks": disks,
+            "disk_profile": profile}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.command import python
 from core.errors import BadInput, DataCorrupted
-from core.fields import MEASURED_PREFIX, Field
+from core.fields import MEASURED_PREFIX, RESOLVED, Field
 from core.settings import AS_DEFAULT, Setting, axes
 from core.values import human_size
 from netlab.disk import DiskSet
@@ -41,11 +41,12 @@ SETTINGS = (
     Setting("file_size", "size", [2 << 20], "file bytes, K/M suffix (binary), e.g. 1M,2M,4M,8M,16M",
             minimum=4096, maximum=256 << 20, unit="bytes", required=True, csv=True, short="",
             schema={"minimum": 1}),
-    # the point records the disks as they ran (DISK), not the setting as given
+    # the setting as given; the disks as they ran are DISKS, the profile it resolved to DISK_PROFILE
     Setting("disk", "text", "hardware", "node disks: hardware (the --hardware profile's disk; ide-1995 "
             "with none), ide-1995 (1.67 MB/s each way, from the papers' all-local copies), "
-            "none (unthrottled), or MB/s as R or R/W", many=False,
-            validator=parse_disk, recorded=False),
+            "none (unthrottled), or MB/s as R or R/W", many=False, validator=parse_disk, required=True,
+            csv=True, record_note="a point records the setting as given (v1-v5 documents: the run's, else "
+                                  "the profile); the disks as they ran are its disks, their profile disk_profile"),
     Setting("disk_transfer", "choice", "hardware", "how a hardware profile's disk moves its bytes: hardware "
             "(the profile's default), pio (every byte on the node's CPU, interrupts masked: the throttle at the "
             "drive's media rate) or dma (the calibrated rate, the CPU copies the buffer only); both derived from "
@@ -71,12 +72,15 @@ SETTINGS = (
 AXES = axes(SETTINGS)
 
 
-# the node disks: a setting (--disk) that the point records as the disks ran (measured)
-DISK = Field("disk", ("object", "string"), "the node disks: profile, rates, throttle, I/O mode", required=True,
-             csv=True)
+# what the disk setting became on this host, and the disks as they ran (netlab.disk.DiskSet.record)
+DISK_PROFILE = Field("disk_profile", "string", "the disk profile the nodes ran (what the disk setting "
+                     "resolved to; /D<d> on a time-scaled network)", RESOLVED, required=True, csv=True)
+DISKS = Field("disks", "object", "the node disks as they ran: profile, read_mbyte_s, write_mbyte_s, "
+              "throttle, source, and on a 1996 profile transfer (pio or dma) and cpu_ns_per_byte", required=True)
 
 FIELDS = (
-    *(s.field if s.recorded else DISK for s in SETTINGS),
+    *(f for s in SETTINGS for f in ((s.field, DISK_PROFILE) if s.name == "disk" else (s.field,))),
+    DISKS,
     Field("elapsed_s", "number", "first copy's start to last copy's end, s", unit="s"),
     Field("total_bytes", "integer", "bytes of all files", unit="B"),
     Field("verified", "string", "how every destination was checked (sha256)"),
@@ -273,13 +277,19 @@ def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
     flows = [{"path": p.path, "bytes": c["bytes"], "start": c["start"], "end": c["end"]}
              for p, c in zip(pairs, remote)]
     return {**res, "copies_placed": [c.describe() for c in copies], "wire_load": wire_load(pairs),
-            "flows": flows, "disk": disks.record()}
+            "flows": flows, **disk_record(disks)}
+
+
+def disk_record(disks: DiskSet) -> dict:
+    """What a point records of its disks: the disks as they ran and the profile they resolved to."""
+    record = disks.record()
+    return {"disks": record, "disk_profile": record["profile"]}
 
 
 def bounds(point: dict) -> list[tuple[str, float, float]]:
     """Every copy reads and writes one throttled disk, so the aggregate is at most copies x
     the slower of the two rates (in the point's own, possibly scaled, time)."""
-    disk = point.get("disk") if isinstance(point.get("disk"), dict) else {}
+    disk = point["disks"]
     rates = [r for r in (disk.get("read_mbyte_s"), disk.get("write_mbyte_s")) if r]
     if not rates:
         return []
@@ -319,4 +329,4 @@ WORKLOAD = Workload(
     label=lambda pt: f"{human_size(pt['file_size'])} remote={pt['remote']}",
     figure=Figure("Disk/Net balance: simultaneous file copies, aggregate throughput", x="remote",
                   x_label="remote (internode) copies", x_step="one", series=("file_size",),
-                  split_if_varying=("copies",), context=("copies", "disk")))
+                  split_if_varying=("copies",), context=("copies", "disks")))

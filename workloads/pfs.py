@@ -36,7 +36,7 @@ from core.command import python
 from core.errors import DataCorrupted, RuntimeFailure
 from core.safefile import write_atomic_bytes
 from core.fields import MEASURED_PREFIX, Field
-from core.settings import Setting, axes
+from core.settings import Setting, axes, fields
 from core.values import human_size
 from netlab.disk import DiskSet
 from netlab.disk_profiles import for_spec
@@ -47,7 +47,7 @@ from topologies.spec import SpecError
 from topologies.timescale import shaped_rate, time_scale_of
 from workloads.agent import Agent, WorkloadFailed
 from workloads.base import Figure, Level, Workload
-from workloads.filecopy import DISK as FILECOPY_DISK, SETTINGS as FILECOPY_SETTINGS
+from workloads.filecopy import DISK_PROFILE, DISKS, SETTINGS as FILECOPY_SETTINGS, disk_record
 from workloads.iperf import run_pairs
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
@@ -72,13 +72,14 @@ SETTINGS = (
             many=False, minimum=1 << 20, maximum=4 << 30, unit="bytes", required=True, csv=True),
     Setting("duration", "int", 5, "ttcp: whole seconds each stream is measured (after 1 s of slow start)",
             many=False, minimum=1, maximum=3600, unit="s"),
-    next(s for s in FILECOPY_SETTINGS if s.name == "disk"),   # one disk setting for both
+    replace(next(s for s in FILECOPY_SETTINGS if s.name == "disk"), csv=False),   # one disk setting for both
 )
 AXES = axes(SETTINGS)
 
 
 FIELDS = (
-    *(s.field if s.recorded else replace(FILECOPY_DISK, csv=False) for s in SETTINGS),   # the same disks, not a column here
+    *fields(SETTINGS),
+    replace(DISK_PROFILE, csv=False), DISKS,   # the same disks as filecopy's (not columns here)
     Field("write_mbyte_s", "number", "pfs: aggregate write, total bytes / slowest rank's time; "
           "bonnie: mean per node, MB/s", unit="MB/s", rate=True, csv=True),
     Field("read_mbyte_s", "number", "pfs: aggregate read; bonnie: mean per node, MB/s", unit="MB/s", rate=True,
@@ -422,14 +423,14 @@ def run_point(tb, ctx: Context, point: dict, settings: dict) -> dict:
         res = run_bonnie(ctx, settings)
     else:
         res = run_pfs(ctx, pt)
-    return {**res, "disk": ctx.disks.record(),
+    return {**res, **disk_record(ctx.disks),
             **({"pfs": ctx.pfs.record()} if ctx.pfs and point["test"] == "pfs" else {})}
 
 
 def bounds(point: dict) -> list[tuple[str, float, float]]:
     """Bonnie per node within its disk's rates; the file system's aggregates within all nodes'
     disks, and its remote share within what the switch ports carry (scaled time throughout: the measured twins, core.fields)."""
-    disk = point.get("disk") if isinstance(point.get("disk"), dict) else {}
+    disk = point["disks"]
     read, write, nodes = disk.get("read_mbyte_s"), disk.get("write_mbyte_s"), point["nodes"]
     out = []
     if point["test"] == "bonnie":

@@ -8,6 +8,7 @@ pytest.importorskip("jsonschema")
 
 from run import calibration as K  # noqa: E402
 from run.merge import merge  # noqa: E402
+from run.point import filled  # noqa: E402
 from run.sweep import Sweep  # noqa: E402
 
 
@@ -50,14 +51,14 @@ def test_a_sweep_that_cannot_measure_a_calibration_says_so():
     sweep = Sweep.make("filecopy", {"remote": [1], "copies": 4, "topology": ["bonded-dual-net"]})
     schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
     assert added(schedule) == [] and "ide-1995-disk" in cannot[0] and "copies 4" in cannot[0]
-    [v] = K.verdicts([{"workload": "filecopy", "disk": {"profile": "ide-1995"}, "remote": 1,
-                       "throughput_mbyte_s": 3.0}])
+    [v] = K.verdicts([filled({"workload": "filecopy", "disk_profile": "ide-1995", "remote": 1,
+                              "throughput_mbyte_s": 3.0}, "filecopy")])
     assert v["verdict"] == K.NOT_MEASURED
 
 
 def test_time_scaled_disks_match_their_profile():
-    assert K.disk_profile({"disk": {"profile": "prototype-1995/D20"}}) == "prototype-1995"
-    assert K.disk_profile({"disk": "ide-1995"}) == "ide-1995"
+    assert K.disk_profile({"disk_profile": "prototype-1995/D20"}) == "prototype-1995"
+    assert K.disk_profile({"disk_profile": "ide-1995"}) == "ide-1995"
 
 
 def test_merged_shards_keep_every_calibration_measurement():

@@ -125,9 +125,9 @@ CAL = {"id": "disk", "what": "all-local", "applies": {"workload": "filecopy", "d
 
 
 def copies(local, remote=5.0, n=3, spread=0.002):
-    disk = {"profile": "ide-1995"}
-    return runs(pt(local, remote=0, workload="filecopy", disk=disk),
-                pt(remote, remote=7, workload="filecopy", disk=disk), n=n, jitter=spread)
+    disk = {"disks": {"profile": "ide-1995"}, "disk_profile": "ide-1995"}
+    return runs(pt(local, remote=0, workload="filecopy", **disk),
+                pt(remote, remote=7, workload="filecopy", **disk), n=n, jitter=spread)
 
 
 @pytest.mark.parametrize("local, verdict", [(11.6, K.MET), (10.0, K.MISSED)])
@@ -483,7 +483,7 @@ def test_a_number_the_calibrations_fix_is_their_consequence_where_its_points_res
     [r] = C.judge_all([claim(ratio, consequence=why)], docs(*copies(11.6, remote=5.0)), cals=[CAL])
     assert r["verdict"] == C.CONSEQUENCE and "set by calibrations disk" in r["reason"], r
     assert r["reason"].startswith(C.REPRODUCED)
-    other = [{**p, "disk": {"profile": "another"}} for p in copies(11.6, remote=5.0)]
+    other = [{**p, "disks": {"profile": "another"}, "disk_profile": "another"} for p in copies(11.6, remote=5.0)]
     [r] = C.judge_all([claim(ratio, consequence=why)], docs(*other), cals=[CAL])
     assert r["verdict"] == C.REPRODUCED, r
 

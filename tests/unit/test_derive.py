@@ -19,7 +19,7 @@ def source(sweep_name: str, quick=True, **change):
     pts = []
     for spec, points in sweep.schedule():
         for pt in points:
-            pts.append({**network_fields(spec), **pt, "disk": {"profile": "x"},
+            pts.append({**network_fields(spec), **pt, "disks": {"profile": "x"}, "disk_profile": "x",
                         "throughput_mbyte_s": 1.0 + pt["point_index"]})
     return {"workload": sweep.workload, "parameters": {**sweep.parameters(), **change}, "points": pts}
 

@@ -66,11 +66,11 @@ def test_impossible_counts(copies, remote, word):
 def test_filecopy_table_rows_per_size_columns_per_remote():
     pts = [{"topology": "single-net", "rate_mbit": 10, "placement": "any", "file_size": s,
             "remote": k, "copies": 7, "throughput_mbyte_s": v, "fidelity": {"suspect": None},
-            "disk": {"profile": "ide-1995", "throttle": "cgroup1-blkio-throttle"}}
+            "disks": {"profile": "ide-1995", "throttle": "cgroup1-blkio-throttle"}}
            for s, k, v in [(1 << 20, 0, 11.0), (1 << 20, 7, 1.1), (2 << 20, 0, 11.8), (2 << 20, 7, 1.2)]]
     text = table({"workload": "filecopy", "points": pts})
     lines = text.splitlines()
-    assert "7 copies, disk ide-1995 (cgroup1-blkio-throttle)" in lines[0]
+    assert "7 copies, disks ide-1995 (cgroup1-blkio-throttle)" in lines[0]
     assert lines[1].split()[-2:] == ["0", "7"]
     assert lines[2].split() == ["single-net", "1M", "@10Mb", "11.00", "1.10"]
     assert lines[3].split() == ["single-net", "2M", "@10Mb", "11.80", "1.20"]

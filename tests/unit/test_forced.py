@@ -38,7 +38,7 @@ def copies(remote: int, value: float, wires=("w0",), rate: float = 10.0, **extra
     declared defaults filled as the loader gives every reader (its size left unknown: None)."""
     return filled({"workload": "filecopy", "copies": 7, "remote": remote, "rate_mbit": rate, "nodes": None,
             "topology": "single-net", "throughput_mbyte_s": value, "repeat": 0,
-            "disk": {"read_mbyte_s": 1.67, "write_mbyte_s": 1.67},
+            "disks": {"read_mbyte_s": 1.67, "write_mbyte_s": 1.67},
             "flows": [{"path": [list(wires)], "bytes": 1, "start": 0, "end": 1} for _ in range(remote)], **extra},
                   "filecopy")
 
@@ -71,10 +71,10 @@ def test_pio_caps_a_copy_at_its_cpu_not_its_drive():
     transfers allow 1.03 MB/s, though the drive's throttle is 3.0; a remote copy pays one
     transfer and the network's bytes on each CPU."""
     pio = {"read_mbyte_s": 3.0, "write_mbyte_s": 3.0, "transfer": "pio", "cpu_ns_per_byte": 485.44}
-    local = B.point_bound(copies(0, 7.2, disk=pio, hardware="prototype-1995"), "throughput_mbyte_s", [])
+    local = B.point_bound(copies(0, 7.2, disks=pio, hardware="prototype-1995"), "throughput_mbyte_s", [])
     assert local.hi == pytest.approx(7 * 1e3 / (2 * 485.44) * SLACK)
     cost = load("prototype-1995").host_cost
-    remote = B.point_bound(copies(7, 2.0, ("w0", "w1"), rate=100, disk=pio, hardware="prototype-1995"),
+    remote = B.point_bound(copies(7, 2.0, ("w0", "w1"), rate=100, disks=pio, hardware="prototype-1995"),
                            "throughput_mbyte_s", [])
     net = cost.per_byte_ns + cost.per_packet_us * 1e3 / B.MOST_PAYLOAD
     assert remote.hi == pytest.approx(7 * 1e3 / (485.44 + net) * SLACK) and "CPU" in remote.why()
@@ -219,12 +219,14 @@ def shaped(name: str) -> dict:
             if sweep.workload == "filecopy":
                 disk = for_spec(settings["disk"], spec, settings.get("disk_transfer"), settings["today_disk"])
                 pairs = place(spec, pt["remote"], pt["placement"]) if pt["remote"] else []
-                p.update(disk=disk.record(), flows=[{"path": [list(s) for s in q.path]} for q in pairs])
+                p.update(disks=disk.record(), disk_profile=disk.record()["profile"],
+                         flows=[{"path": [list(s) for s in q.path]} for q in pairs])
             elif sweep.workload == "token":
                 pairs = place(spec, pt["pairs"], pt["placement"])
                 p["flows"] = [{"path": [list(s) for s in q.path]} for q in pairs]
             else:
-                p["disk"] = for_spec(settings["disk"], spec, transfer=None).record()
+                p["disks"] = for_spec(settings["disk"], spec, transfer=None).record()
+                p["disk_profile"] = p["disks"]["profile"]
                 p.update({m: float(k + 1) for k, m in enumerate(METRICS[:3])})   # the disks' caps find them
             points += [{**p, "repeat": r, "point_index": len(points) + r} for r in range(2)]
     return {"name": name, "workload": sweep.workload, "points": points, "complete": True}
@@ -326,11 +328,11 @@ def test_todays_view_of_the_prototypes_figure_gets_its_own_disk_so_claim_9_can_f
     there (with the demonstration system's 1.67 it could not)."""
     claim9 = next(c for c in C.load_claims() if c["id"] == 9)
     docs = _view(claim9, C.TODAY)
-    disk = docs["ipps96-fig3-prototype"]["points"][0]["disk"]
+    disk = docs["ipps96-fig3-prototype"]["points"][0]["disks"]
     assert disk["profile"] == "prototype-1995-throttle" and disk["read_mbyte_s"] == 1.03
     f = C.can_fail(claim9, docs, load_calibrations())
     assert f.can_fail and "calibration prototype-1995-disk" in f.why, f.why
     # the demonstration system's figure keeps its own (1.67 a copy, the ide-1995 calibration's rate)
     fig5 = C.view({"f": shaped("ipps96-fig5-demonstration")}, C.TODAY)["f"]
-    assert fig5["points"][0]["disk"]["profile"] == "demonstration-1996-throttle"
-    assert fig5["points"][0]["disk"]["read_mbyte_s"] == 1.67
+    assert fig5["points"][0]["disks"]["profile"] == "demonstration-1996-throttle"
+    assert fig5["points"][0]["disks"]["read_mbyte_s"] == 1.67

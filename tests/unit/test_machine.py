@@ -56,7 +56,7 @@ def test_disks_calibration_validation_and_testbed_never_reload_a_profile(monkeyp
     assert for_spec("hardware", proto, None).name == "prototype-1995"
     assert for_spec("hardware", plain).name == "ide-1995"
     assert for_spec("hardware", cluster, None).name.endswith("/D20")
-    assert calibration.as_recorded(sweep, proto, {})["disk"]["profile"] == "prototype-1995-pio"
+    assert calibration.as_recorded(sweep, proto, {})["disk_profile"] == "prototype-1995-pio"
     assert validation.read(checks[0], {"e": {"points": points}})["values"] == [1.0]
 
     tb = object.__new__(Testbed)

@@ -31,8 +31,7 @@ OTHER_RECORDS = {
     ("judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
 }
 # names still declared both as a setting and as a point field of another meaning (not done yet)
-TWO_MEANINGS_LEFT = {"disk": "the setting as given; the point records the disks as they ran (an object)",
-                     "contention": "the setting (auto/on/off); a network's environment record keeps the "
+TWO_MEANINGS_LEFT = {"contention": "the setting (auto/on/off); a network's environment record keeps the "
                                    "tc wire's controller's record under the same name (netlab/record.py)"}
 
 

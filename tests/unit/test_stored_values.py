@@ -71,13 +71,17 @@ def _unprefixed(record: dict) -> dict:
 
 def legacy(point: dict) -> dict:
     """The point under the names it had when the snapshot was made (schema v5): each MB/s result
-    as carried under its name, the real network's (x D) in `scaled` on a time-scaled point."""
+    as carried under its name, the real network's (x D) in `scaled` on a time-scaled point; the
+    disks as they ran under `disk`."""
     old = _unprefixed(point)
     real = _twins(point)
     if point.get("time_scale", 1) != 1 and real:
         old["scaled"] = {k: point[k] for k in real}
     if isinstance(point.get("first_go"), dict):
         old["first_go"] = _unprefixed(point["first_go"])
+    if "disks" in point:    # v5 kept the disks as they ran under disk
+        old["disk"] = old.pop("disks")
+        old.pop("disk_profile", None)
     return old
 
 
