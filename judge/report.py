@@ -288,7 +288,7 @@ def environment(docs: dict[str, dict]) -> list[tuple[str, str]]:
                                   for t in nets}))))
     out.append(("CSMA/CD contention model", _distinct(
         "per frame (medium engine)" if t.get("wire_impl") == "engine" and t.get("collisions_modelled")
-        else "average cost (tc wire)" if t.get("contention") else "off" for t in nets)))
+        else "average cost (tc wire)" if t.get("collision_controller") else "off" for t in nets)))
     lone = [(t["latency_modelled"], t.get("host_cost_impl")) for t in nets if t.get("latency_modelled") is not None]
     if lone:
         out.append(("a lone packet's latency on the profiles",

@@ -34,7 +34,8 @@ NETWORK_RECORD = (
     SETTINGS["tx_gap_us"].field,
     SETTINGS["queue_packets"].field,
     Field("hardware_profile", ("object", "null"), "the profile as it ran (hardware/<name>.json)", RECORD),
-    Field("contention", ("object", "null"), "the tc wire's contention controller's record: per wire its "
+    Field("collision_controller", ("object", "null"), "the tc wire's contention controller's record (v1-v5 "
+          "documents: contention, renamed on read: that name is the setting's): per wire its "
           "rate updates, mean backlog, lowest efficiency, highest 16-collision drop rate max_drop_ppm "
           "and dropped_frames; or null", RECORD),
     Field("collisions_modelled", "boolean", "some shared wire collided (the controller or the engine)", RECORD),

@@ -278,7 +278,7 @@ class Testbed:
                 "tx_gap_us": self.spec.machine.tx_gap_us,
                 # --queue-packets: every card's and CPU budget's queue (the profile record shows its own)
                 "queue_packets": self.spec.machine.queue_packets,
-                "contention": self.contention.record() if self.contention else None,
+                "collision_controller": self.contention.record() if self.contention else None,
                 "build_s": round(self.build_s, 3),
                 "tcp": self.tcp, "tcp_host_default": self.caps.tcp_host_default,
                 "netem": "kernel sch_netem" if needs_netem(self.spec)

@@ -179,7 +179,7 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                 bar.step(f"{network_key(spec)} {pt['placement']} {workload.label(pt)}: "
                          f"{point['throughput_mbyte_s']:.2f} MB/s", weights.get(id(pt), 1.0))
             if tb.contention is not None:
-                doc["environment"]["topologies"][network_key(spec)]["contention"] = tb.contention.record()
+                doc["environment"]["topologies"][network_key(spec)]["collision_controller"] = tb.contention.record()
             doc["calibrations"] = calibration.verdicts(doc["points"])
             t_measured = time.monotonic()
         # where the time went (the report sums it): build includes the namespaces, links and

@@ -65,6 +65,8 @@ def upgrade(doc: Any, where: str) -> dict:
         if isinstance(doc.get("points"), list):
             doc["points"] = [disk_split(real_rates(p, doc.get("workload")), params.get("disk"))
                              if isinstance(p, dict) else p for p in doc["points"]]
+        if isinstance(doc.get("environment"), dict):
+            doc["environment"] = controller_renamed(doc["environment"])
         doc["schema_version"] = SCHEMA_VERSION
     return doc
 
@@ -101,3 +103,17 @@ def disk_split(point: dict, setting) -> dict:
     profile = disks.get("profile")
     return {**point, "disk": setting if isinstance(setting, str) else profile, "disks": disks,
             "disk_profile": profile}
+
+
+def controller_renamed(env: dict) -> dict:
+    """A v5 environment whose networks kept the tc wire's contention controller's record under
+    `contention`, the setting's name: v6 calls it collision_controller (merged documents' hosts too)."""
+    def nets(topologies):
+        if not isinstance(topologies, dict):
+            return topologies
+        return {k: ({("collision_controller" if n == "contention" else n): v for n, v in t.items()}
+                    if isinstance(t, dict) else t) for k, t in topologies.items()}
+    out = {**env, "topologies": nets(env.get("topologies"))} if "topologies" in env else dict(env)
+    if isinstance(env.get("hosts"), dict):
+        out["hosts"] = {h: controller_renamed(e) if isinstance(e, dict) else e for h, e in env["hosts"].items()}
+    return out
