@@ -278,7 +278,7 @@ class Evidence:
         if gates is not None and not gates.get("ok", True):
             why = (gates.get("failed") or ["(no reason recorded)"])[0]
             self.problems.append(f"{name} point {p.get('point_index')} failed a fidelity gate: {why}")
-        elif gates is None and p.get("fidelity", {}).get("suspect"):
+        elif gates is None and (p.get("fidelity") or {}).get("suspect"):
             self.problems.append(f"{name} point {p.get('point_index')}: {p['fidelity']['suspect']}")
         # the calibration of the experiment the point was measured in, judged there alone
         where = p.get("measured_in") if p.get("measured_in") in self.bad else name

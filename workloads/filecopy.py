@@ -245,7 +245,7 @@ def _charges(*agents: dict | None) -> dict:
 
 def check(spec, point: dict, settings: dict) -> None:
     plan(spec, settings["copies"], point["remote"], point["placement"], _busy(settings), point.get("pairs_list"))
-    if settings.get("chunk", CHUNK) % 4096:
+    if settings["chunk"] % 4096:
         raise BadInput(f"--chunk {settings['chunk']}: the copies bypass the page cache (O_DIRECT), whose "
                        "transfers must be whole 4 KB blocks; give a multiple of 4K, e.g. 4K, 8K or 64K")
     disk_of(settings, spec)
@@ -253,8 +253,7 @@ def check(spec, point: dict, settings: dict) -> None:
 
 def disk_of(settings: dict, spec) -> DiskProfile:
     """The disk this sweep's settings give every node of the network (--disk, --disk-transfer)."""
-    return for_spec(settings["disk"], spec, settings.get("disk_transfer", HARDWARE),
-                    settings.get("today_disk", TODAY_DEFAULT))
+    return for_spec(settings["disk"], spec, settings["disk_transfer"], settings["today_disk"])
 
 
 def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
@@ -271,7 +270,7 @@ def prepare(tb, points: list[dict], settings: dict) -> DiskSet:
 def run_point(tb, disks: DiskSet, point: dict, settings: dict) -> dict:
     copies = plan(tb.spec, settings["copies"], point["remote"], point["placement"], _busy(settings),
                   point.get("pairs_list"))
-    res = run_copies(tb, disks, copies, point["file_size"], chunk=settings.get("chunk", CHUNK))
+    res = run_copies(tb, disks, copies, point["file_size"], chunk=settings["chunk"])
     pairs = place(tb.spec, point["remote"], point["placement"], point.get("pairs_list")) if point["remote"] else []
     remote = [c for c in res["per_copy"] if c["kind"] == "remote"]
     flows = [{"path": p.path, "bytes": c["bytes"], "start": c["start"], "end": c["end"]}

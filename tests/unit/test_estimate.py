@@ -40,7 +40,7 @@ def test_iperf_point_is_slow_start_plus_duration():
 
 def test_filecopy_cost_follows_file_size_and_remote_copies():
     spec = build_spec("bonded-dual-net", channels=2, rate_mbit=10)
-    settings = {"copies": 7, "disk": "ide-1995", "disk_transfer": "hardware"}
+    settings = {"copies": 7, "disk": "ide-1995", "disk_transfer": "hardware", "today_disk": "ide-1995"}   # a sweep gives all
     cost = WORKLOADS["filecopy"].cost
     local = cost(spec, {"remote": 0, "file_size": 4 << 20, "placement": "any"}, settings)
     small = cost(spec, {"remote": 0, "file_size": 1 << 20, "placement": "any"}, settings)

@@ -29,6 +29,10 @@ OTHER_RECORDS = {
     ("judge/report.py", "hardware"): "the paper's description of its machine (an experiment's paper block)",
     ("judge/report.py", "repeats"): "a claim's result: how many repeats it read",
     ("judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
+    ("topologies/files.py", "rate_mbit"): "a topology file's wire's own rate (else the file's)",
+    ("topologies/hardware.py", "queue_packets"): "a hardware profile's host_cost block (its dataclass default)",
+    ("netlab/manifest.py", "disks"): "a running network's manifest",
+    ("run/calibration.py", "today_disk"): "a disk workload without the setting (pfs) gets the filecopy default",
 }
 # names still declared both as a setting and as a point field of another meaning (not done yet)
 TWO_MEANINGS_LEFT: dict[str, str] = {}
@@ -78,16 +82,19 @@ def test_every_axis_is_a_settings():
 
 
 def _restatements(names: set[str]) -> list[str]:
-    """`.get("<name>", <literal>)`, `.get("<name>") or <literal>` and `{"<name>": <literal>, **x}`
-    (a literal the spread may override: a default) on a declared name."""
+    """`.get("<name>", <default>)` (a literal or a constant's name), `.get("<name>") or <literal>`
+    and `{"<name>": <literal>, **x}` (a value the spread may override: a default) on a declared name."""
     def literal(x) -> bool:
         return isinstance(x, ast.Constant) and x.value is not None or isinstance(x, ast.UnaryOp)
+
+    def given(x) -> bool:   # .get's default: any but None (a constant's name restates it as well)
+        return not (isinstance(x, ast.Constant) and x.value is None)
     found = []
     for rel, tree in trees():
         for n in ast.walk(tree):
             hits = []
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "setdefault") \
-                    and len(n.args) == 2 and isinstance(n.args[0], ast.Constant) and literal(n.args[1]):
+                    and len(n.args) == 2 and isinstance(n.args[0], ast.Constant) and given(n.args[1]):
                 hits.append(n.args[0].value)
             if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or) and len(n.values) == 2:
                 a, b = n.values
