@@ -17,7 +17,8 @@ Division of labor: a NetworkSpec holds the real network only, and D in its machi
 (`scale` checks D and records it). Whatever runs in scaled time (the kernel's shapers, netem,
 route metrics, the medium engine, the agents' charges, the gates' wire capacities, estimates)
 gets its value through the accessors here, once, where netlab builds the network; readers of
-results get real figures through run.results.real_rate.
+results get real figures under each MB/s result's own name (its measured_ twin is what the
+slowed network carried: core.fields.with_twins).
 """
 from __future__ import annotations
 
