@@ -38,7 +38,7 @@ from judge.validation import experiments as era_experiments
 from run.experiment import experiment_files
 from netlab.manifest import wire_of
 from netlab.medium import first_segment
-from run.point import REPEATS
+from run.point import REPEATS, field_named
 from workloads import WORKLOADS
 from core.jsonfile import read_json
 from judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
@@ -364,7 +364,8 @@ def _val(key: str, v) -> str:
         if len(v) > 2 and all(isinstance(x, int) for x in v) and v == list(range(v[0], v[-1] + 1)):
             return f"{v[0]}-{v[-1]}"
         return "/".join(_val(key, x) for x in v)
-    if key in ("token_size", "file_size") and isinstance(v, int):
+    declared = field_named(key)
+    if declared is not None and declared.unit == "B" and isinstance(v, int):   # a size, as its declaration says
         return f"{human_size(v)}B"
     if isinstance(v, float):
         return f"{v:g}"
