@@ -10,7 +10,8 @@ the keys that tell repeats apart (judge.claims) and the network's settings
 """
 from __future__ import annotations
 
-from core.fields import CSV_AFTER, CSV_BEFORE, RECORD, SETTING, Field, by_name, fill_defaults, prop, with_twins
+from core.fields import (CSV_AFTER, CSV_BEFORE, MEASURED_PREFIX, RECORD, SETTING, Field, by_name, fill_defaults,
+                         prop, with_twins)
 from core.settings import SWEEP, Setting
 from netlab.tcpstat import TCP_RECORD
 from run.monitor import FIDELITY, NUMBERS
@@ -140,6 +141,18 @@ def filled(point: dict, workload: str) -> dict:
     """The point with every declared default it lacks filled in: what the loader hands every
     reader and the runner records, so no reader restates a default."""
     return fill_defaults(point, point_fields(point.get("workload") or workload).values())
+
+
+def recorded(point: dict, workload: str, time_scale: float) -> dict:
+    """A point as the runner records it, through the declarations: each MB/s result (`rate`) under
+    its own name as the real network's figure (x D) and under its measured twin as the network
+    carried it, then every declared default filled (filled)."""
+    out = dict(point)
+    for f in workload_fields(workload) + tuple(f for f in COMMON_FIELDS if f.rate):
+        if f.rate and isinstance(out.get(f.name), (int, float)):
+            out[MEASURED_PREFIX + f.name] = out[f.name]
+            out[f.name] = out[f.name] * time_scale if time_scale != 1 else out[f.name]
+    return filled(out, workload)
 
 
 def all_fields() -> list[Field]:

@@ -22,7 +22,7 @@ from run.gates import evaluate, host_stalled
 from run.hostpath import subtract_host_path
 from run.estimate import point_seconds
 from run.monitor import Monitor
-from run.point import filled
+from run.point import recorded
 from run.progress import Progress
 from run.store import write_atomic
 from run.csvfile import write_csv
@@ -141,16 +141,11 @@ def _measure(sweep: Sweep, doc: dict, out: Path, opts: BuildOptions, caps, sched
                          "host": host}
                 if cpu:
                     point["cpu_busy"] = cpu
-                d = time_scale_of(spec)
-                for k in workload.rate_keys:   # one meaning per name: the real network's figure, and as carried
-                    if isinstance(point.get(k), (int, float)):
-                        point[MEASURED_PREFIX + k] = point[k]
-                        point[k] = point[k] * d if d != 1 else point[k]
                 if held:
                     point["contended_rate_mbit"] = held
                 if engine:
                     point["medium"] = engine
-                point = filled(point, sweep.workload)   # every declared default, as the loader gives it
+                point = recorded(point, sweep.workload, time_scale_of(spec))   # through the declarations
                 point["gates"] = evaluate(point, point["fidelity"], {**rates, **held}, workload.bounds,
                                           workload.concurrent_pairs)
                 return point

@@ -224,3 +224,16 @@ def test_no_name_has_two_meanings_in_a_stored_document():
         for net in doc["environment"]["topologies"].values():
             assert "contention" not in net, name
         assert all(not isinstance(p.get("disk"), dict) for p in doc["points"]), name
+
+
+def test_the_runner_records_a_point_through_the_declarations():
+    """run.point.recorded: each MB/s result real under its name, as carried under its twin, every
+    declared default filled; the runner calls it on every point it measures."""
+    pt = {"workload": "pfs", "repeat": 0, "throughput_mbyte_s": 2.0, "read_mbyte_s": 1.5, "elapsed_s": 3.0}
+    slow = P.recorded(pt, "pfs", 50.0)
+    assert (slow["throughput_mbyte_s"], slow["measured_throughput_mbyte_s"]) == (100.0, 2.0)
+    assert (slow["read_mbyte_s"], slow["measured_read_mbyte_s"]) == (75.0, 1.5) and slow["elapsed_s"] == 3.0
+    real = P.recorded(pt, "pfs", 1.0)
+    assert real["throughput_mbyte_s"] == real["measured_throughput_mbyte_s"] == 2.0
+    assert real["tx_gap_us"] == 0 and real["queue_packets"] == 0 and real["contention"] == "off"
+    assert "recorded(" in (ROOT / "run" / "runner.py").read_text()
