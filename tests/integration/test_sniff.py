@@ -40,9 +40,11 @@ def test_a_third_station_sees_every_frame_on_a_hub_and_only_the_broadcast_on_a_s
     for p in (hub, star):
         assert p["listened_on"] == "b2" and p["ping_replies"] == PINGS and p["socket_drops"] == 0, p
         assert p["pair_frames_sent"] == sent, p
-    assert hub["pair_frames_seen"] == hub["frames_seen"] == sent and hub["seen_share"] == 1.0, hub
+    # b2 may also see frames that are not the pair's (a switch floods what it has not learnt, a
+    # kernel its own broadcasts): counted in frames_seen, never in the pair's
+    assert hub["pair_frames_seen"] == sent and hub["frames_seen"] >= sent and hub["seen_share"] == 1.0, hub
     assert hub["foreign_frames_seen"] == sent - 1, hub  # all but ARP's broadcast request
-    assert star["pair_frames_seen"] == star["frames_seen"] == 1 and star["foreign_frames_seen"] == 0, star
+    assert star["pair_frames_seen"] == 1 and star["foreign_frames_seen"] == 0, star   # ARP's request only
 
 
 def test_a_listener_on_a_learning_bridge_is_refused(tmp_path):
