@@ -12,6 +12,14 @@ def caps():
 
 
 @pytest.fixture
+def engine_built(caps):
+    """Skip a test of the medium engine where it is not built (a module asks for it with
+    pytestmark = pytest.mark.usefixtures("engine_built"))."""
+    if not caps.medium_engine:
+        pytest.skip("the medium engine is not built (./setup.sh builds it)")
+
+
+@pytest.fixture
 def testbed(caps):
     """testbed(topo, **opts) builds a real network and always tears it down."""
     from netlab.testbed import BuildOptions, Testbed

@@ -23,10 +23,7 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
 RATE = 10e6
 
 
-@pytest.fixture(autouse=True)
-def engine_built(caps):
-    if not caps.medium_engine:
-        pytest.skip("the medium engine is not built (./setup.sh builds it)")
+pytestmark = pytest.mark.usefixtures("engine_built")
 
 
 def carrier_ns(length: int) -> float:

@@ -24,10 +24,7 @@ from netlab.medium import point_record  # noqa: E402
 from workloads import iperf, ping, token  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def engine_built(caps):
-    if not caps.medium_engine:
-        pytest.skip("the medium engine is not built (./setup.sh builds it)")
+pytestmark = pytest.mark.usefixtures("engine_built")
 
 
 def carrier_ms(l2: int, rate_mbit: float) -> float:

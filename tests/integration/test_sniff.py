@@ -19,10 +19,7 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
 PINGS = 20
 
 
-@pytest.fixture(autouse=True)
-def engine_built(caps):
-    if not caps.medium_engine:
-        pytest.skip("the medium engine is not built (./setup.sh builds it)")
+pytestmark = pytest.mark.usefixtures("engine_built")
 
 
 def run_sniff(tmp_path, *args: str) -> subprocess.CompletedProcess:
