@@ -10,9 +10,10 @@ trip on the demonstration profile read 3-10 % over what its constants charge, an
 would have read less: the same profile, other numbers.
 
 How. Before any point, the token agent exchanges PROBE_EXCHANGES 1-byte messages between two
-nodes of one wire, one in flight, paying no charges (its per-message cost is the charge
-channel's, whose own trip charge.py already takes off), after a few exchanges that let every
-ARP cache and switch learn the pair's addresses. The agent times each round trip; the engine
+nodes of one wire, one in flight, paying their charges as any exchange does (the agents count
+their own wake-ups and code inside each message's cost, workloads/charge.py, so only what the
+host adds outside the charges is left: the send's way into the engine), after a few exchanges
+that let every ARP cache and switch learn the pair's addresses. The agent times each round trip; the engine
 reports how long it held each frame it delivered to a port, from the frame's arrival (the
 kernel's timestamp) to its release there (`held_ns` per port). A frame's way through the engine
 is its deliveries to the other node's port and to each switch port it crosses (a bonded pair of
@@ -20,7 +21,7 @@ the switched mesh sends every other frame through a switch), so a frame's hold i
 those deliveries' over the frames the pair put in (`hold_ports`: a hub repeats every frame to
 its switch port too, which the switch drops when both nodes sit on that wire: that port is no
 crossing), and what a round trip spent outside it,
-    h = shortest round trip - 2 x mean one-way hold,
+    h = shortest round trip - 2 x mean one-way hold - the four messages' modelled cost,
 is this host's own path (a switch's forwarding included) at its quickest: only what the host
 always adds comes off, so no lone round trip is shorter than the model's (an earlier version took
 the median off, and half the lone round trips then read under the model's floor); the median's
@@ -60,11 +61,12 @@ def probe_pair(tb) -> tuple[str, str] | None:
     return next(((nodes[0], nodes[1]) for nodes in by_wire.values() if len(nodes) >= 2), None)
 
 
-def per_pass_us(rtt_us: float, hold_us: float, smallest_delay_us: float) -> tuple[float, float]:
-    """This host's own path per round trip (rtt - 2 x hold), and what each of a round trip's
-    four delays is shortened by: a quarter of it, never below zero nor above the smallest
-    modelled delay (pure)."""
-    path = rtt_us - 2 * hold_us
+def per_pass_us(rtt_us: float, hold_us: float, smallest_delay_us: float,
+                charged_us: float = 0.0) -> tuple[float, float]:
+    """This host's own path per round trip (rtt - 2 x hold - the charges' modelled time), and
+    what each of a round trip's four delays is shortened by: a quarter of it, never below zero
+    nor above the smallest modelled delay (pure)."""
+    path = rtt_us - 2 * hold_us - charged_us
     return path, min(max(path / 4, 0.0), smallest_delay_us)
 
 
@@ -92,11 +94,10 @@ def subtract_host_path(tb) -> dict | None:
     a, b = (tb.host(n) for n in pair)
     senders, receivers = hold_ports(tb.engine_ports, pair)
     try:
-        token.run_exchange([(a, b)], size=1, tokens=1, exchanges=WARM_EXCHANGES,
-                           base_port=PROBE_PORT, charged=False)
+        token.run_exchange([(a, b)], size=1, tokens=1, exchanges=WARM_EXCHANGES, base_port=PROBE_PORT)
         before = tb.medium.snapshot(max_age_s=0)
         result = token.run_exchange([(a, b)], size=1, tokens=1, exchanges=PROBE_EXCHANGES,
-                                    base_port=PROBE_PORT + 1, charged=False)
+                                    base_port=PROBE_PORT + 1)
     except RuntimeFailure as e:   # the network still runs, with the path on top, and says why
         tb.host_path = {"pair": f"{pair[0]}->{pair[1]}", "path_us": None, "less_per_pass_us": 0.0,
                         "why": f"the probe failed ({e}): nothing taken off"}
@@ -106,16 +107,18 @@ def subtract_host_path(tb) -> dict | None:
     median = result["rtt_ms_median"] * 1e3
     smallest = min(c.per_packet_us for n in tb.spec.nodes
                    if (c := host_cost(tb.spec, n)) is not None and c.per_packet_us > 0)
+    # each end sends once and receives once a round trip, each at its per-message cost
+    charged = sum(2 * c.per_message_us for n in pair if (c := host_cost(tb.spec, tb.spec.node(n))) is not None)
     record = {"pair": f"{pair[0]}->{pair[1]}", "round_trips": result["round_trips"],
               "rtt_us": round(rtt, 1), "rtt_median_us": round(median, 1),
-              "hold_us": None if hold is None else round(hold, 1)}
+              "hold_us": None if hold is None else round(hold, 1), "charged_us": round(charged, 1)}
     if hold is None:
         tb.host_path = {**record, "path_us": None, "less_per_pass_us": 0.0,
                         "why": "the engine held no frame of the probe: nothing taken off"}
         return tb.host_path
-    path, less = per_pass_us(rtt, hold, smallest)
+    path, less = per_pass_us(rtt, hold, smallest, charged)
     tb.retime_medium(round(less * 1e3))
-    tb.host_path = {**record, "path_us": round(path, 1), "median_path_us": round(median - 2 * hold, 1),
+    tb.host_path = {**record, "path_us": round(path, 1), "median_path_us": round(median - 2 * hold - charged, 1),
                     "less_per_pass_us": round(less, 1)}
     return tb.host_path
 

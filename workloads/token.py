@@ -67,13 +67,12 @@ FIELDS = (
 
 def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
                  exchanges: int | None = None, base_port: int = BASE_PORT, transport: str = "tcp",
-                 agents: WarmAgents | None = None, charged: bool = True) -> dict:
+                 agents: WarmAgents | None = None) -> dict:
     """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures. agents: the network's
     warm token agents (prepare); without them, agents for this exchange alone. Over TCP each
-    node with a CPU budget pays its per-message cost (netlab.hostcost's charge channel) unless
-    not `charged` (run.hostpath's probe: this host's path alone)."""
-    charges = {h.name: h.charge_args() for pair in pairs for h in pair} \
-        if transport == "tcp" and charged else {}
+    node with a CPU budget pays its per-message cost (netlab.hostcost's charge channel), from
+    each message's arrival (workloads/charge.py)."""
+    charges = {h.name: h.charge_args() for pair in pairs for h in pair} if transport == "tcp" else {}
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
     udp = ["--udp"] if transport == "udp" else []
     with ExitStack() as stack:

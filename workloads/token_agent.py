@@ -35,7 +35,7 @@ import sys
 import time
 
 sys.path.append(os.path.dirname(os.path.realpath(__file__)))   # run isolated (-I): its own folder, last
-from charge import Charge, ChargeError      # noqa: E402 (beside this script)
+from charge import Charge, ChargeError, recv_stamped, stamp_arrivals      # noqa: E402 (beside this script)
 
 CHUNK = 65536
 
@@ -45,11 +45,11 @@ class Corrupted(Exception):
 
 
 def _pump(conn: socket.socket, sel: selectors.BaseSelector, outbuf: bytearray,
-          timeout: float | None = None) -> bytes | None:
-    """One selector round: send what we can of outbuf, return what arrived
-    (b"" when the peer closed, None when nothing came)."""
+          timeout: float | None = None) -> tuple[bytes | None, float]:
+    """One selector round: send what we can of outbuf, return what arrived (b"" when the peer
+    closed, None when nothing came) and when the kernel had it (charge.recv_stamped)."""
     sel.modify(conn, selectors.EVENT_READ | (selectors.EVENT_WRITE if outbuf else 0))
-    data = None
+    data, at = None, 0.0
     for _key, mask in sel.select(timeout):
         if mask & selectors.EVENT_WRITE and outbuf:
             try:
@@ -58,10 +58,10 @@ def _pump(conn: socket.socket, sel: selectors.BaseSelector, outbuf: bytearray,
                 pass
         if mask & selectors.EVENT_READ:
             try:
-                data = conn.recv(CHUNK)
+                data, at = recv_stamped(conn, CHUNK)
             except BlockingIOError:
                 pass
-    return data
+    return data, at
 
 
 def _flush(conn: socket.socket, outbuf: bytearray) -> None:
@@ -83,6 +83,7 @@ def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
     print("ready", flush=True)
     conn, _ = ls.accept()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    stamp_arrivals(conn)
     size = int.from_bytes(_recv_exact(conn, 4), "big")
     conn.setblocking(False)
     sel = selectors.DefaultSelector()
@@ -91,7 +92,7 @@ def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
     outbuf = bytearray()
     echoed = 0
     while True:
-        data = _pump(conn, sel, outbuf)
+        data, at = _pump(conn, sel, outbuf)
         if data == b"":
             print(json.dumps(charge.record()), flush=True)
             return 0
@@ -101,7 +102,7 @@ def serve(port: int, corrupt_after: int | None, charge: Charge) -> int:
                 token = bytearray(inbuf[:size])
                 del inbuf[:size]
                 echoed += 1
-                charge.message(2)      # the receive completed, the send
+                charge.message(2, since=at)   # the receive completed, the send: from its arrival
                 if corrupt_after is not None and echoed > corrupt_after:
                     token[len(token) // 2] ^= 0xFF
                 outbuf += token
@@ -192,6 +193,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     charge = charge or Charge(None)
     conn = _connect(host, port)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    stamp_arrivals(conn)
     conn.sendall(size.to_bytes(4, "big"))
     if wait_go:  # the start line: every pair begins together
         print("ready", flush=True)
@@ -211,10 +213,11 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     t0 = time.perf_counter()
     deadline = t0 + duration if duration is not None else float("inf")
 
-    def launch(slot: int) -> None:
+    def launch(slot: int, since: float | None = None) -> None:
         nonlocal launched
-        sent_at.append(time.perf_counter())   # a round trip counts the send's cost, as lmbench's does
-        charge.message()           # the send's own cost, before its bytes leave
+        since = time.perf_counter() if since is None else since
+        sent_at.append(since)      # a round trip counts the send's cost, as lmbench's does
+        charge.message(since=since)   # the send's own cost, before its bytes leave
         outbuf.extend(slots[slot])
         _flush(conn, outbuf)
         launched += 1
@@ -225,7 +228,7 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
     sel = selectors.DefaultSelector()
     sel.register(conn, selectors.EVENT_READ | selectors.EVENT_WRITE)
     while done < launched:
-        data = _pump(conn, sel, outbuf, timeout=30)
+        data, at = _pump(conn, sel, outbuf, timeout=30)
         if data == b"":
             raise ConnectionError("server closed the connection early")
         if data:
@@ -239,12 +242,11 @@ def client(host: str, port: int, size: int, tokens: int, exchanges: int | None,
                     bad = next(i for i in range(size) if token[i] != slots[slot][i])
                     raise Corrupted(f"token {done + 1} (slot {slot}) came back wrong at "
                                     f"byte {bad} of {size}")
-                charge.message()       # the completed receive
-                now = time.perf_counter()
+                now = charge.message(since=at)   # the completed receive, from its arrival
                 rtts.append(now - sent_at.pop(0))
                 done += 1
                 if launched < limit and now < deadline:
-                    launch(slot)
+                    launch(slot, since=now)
     elapsed = time.perf_counter() - t0
     conn.close()
     return {**_summary(wall0, elapsed, size, tokens, rtts), **charge.record()}

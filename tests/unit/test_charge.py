@@ -64,3 +64,47 @@ def test_the_wait_is_shortened_by_the_trip_an_idle_budget_costs_this_host():
     own = 1177 * 248e-9
     assert ch.floor == 12e-6                          # the charge's own trip did not move it
     assert own - 12e-6 - 2e-3 < waits[0] <= own - 12e-6 + 1e-6
+
+
+def test_a_messages_work_counts_the_hosts_time_since_its_arrival_up_to_the_cap():
+    """pay(since=): the host's own time between a message's arrival and its charge (its wake-up,
+    the agent's code) is counted inside the work, at most AHEAD_CAP_S; the work never begins
+    before the last work ended (one CPU); what it returns is the work's end in the model."""
+    import time
+
+    import charge as C
+    ch = Charge("127.0.0.99,405,1177.4,0,4032,248,0").channel   # each wait a real 0.29 ms
+    own = 1177 * 248e-9
+    ch.floor = 0.0
+    t = time.perf_counter()
+    end = ch.pay(1177.4, since=t - 40e-6)             # arrived 40 us ago: counted inside
+    assert t - 40e-6 + own - 1e-6 <= end <= time.perf_counter() + 1e-6
+    t = time.perf_counter()
+    end = ch.pay(1177.4, since=t - 5e-3)              # 5 ms ago: a late host; only the cap inside
+    assert end >= t - C.AHEAD_CAP_S + own - 1e-6
+    before = ch.ended
+    end = ch.pay(1177.4, since=before - 1.0)          # before the last work ended: begins at its end
+    assert end >= before + own - 1e-6
+
+
+def test_a_stamped_receive_reads_when_the_kernel_had_the_bytes():
+    """recv_stamped: the kernel's stamp on perf_counter's clock, never after the read; a socket
+    without stamps reads as now."""
+    import socket
+    import time
+
+    import charge as C
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("127.0.0.1", 0))
+    C.stamp_arrivals(u)
+    sent = time.perf_counter()
+    u.sendto(b"x", u.getsockname())
+    time.sleep(0.02)
+    data, at = C.recv_stamped(u, 16)
+    assert data == b"x" and sent - 1e-3 <= at <= sent + 0.015     # stamped on arrival, not at the read
+    a.send(b"y")
+    data, at = C.recv_stamped(b, 16)                  # no stamp asked: now
+    assert data == b"y" and abs(at - time.perf_counter()) < 0.01
+    for s in (a, b, u):
+        s.close()

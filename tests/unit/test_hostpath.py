@@ -20,6 +20,7 @@ def test_a_quarter_of_the_path_outside_the_engine_comes_off_each_delay():
 
 def test_the_subtraction_is_never_negative_nor_more_than_the_delay():
     assert per_pass_us(280.0, 150.0, 69.0) == (-20.0, 0.0)      # a probe faster than the hold
+    assert per_pass_us(1400.0, 150.0, 69.0, charged_us=1040.0) == (60.0, 15.0)   # the charges are the model's
     assert per_pass_us(1000.0, 150.0, 69.0) == (700.0, 69.0)    # a stalled probe: at most the delay
 
 
