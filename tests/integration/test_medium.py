@@ -118,28 +118,21 @@ def token_pair(tmp_path, name: str) -> dict:
     return point
 
 
-def beside_the_lone_round_trip(point: dict) -> list[str]:
-    """A point's failed gates but the lone round trips' own (run.gates.lone_round_trip)."""
-    return [f for f in point["gates"]["failed"] if "lone round trips" not in f]
-
-
 def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     """The same 1996 pair measured quiet and with one more core kept busy by another process
-    agrees within 5 % in its rate and its round trips, and no gate blames the load (the monitor's
-    verdicts, the engine's lag: the engine holds the model's time under SCHED_FIFO). The lone
-    round trips' own gate is left out: it holds the median to the model's 5 %, and on this host a
-    quiet pair reads +2-4 % already (the host's wake-ups and the agents' code around the charges),
-    so a busy CI host read +7 % where a quiet one passed; that margin is issue 41's, not the
-    load's, and the two readings must still agree."""
+    agrees within 5 % in its rate and its round trips, and both pass their gates: the gates judge
+    the run, not the host's load (the engine holds the model's time under SCHED_FIFO; the agents
+    count their own wake-ups inside each message's cost, workloads/charge.py; the round trips are
+    checked against the model)."""
     quiet = token_pair(tmp_path, "quiet")
-    assert not beside_the_lone_round_trip(quiet), quiet["gates"]
+    assert quiet["gates"]["ok"], quiet["gates"]
     hog = subprocess.Popen(["sh", "-c", "while :; do :; done"])
     try:
         busy = token_pair(tmp_path, "busy")
     finally:
         hog.kill()
         hog.wait()
-    assert not beside_the_lone_round_trip(busy), (busy["gates"], busy["fidelity"])
+    assert busy["gates"]["ok"], (busy["gates"], busy["fidelity"])
     ratio = busy["throughput_mbyte_s"] / quiet["throughput_mbyte_s"]
     assert abs(ratio - 1) <= 0.05, (quiet["throughput_mbyte_s"], busy["throughput_mbyte_s"])
     rtt = busy["rtt_ms_median"] / quiet["rtt_ms_median"]
@@ -154,26 +147,19 @@ def lone_round_trip_us(tb) -> float:
 
 def test_this_hosts_own_path_comes_off_a_1996_round_trip(testbed):
     """The demonstration profile's lone round trip: with this host's own path taken off (run.hostpath)
-    it reads the profile's constants within the calibration's 5 %, shorter than with the path kept
-    by about the four delays' subtraction, and never under its frames' wire time; what was taken is
-    at most each delay and is recorded. A network whose probe read the path short is built and
-    measured once more, as reproduce measures a point again when it failed a gate: beside a busy
-    core the probe read the path either 57-62 us or 24 us, by where the host placed the processes,
-    and a 24 us probe left the exchange after it +5 % (2 of 4 networks, 2026-11-29; issue 41)."""
+    it reads the profile's constants within the calibration's 5 %, as it does with the path kept
+    (the agents count their own wake-ups inside each message's cost, so the path left is the
+    sends' way into the engine: 16-27 us a round trip here, within the noise of one reading),
+    and never under its frames' wire time; what was taken is at most each delay and is recorded."""
     tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996", host_path="keep")
     kept = lone_round_trip_us(tb)
-    tries = []
-    for _ in range(2):
-        tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996")
-        rec = subtract_host_path(tb)
-        cost = tb.spec.node("b0").host_cost
-        assert rec is not None and tb.environment()["host_path"] == rec
-        assert 0 <= rec["less_per_pass_us"] <= cost.per_packet_us and rec["hold_us"] > 2 * cost.per_packet_us
-        taken = lone_round_trip_us(tb)
-        target = round_trip_us(cost, 100, 1, tb.spec.machine.card_latency_us)   # the card's latency is the model's
-        assert taken >= 2 * carrier_ms(1 + 54, 100) * 1e3
-        tries.append((taken, rec))
-        if abs(taken / target - 1) <= 0.05:
-            break
-    assert abs(taken / target - 1) <= 0.05, (target, kept, tries)
-    assert taken < kept, (taken, kept, rec)
+    tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996")
+    rec = subtract_host_path(tb)
+    cost = tb.spec.node("b0").host_cost
+    assert rec is not None and tb.environment()["host_path"] == rec
+    assert 0 <= rec["less_per_pass_us"] <= cost.per_packet_us and rec["hold_us"] > 2 * cost.per_packet_us
+    taken = lone_round_trip_us(tb)
+    target = round_trip_us(cost, 100, 1, tb.spec.machine.card_latency_us)   # the card's latency is the model's
+    assert abs(taken / target - 1) <= 0.05, (taken, target, kept, rec)
+    assert abs(kept / target - 1) <= 0.05, (taken, target, kept, rec)
+    assert taken >= 2 * carrier_ms(1 + 54, 100) * 1e3
