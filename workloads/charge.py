@@ -47,9 +47,10 @@ token agents ask the kernel to stamp what their sockets receive (recv_stamped) a
 message's cost `since` that stamp (a send's, since the work before it ended), so the host's
 wake-up and the agent's own code between the two (12-60 us here, p2-p90 of 2,400 messages)
 are counted inside the modelled cost, not added to it: a 1996 round trip then reads its model's
-time on a quiet or a busy host. Before, a prototype pair's 1 KB round trips read +2.6..+4.2 %
-over the model quiet and +3..+7 % beside a busy core (CI: 5.41 ms against 5.07); with it,
-+0.6..+1.2 % either way. At most AHEAD_CAP_S is counted so: a stamp can be early (in about 2
+time on a quiet or a busy host. A prototype pair's 1 KB round trips (model 5.069 ms) read
++1.3..+1.5 % over the model on a quiet host before, +2.6..+4.2 % with both cores kept busy by
+other processes (CI's busy host: +7 %); with it, +0.3..+0.5 % quiet and +0.6..+1.7 % busy
+(2026-11-29, three networks each). At most AHEAD_CAP_S is counted so: a stamp can be early (in about 2
 % of the messages it read 150-500 us before the engine could have released the frame, and
 the round trips' minimum fell 5-9 % under the model with no cap), and a longer gap is a late
 host, whose time is added, as before.
