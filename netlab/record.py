@@ -22,7 +22,9 @@ NETWORK_RECORD = (
           "(its configuration lines); null on the tc wire", RECORD),
     Field("host_path", ("object", "null"), "this host's own round trip, timed at build and taken off the "
           "engine's per-packet delays (run.hostpath): pair, round_trips, rtt_us (the shortest), "
-          "rtt_median_us, hold_us, path_us (the shortest's, taken off), median_path_us, "
+          "rtt_median_us, hold_us, charged_us (the four messages' modelled cost, in the probe's round "
+          "trips since its charges are paid; absent before), path_us (the shortest's, less the holds and "
+          "charges, taken off), median_path_us, "
           "less_per_pass_us; null: nothing taken off; absent before it", RECORD),
     Field("netem", ("string", "null"), "kernel sch_netem where netem ran (impairments, or the per-packet "
           "latency on the tc wire), else null", RECORD),
