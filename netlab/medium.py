@@ -13,7 +13,9 @@ every frame a station puts on a wire (the kernel's receive timestamp is its arri
 computes when its last bit arrives in virtual time, and releases it then, on every kernel alike.
 
 What a port's numbers are:
-- a node's card: its queue is the wire's `queue_packets`; the sender's CPU time for the
+- a node's card: its queue is its device queue, the profile's host_cost.transmit_queue_frames (its
+  kernel's: Linux 1.2.13 re-queued a busy card's frames without a limit, so a 1996 node never drops
+  there: its sockets' buffers hold it back), else the wire's `queue_packets`; the sender's CPU time for the
   packet (the profile's per_packet_us + the frame's bytes x per_byte_ns) delays a frame before
   it queues and the receiver's after it arrives (a lone packet pays them: the CPU budget's HTB
   in the node lets a packet go when its CPU time starts, sets the throughput and carries the
@@ -28,8 +30,9 @@ each node's card keeps its own (a third node sees a pair's traffic; a full-duple
 ports). The engine keeps no address table; a switch is a bridge or OVS outside it. Between two
 ports of a hub a frame takes the cable's PROP_NS and the hub's repeater delay (the engine's
 default, engine/src/model.rs), which also widen the collision window.
-Not modelled: a card's own latency beyond its load and gap (era-machines.md M2: a check band,
-not a parameter); the tc wire applies the gap alone (netlab.nic), not the buffers or the load.
+Not modelled: the card's receive ring (frames wait for the receiver's CPU in its budget, whose
+backlog is the kernel's, netlab.hostcost); the tc wire applies the gap alone (netlab.nic), not the
+buffers, the load, the latency or the device queue.
 
 The engine's releases are late by the host's timer lateness (the lag), which it records per
 frame; throughput does not drift with it (departures are computed in virtual time), but round
@@ -127,17 +130,18 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
     for intf, wire, node in ports:
         w = spec.wire(wire)
         delay = gap = per_byte = load = 0
-        buffers = 1
+        buffers, queue = 1, w.queue_packets
         if node is not None:
             cost = host_cost(spec, spec.node(node))
             if cost is not None:
+                queue = cost.transmit_queue_frames or queue
                 delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns)) \
                     + round(scaled_time(spec.machine.card_latency_us * 1e3, d))
                 per_byte = round(cost.per_byte_ns * 1e3)
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
             if card is not None:
                 buffers, load = card.buffers, round(scaled_time(card.load_ns_per_byte * 1e3, d))
-        lines.append(f"port {intf} segment={wire} queue={w.queue_packets} tx_delay_ns={delay} "
+        lines.append(f"port {intf} segment={wire} queue={queue} tx_delay_ns={delay} "
                      f"rx_delay_ns={delay} ps_per_byte={per_byte} tx_gap_ns={gap} "
                      f"load_ps_per_byte={load} buffers={buffers}")
     return "\n".join(lines) + "\n"

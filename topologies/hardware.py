@@ -115,7 +115,14 @@ SCHEMA = {
                                                                 "agents through the charge channel)"},
                               "per_message_source": _TEXT,
                               "queue_packets": {"type": "integer", "minimum": 2, "maximum": 10000,
-                                                "description": "packets waiting for the CPU before drops"},
+                                                "description": "packets waiting for the CPU before drops (the "
+                                                               "kernel's receive backlog)"},
+                              "queue_source": _TEXT,
+                              "transmit_queue_frames": {"type": "integer", "minimum": 2, "maximum": 100000,
+                                                        "description": "frames each card's device queue holds "
+                                                                       "before drops (the medium engine's port "
+                                                                       "queue); absent: the wire's queue"},
+                              "transmit_queue_source": _TEXT,
                               "nic_per_byte_ns": {"type": "number", "minimum": 0, "maximum": 100000,
                                                   "description": "CPU time per byte the network card's path "
                                                                  "adds to every packet sent or received (a card "
@@ -154,6 +161,24 @@ SCHEMA = {
                                                              "packet, at each end (us): beyond the CPU's "
                                                              "per-packet cost, it occupies no CPU"},
                      "not_modelled": _TEXT}},
+        "bus": {"type": "object", "additionalProperties": False,
+                "required": ["name", "rate_mbyte_s", "source", "model", "why"],
+                "description": "the I/O bus the cards and the disk share: its era rate and how the model "
+                               "holds it (tests/unit/test_bus.py checks the arithmetic against the profile)",
+                "properties": {
+                    "name": _TEXT,
+                    "rate_mbyte_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 100000,
+                                     "description": "the bus's peak transfer rate"},
+                    "source": _TEXT,
+                    "model": {"enum": ["cpu", "bounded"],
+                              "description": "cpu: every transfer on it is the CPU's (PIO), so the node's CPU "
+                                             "budget, which charges each at the bus's time or longer, is the "
+                                             "bus's queue; bounded: bus-master transfers, not emulated, whose "
+                                             "share of the bus and wait per frame `why` bounds"},
+                    "max_share": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                                  "description": "bounded: the most of the bus the cards and the disk can "
+                                                 "use together"},
+                    "why": _TEXT}},
         "tcp": {"type": "object", "additionalProperties": False,
                 "required": ["congestion_control", "sack", "dsack", "timestamps", "window_scaling",
                              "ecn", "frto", "recovery", "early_retrans", "rmem", "wmem", "reordering",
@@ -259,9 +284,10 @@ class HostCost:
     relay_copy_per_byte_ns per byte (netlab.hostcost charges it on the forwarding class)."""
     per_packet_us: float
     per_byte_ns: float
-    queue_packets: int = 100
+    queue_packets: int = 100        # packets waiting for the CPU (the budget's backlog) before drops
     relay_copy_per_byte_ns: float = 0.0
     per_message_us: float = 0.0     # each TCP send or completed receive (the agents pay it)
+    transmit_queue_frames: int = 0  # frames a card's device queue holds before drops; 0: the wire's queue
 
     @property
     def forward_budget_mbit(self) -> float:
@@ -383,7 +409,7 @@ def load(name: str) -> Profile:
     hc = data["host_cost"]
     cost = HostCost(float(hc["per_packet_us"]), float(hc["per_byte_ns"]) + float(hc.get("nic_per_byte_ns", 0)),
                     int(hc.get("queue_packets", HostCost.queue_packets)), float(hc.get("relay_copy_per_byte_ns", 0)),
-                    float(hc.get("per_message_us", 0))) if hc else None
+                    float(hc.get("per_message_us", 0)), int(hc.get("transmit_queue_frames", 0))) if hc else None
     tcp = TcpSettings(**{k: tuple(v) if isinstance(v, list) else v
                          for k, v in ((k, data["tcp"][k]) for k in TCP_KEYS)})
     return Profile(name, data["description"], data["machine"], data["disk"], cost, tcp, data, card_of(data))

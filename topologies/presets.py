@@ -169,10 +169,10 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     contention_default, and every card's gap between frames (tx_gap_us, netlab.nic; None: the
     profile's card's headline value, 0 without a card) and its own latency per packet
     (card_latency_us, the same way; the medium engine alone applies it), resolved here once. queue_packets, when given,
-    (0: as built) replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
-    frames otherwise, a number no era source gives: claims/sensitivity.json sweeps it); a
-    relay's --relay-delay queue and, on a profile without a host cost, a --tx-gap-us card queue
-    keep 100."""
+    (0: as built) replaces each card's transmit queue on its wire and each node's CPU budget backlog (as
+    built: the profile's host_cost.transmit_queue_frames and queue_packets, each from its kernel's source,
+    else 100 frames; claims/sensitivity.json sweeps it); a relay's --relay-delay queue and, on a profile
+    without a host cost, a --tx-gap-us card queue keep 100."""
     profile = resolve(hardware, spec.params["rate_mbit"])
     given = tx_gap_us is not None
     tx_gap_us = check_tx_gap(tx_gap_us if given else profile.card.tx_gap_us if profile.card else 0.0,
@@ -184,7 +184,8 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     contention = profile.collides if contention in (None, "auto") else contention in (True, "on")
     if queue_packets and not 2 <= queue_packets <= 10000:
         raise SpecError(f"--queue-packets takes 0 (as built) or 2..10000 frames, got {queue_packets}")
-    cost = profile.host_cost and (dataclasses.replace(profile.host_cost, queue_packets=queue_packets)
+    cost = profile.host_cost and (dataclasses.replace(profile.host_cost, queue_packets=queue_packets,
+                                                      transmit_queue_frames=queue_packets)
                                   if queue_packets else profile.host_cost)
     return dataclasses.replace(
         spec, machine=dataclasses.replace(spec.machine, profile=profile, contention=contention,

@@ -63,8 +63,9 @@ NETWORK_SETTINGS = (
             record_note="a point records the latency its cards ran with, us in real time (0: none)",
             absent=0.0, csv=CSV_BEFORE, schema={"minimum": 0}),
     Setting("queue_packets", "int", 0, "the queues a packet waits in, in frames: each card's transmit "
-            "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 "
-            "frames, a number no era source gives, so claims/sensitivity.json runs 30 and 300)", MACHINE,
+            "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (a 1996 "
+            "profile's kernel's: a device queue that never drops and a 300-frame backlog; else 100 frames; "
+            "claims/sensitivity.json runs 30 and 300)", MACHINE,
             many=False, minimum=0, maximum=10000, unit="frames", omit_unset=True, absent=AS_DEFAULT,
             csv=CSV_BEFORE, schema={"minimum": 0}),
     Setting("delay_ms", "time_ms", 0.0, "netem: one-way delay per wire crossing, e.g. 5ms", IMPAIRMENT,

@@ -46,7 +46,8 @@ def test_the_config_names_every_wire_and_port_with_the_profiles_costs():
     # a packet occupies the CPU for per_packet + bytes x per_byte (the prototype's 59 + 189 PIO)
     assert cost.per_byte_ns == 248
     delay = round((cost.per_packet_us + 177) * 1000)   # the per-packet cost and the card's latency
-    assert lines[2] == (f"port p0 segment=w0 queue=100 tx_delay_ns={delay} "
+    # the card's device queue is its kernel's (Linux 1.2.13 never dropped there): the engine's guard
+    assert lines[2] == (f"port p0 segment=w0 queue=10000 tx_delay_ns={delay} "
                         f"rx_delay_ns={delay} ps_per_byte=248000 tx_gap_ns=45000 "
                         "load_ps_per_byte=189000 buffers=2")   # the prototype card: 2 buffers, ISA load, its gap
 
@@ -59,9 +60,20 @@ def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
     node, switch = lines[-2], lines[-1]
     assert "tx_gap_ns=70000" in node and "tx_delay_ns=0 " not in node
     assert switch.endswith("tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0 load_ps_per_byte=0 buffers=1")
+    # a node's card holds its frames back (its kernel's device queue); a switch's port keeps the wire's queue
+    assert " queue=10000 " in node and f" queue={spec.wires[0].queue_packets} " in switch
     for w in spec.wires:
         seg = next(ln for ln in lines if ln.startswith(f"segment {w.name} "))
         assert ("duplex=full" in seg) == w.full_duplex
+
+
+def test_queue_packets_replaces_the_cards_device_queue_and_the_budgets_backlog():
+    spec = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995", queue_packets=30)
+    cost = spec.node("b0").host_cost
+    assert (cost.queue_packets, cost.transmit_queue_frames) == (30, 30)
+    assert " queue=30 " in engine_config(spec, [("p0", "w0", "b0")]).splitlines()[2]
+    today = build_spec("single-net", nodes=2, rate_mbit=10)
+    assert f" queue={today.wires[0].queue_packets} " in engine_config(today, [("p0", "w0", "b0")]).splitlines()[2]
 
 
 def caps(engine: bool) -> Capabilities:

@@ -52,7 +52,7 @@ def test_the_table_reports_moves_and_the_verdicts_stay_the_runs(tmp_path):
 
 
 def test_the_queue_variants_set_every_queue_a_packet_waits_in():
-    """queue_packets (100 frames as built: no era source) is swept: the variant's networks give
+    """queue_packets (as built: the profile's kernel's queues) is swept: the variant's networks give
     every card's transmit queue and every node's CPU backlog its value, and record it."""
     from netlab.hostcost import cpu_cmds
     from topologies.point import network_fields
