@@ -631,7 +631,7 @@ def _result(claim: dict, verdict: str, measured: Any, reason: str, ev: Evidence,
             "experiments": claim["experiments"]}
 
 
-TODAY = "none"          # view: today's hosts (hardware none, no contention model)
+TODAY = "none"          # view: today's hosts (hardware none; collisions as its profile says: on)
 PAPER = "paper"         # view: the paper's hardware (a profile, collisions as the profile says)
 CONTENDED = "paper+contention"   # view: a profile with the collision model switched by --contention
 VIEWS = {TODAY: "today's hosts (--hardware none)", PAPER: "the paper's hardware (its profile)",
@@ -643,11 +643,13 @@ def view(docs: dict[str, dict], which: str) -> dict[str, dict]:
     """The documents with only the points of one view (results v3 name every
     point's hardware; older documents read as none)."""
     def keep(p: dict) -> bool:
-        hw, contention = hardware_of(p), p["contention"]
+        hw, as_built = hardware_of(p), p["contention"] == p["contention_default"]
         if which == TODAY:
-            return hw == "none" and contention == "off"
+            # today's hosts as their profile says: collisions on (off in documents before the
+            # medium's collisions were every profile's default; their points record that default)
+            return hw == "none" and as_built
         # the paper's view: the collision model as the profile says (points record its default)
-        return hw != "none" and (contention == p["contention_default"]) == (which == PAPER)
+        return hw != "none" and as_built == (which == PAPER)
     return {name: {**doc, "points": [p for p in doc["points"] if keep(p)]} for name, doc in docs.items()}
 
 

@@ -55,23 +55,20 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 # the collision row depends on which wire carried the 1996 hubs (the medium engine or the tc wire)
 CSMA_ROW = ("CSMA/CD",)
 CSMA_ROWS = {
-    "engine": ("CSMA/CD on today's hosts' wires (perfect arbiters, so that view isolates the hosts); on "
-               "the 1996 profiles the medium engine runs it frame by frame (deferral, collisions, jam, "
-               "backoff, drop after 16 attempts) with one propagation delay between every two stations, "
-               "not the cable's geometry",
-               "today's hosts' shared wires too FAST under heavy load; on the profiles collision windows "
-               "slightly too uniform"),
-    "tc": ("tc wire: CSMA/CD collisions, jam and backoff on today's hosts' wires (perfect arbiters); the "
-           "1996 profiles charge their average (Metcalfe-Boggs) cost per frame and drop a frame after 16 "
-           "collisions, not each collision's timing or the capture effect",
-           "today's hosts' shared wires too FAST under heavy load; on the profiles the tc wire errs slow "
-           "and drops too often (Boggs, Mogul and Kent 1988)"),
+    "engine": ("CSMA/CD: the medium engine runs it frame by frame on every shared wire, today's hosts' "
+               "and the 1996 profiles' alike (deferral, collisions, jam, backoff, drop after 16 attempts), "
+               "with one propagation delay between every two stations, not the cable's geometry",
+               "collision windows slightly too uniform"),
+    "tc": ("tc wire: CSMA/CD collisions, jam and backoff: every shared wire, today's hosts' too, is "
+           "charged their average (Metcalfe-Boggs) cost per frame and drops a frame after 16 collisions, "
+           "not each collision's timing or the capture effect",
+           "the tc wire errs slow and drops too often (Boggs, Mogul and Kent 1988)"),
 }
 NOT_MODELLED = [
     ("profiles' TCP: the era's buffers, window, minimum RTO and (1.2) missing fast retransmit are "
      "set, but its delayed-ACK timer, round-trip estimator and receive-window growth are today's "
-     "kernel's; today's hosts' wires lose no frame (the 1996 profiles' shared wires drop after 16 "
-     "collisions), so there the RTO never acts",
+     "kernel's; a switched (full-duplex) wire loses no frame (a shared one drops after 16 collisions), "
+     "so there the RTO never acts",
      "loss recovery too FAST on the paper's hardware"),
     ("today's hosts (--hardware none): no per-packet or per-byte cost, no relay cost",
      "throughput too HIGH wherever the 1996 hosts were the limit; the hardware profiles add it"),
@@ -128,7 +125,7 @@ GLOSSARY = [
     ("the paper's hardware", "view with the hardware profile of the machine the figure ran on "
                              "(hardware/*.json): its disks and its per-packet and per-byte host cost, "
                              "its TCP, and on the 1996 machines' shared wires CSMA/CD contention."),
-    ("contention", "the CSMA/CD model (on by default on the 1996 profiles, --contention on|off sets it): on "
+    ("contention", "the CSMA/CD model (on by default on every shared wire, --contention on|off sets it): on "
                    "the medium engine every frame on a shared wire defers, collides, jams and backs off as "
                    "IEEE 802.3 says and is dropped after 16 attempts; on the tc wire each frame is charged "
                    "the average cost of collisions, jam and backoff (Metcalfe-Boggs), and a frame is "

@@ -10,9 +10,10 @@ bridge, from any port (a station, or a switch joining this wire), is first
 redirected through one IFB device whose HTB charges it at the wire's rate with
 Ethernet framing (see netlab.shaping). So all stations and both directions
 share one rate, and a frame crossing two wires is charged on each.
-CSMA/CD collisions, jam and binary exponential backoff are not simulated: the
-wire is a perfect arbiter (like ns-3's CSMA channel) unless --contention on
-charges their average cost per frame (netlab.contention). The bridge learns MACs, so a unicast
+CSMA/CD collisions, jam and binary exponential backoff are not simulated: their
+average cost per frame is charged (netlab.contention, on by default on every
+shared wire); with --contention off the wire is a perfect arbiter (like ns-3's
+CSMA channel). The bridge learns MACs, so a unicast
 frame reaches only its addressee instead of every station; that saves host
 CPU and changes nothing the wire is charged.
 

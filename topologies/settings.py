@@ -40,7 +40,8 @@ NETWORK_SETTINGS = (
     Setting("contention", "choice", ["auto"], "CSMA/CD on every shared wire: frame by frame on the medium "
             "engine (deferral, collisions, jam, backoff, a drop after 16 attempts), its average cost per "
             "frame on the tc wire (Metcalfe-Boggs, netlab/contention.py); auto: as the hardware profile "
-            "says (on for the 1996 machines' hubs, off for today's hosts)", MACHINE,
+            "says (on for every profile's hubs, today's hosts' too: collisions are the medium's; off: a "
+            "perfect arbiter, the idealised comparison)", MACHINE,
             choices=("auto", "off", "on"), record_type="string",
             record_note="a point records on or off (auto resolved); v1/v2 documents read as off",
             absent="off", required=True, csv=CSV_BEFORE, schema={"enum": ["off", "on"]}),

@@ -54,9 +54,9 @@ def test_a_lone_frames_round_trip_is_two_wire_times_plus_the_hosts_own(testbed):
 
 
 def test_two_flows_on_one_wire_share_it(testbed):
-    """Two TCP flows on one 10 Mbit/s wire (a perfect arbiter: today's hosts) carry together about
+    """Two TCP flows on one 10 Mbit/s wire (a perfect arbiter: --contention off) carry together about
     one wire's TCP payload, not two."""
-    tb = testbed("single-net", nodes=4, rate_mbit=10)
+    tb = testbed("single-net", nodes=4, rate_mbit=10, contention="off")
     flows = iperf.run_pairs([(tb.host("b0"), tb.host("b1")), (tb.host("b2"), tb.host("b3"))], seconds=4)
     total = sum(f.goodput_mbit for f in flows)
     assert 8.0 <= total <= 9.42, [f.goodput_mbit for f in flows]

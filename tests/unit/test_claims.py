@@ -316,20 +316,23 @@ def test_reproduce_spends_repeats_where_claims_read():
 def test_the_paper_view_is_each_profile_as_it_collides_by_default():
     """1996 profiles collide by default: their points with contention on are the paper's view,
     --contention off moves them to the switched view; documents from before v5 (default off
-    then) keep their paper view; today's hosts never collide."""
+    then) keep their paper view; today's hosts are read as their profile's default too (off in
+    older documents, on since collisions became every profile's default)."""
     def pt(hw, contention, default):
         return {"hardware": hw, "contention": contention, "contention_default": default}
     docs = {"x": {"points": [pt("prototype-1995", "on", "on"), pt("prototype-1995", "off", "on"),
-                             pt("prototype-1995", "off", "off"), pt("none", "off", "off")]}}
+                             pt("prototype-1995", "off", "off"), pt("none", "off", "off"),
+                             pt("none", "on", "on"), pt("none", "off", "on")]}}
     assert C.view(docs, C.PAPER)["x"]["points"] == [pt("prototype-1995", "on", "on"),
                                                      pt("prototype-1995", "off", "off")]
     assert C.view(docs, C.CONTENDED)["x"]["points"] == [pt("prototype-1995", "off", "on")]
-    assert C.view(docs, C.TODAY)["x"]["points"] == [pt("none", "off", "off")]
+    assert C.view(docs, C.TODAY)["x"]["points"] == [pt("none", "off", "off"), pt("none", "on", "on")]
 
 
-def test_the_1996_profiles_collide_by_default_and_contention_overrides():
+def test_every_profiles_hubs_collide_by_default_and_contention_overrides():
     from topologies.presets import build_spec
-    for hw, shared in (("prototype-1995", True), ("demonstration-1996", True), ("none", False)):
+    # collisions are the medium's: every profile's hubs collide, today's hosts' too (44.3)
+    for hw, shared in (("prototype-1995", True), ("demonstration-1996", True), ("none", True)):
         spec = build_spec("single-net", nodes=4, rate_mbit=10, hardware=hw)
         assert all(w.contention == shared for w in spec.wires), hw
         assert not any(w.contention for w in build_spec("single-net", nodes=4, rate_mbit=10, hardware=hw,

@@ -75,7 +75,9 @@ def test_build_spec_gives_every_node_the_profiles_cost():
     assert all(n.host_cost == hardware.load("prototype-1995").host_cost for n in spec.nodes)
     plain = build_spec("routed-mesh", nodes=16, rate_mbit=10)
     assert plain.machine.hardware == "none" and all(n.host_cost is None for n in plain.nodes)
-    assert not any(w.contention for w in plain.wires)
+    # collisions are the medium's: today's hosts' hubs collide too, unless --contention off
+    assert all(w.contention == (not w.full_duplex) for w in plain.wires)
+    assert not any(w.contention for w in build_spec("single-net", contention="off").wires)
     assert all(w.contention for w in build_spec("single-net", contention="on").wires)
 
 
