@@ -1,12 +1,30 @@
 """Repeats decided per claim (judge.repeats): a third repeat only where two leave a verdict in
-doubt, and the rule loses no verdict of the stored full run (three repeats everywhere)."""
+doubt, and the rule loses no verdict of a stored full run with three repeats everywhere
+(tests/fixtures/repeats-run: the 9e952c7 run, the last with a fixed third repeat; it tests the
+rule on real spreads, so it is kept whatever the model has become since; the judge's own fixture,
+tests/fixtures/full-run, is the newest full run, whose third repeats the rule already chose)."""
 from __future__ import annotations
+
+import functools
+from pathlib import Path
 
 import pytest
 
 from judge import claims as C
 from judge import repeats as R
-from tests.unit.test_full_run import FIXTURE, documents
+from tests.unit.test_full_run import _read
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repeats-run"
+
+
+@functools.lru_cache(maxsize=1)
+def _main() -> dict[str, dict]:
+    return {d["name"]: d for d in map(_read, sorted((FIXTURE / "results").glob("*.json.gz")))}
+
+
+def documents() -> tuple[dict[str, dict], dict]:
+    import copy
+    return copy.deepcopy(_main()), {}
 
 
 def first_two(docs: dict[str, dict]) -> dict[str, dict]:
