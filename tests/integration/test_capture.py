@@ -87,6 +87,14 @@ def test_a_saturated_hubs_capture_says_its_collisions_and_stops_at_its_limit(cap
     assert rec["wires"]["w0"]["collisions"] > 0
     collided = [f for f in frames if "collision" in f["comment"]]
     assert collided, "no frame's comment says a collision"
+    if shutil.which("tshark"):
+        # Wireshark's own reader takes the file whole and shows the same collision comments
+        t = subprocess.run(["tshark", "-r", str(out), "-T", "fields", "-e", "frame.comment"],
+                           capture_output=True, text=True)
+        assert t.returncode == 0, t.stderr
+        lines = t.stdout.splitlines()
+        assert len(lines) == len(frames), (len(lines), len(frames))
+        assert sum("collision" in ln for ln in lines) == len(collided), t.stdout[:500]
 
 
 def test_a_capture_is_refused_on_a_tc_wire_and_for_a_wire_the_network_lacks(caps):
