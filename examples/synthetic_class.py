@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from judge import binding, handout  # noqa: E402
-from judge import exercise as ex_mod  # noqa: E402
+from beowulf_netlab.judge import binding, handout  # noqa: E402
+from beowulf_netlab.judge import exercise as ex_mod  # noqa: E402
 
 FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Radia", "Ken",
          "Margaret", "Dennis", "Sophie", "Linus", "Hedy", "Tim", "Karen", "Vint", "Shafi", "Niklaus",
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         roster_names = ex_mod.read_roster(made["roster"])
         rows = ex_mod.grade(ex, klass, measured, klass / "grades.csv", roster=roster_names,
                             codes=binding.read_codes(made["codes"]))
-        from judge import classpage
+        from beowulf_netlab.judge import classpage
         classpage.write(out / "class.html", classpage.render(ex, rows, measured, roster_names))
         for s in ex_mod.summarize(ex, rows):
             print(f"{s['id']}: {ex_mod.counts_line(s)}"

@@ -13,13 +13,13 @@ import os
 import sys
 import traceback
 
-from commands import (clean, cli, compare, completion, doctor, exercise, experiment, merge, plot, quick,
+from beowulf_netlab.commands import (clean, cli, compare, completion, doctor, exercise, experiment, merge, plot, quick,
                       report, reproduce, run, topo)
-from commands import capture, inspect, shell
-from core.parser import Parser
-from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
-from core.text import plain
-from core.version import VersionAction
+from beowulf_netlab.commands import capture, inspect, shell
+from beowulf_netlab.core.parser import Parser
+from beowulf_netlab.core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.core.version import VersionAction
 
 VERBS = {"doctor": doctor, "topo": topo, "cli": cli, "run": run, "experiment": experiment,
          "exercise": exercise, "reproduce": reproduce, "report": report, "plot": plot, "merge": merge, "compare": compare, "clean": clean,

@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from core.errors import BadInput
-from core.values import Axis
-from netlab.impls import BuildOptions
-from run.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
-from run.sweep import NETWORK, network_defaults
-from topologies.settings import IMPAIRMENTS, MACHINE_SETTINGS, SIZES, SPEC_SETTINGS
-from topologies.presets import build_spec
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.values import Axis
+from beowulf_netlab.netlab.impls import BuildOptions
+from beowulf_netlab.run.session import require_root  # noqa: F401 -- for the verbs; it lives with the session
+from beowulf_netlab.run.sweep import NETWORK, network_defaults
+from beowulf_netlab.topologies.settings import IMPAIRMENTS, MACHINE_SETTINGS, SIZES, SPEC_SETTINGS
+from beowulf_netlab.topologies.presets import build_spec
 
 
 def axis_type(axis: Axis, single: bool = False):

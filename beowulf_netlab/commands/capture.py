@@ -8,10 +8,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from commands.args import (add_build_args, add_machine_args, add_network_args, build_options, require_root,
+from beowulf_netlab.commands.args import (add_build_args, add_machine_args, add_network_args, build_options, require_root,
                            spec_from)
-from core.errors import BadInput
-from core.safefile import probe_folder
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import probe_folder
 
 
 def add_parser(sub) -> None:
@@ -93,8 +93,8 @@ def capture(spec, opts, wire: str, seconds: float, words: list[str]) -> int:
     """Build, capture while `words` run in their node (or for `seconds`), tear down: the engine
     writes the file as it stops, and the testbed says where and how many frames. The command's
     exit status, or 1 when the file was not written."""
-    from netlab.testbed import Testbed
-    from run.hostpath import subtract_host_path
+    from beowulf_netlab.netlab.testbed import Testbed
+    from beowulf_netlab.run.hostpath import subtract_host_path
     status = 0
     with Testbed(spec, opts) as tb:
         subtract_host_path(tb)

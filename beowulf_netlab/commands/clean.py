@@ -1,8 +1,8 @@
 """emulate.py clean: remove what killed runs left behind (only objects carrying a run's label)."""
 from __future__ import annotations
 
-from commands.args import require_root
-from netlab.manifest import clean
+from beowulf_netlab.commands.args import require_root
+from beowulf_netlab.netlab.manifest import clean
 
 
 def add_parser(sub) -> None:

@@ -1,9 +1,9 @@
 """emulate.py cli: Mininet's CLI on one topology (scripts from a file or pipe too)."""
 from __future__ import annotations
 
-from commands.args import (add_build_args, add_impairment_args, add_machine_args, add_network_args,
+from beowulf_netlab.commands.args import (add_build_args, add_impairment_args, add_machine_args, add_network_args,
                            build_options, require_root, spec_from)
-from run.session import open_cli
+from beowulf_netlab.run.session import open_cli
 
 
 def add_parser(sub) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from judge.compare import compare, side, text
+from beowulf_netlab.judge.compare import compare, side, text
 
 
 def add_parser(sub) -> None:

@@ -13,9 +13,9 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
-from core.version import NAME, RELEASED, __version__
-from topologies.presets import PRESETS
+from beowulf_netlab.core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
+from beowulf_netlab.core.version import NAME, RELEASED, __version__
+from beowulf_netlab.topologies.presets import PRESETS
 
 SHELLS = ("bash", "zsh", "man")
 COMMAND_NAMES = (NAME, "emulate.py")   # what the scripts complete (./emulate.py: bash tries the basename)

@@ -1,8 +1,8 @@
 """emulate.py doctor: what this host can do, and which fallbacks it will use."""
 from __future__ import annotations
 
-from commands.args import require_root
-from netlab.capabilities import doctor_lines, probe
+from beowulf_netlab.commands.args import require_root
+from beowulf_netlab.netlab.capabilities import doctor_lines, probe
 
 HELP = "list kernel features, tools and the fallbacks they cause"
 

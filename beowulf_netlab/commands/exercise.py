@@ -7,17 +7,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from commands.args import add_build_args, build_options, require_root
-from core.errors import BadInput
-from core.safefile import write_atomic_bytes
-from core.text import plain
-from judge import binding, classpage
-from judge import exercise as ex_mod
-from judge import handout as handout_mod
-from judge.exercise import PASS
-from run.results import RESULTS_DIR
-from judge.sheet import page as sheet_page
-from run.session import Session, open_cli
+from beowulf_netlab.commands.args import add_build_args, build_options, require_root
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.judge import binding, classpage
+from beowulf_netlab.judge import exercise as ex_mod
+from beowulf_netlab.judge import handout as handout_mod
+from beowulf_netlab.judge.exercise import PASS
+from beowulf_netlab.run.results import RESULTS_DIR
+from beowulf_netlab.judge.sheet import page as sheet_page
+from beowulf_netlab.run.session import Session, open_cli
 
 
 def add_parser(sub) -> None:

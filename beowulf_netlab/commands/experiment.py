@@ -5,12 +5,12 @@ import json
 import sys
 from pathlib import Path
 
-from commands.args import add_machine_args, add_output_args, build_options, machine_values
-from judge.claims import load_claims, read_by_claims
-from run.experiment import experiment_files, find, load, paper_figure
-from run.results import read_json
-from run.session import run_one
-from judge.summary import summary
+from beowulf_netlab.commands.args import add_machine_args, add_output_args, build_options, machine_values
+from beowulf_netlab.judge.claims import load_claims, read_by_claims
+from beowulf_netlab.run.experiment import experiment_files, find, load, paper_figure
+from beowulf_netlab.run.results import read_json
+from beowulf_netlab.run.session import run_one
+from beowulf_netlab.judge.summary import summary
 
 
 def add_parser(sub) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from netlab.running import as_data, details, find, run_id_arg, runs, table
+from beowulf_netlab.netlab.running import as_data, details, find, run_id_arg, runs, table
 
 
 def add_parser(sub) -> None:

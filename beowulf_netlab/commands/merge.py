@@ -10,17 +10,17 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from core.errors import BadInput
-from core.jsonfile import MAX_FILE_BYTES
-from core.safefile import archive_members
-from core.text import plain, plain_lines
-from run.merge import merge
-from judge.report import build, headline, headline_json
-from judge.plot import plot
-from judge.table import table
-from run.store import check_writable, write_atomic
-from run.results import load, load_data
-from run.csvfile import write_csv
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import MAX_FILE_BYTES
+from beowulf_netlab.core.safefile import archive_members
+from beowulf_netlab.core.text import plain, plain_lines
+from beowulf_netlab.run.merge import merge
+from beowulf_netlab.judge.report import build, headline, headline_json
+from beowulf_netlab.judge.plot import plot
+from beowulf_netlab.judge.table import table
+from beowulf_netlab.run.store import check_writable, write_atomic
+from beowulf_netlab.run.results import load, load_data
+from beowulf_netlab.run.csvfile import write_csv
 
 
 def add_parser(sub) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.errors import BadInput
-from judge.plot import image_format, plot, plot_series
-from judge.table import table
-from run.store import check_writable
-from run.results import load
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.judge.plot import image_format, plot, plot_series
+from beowulf_netlab.judge.table import table
+from beowulf_netlab.run.store import check_writable
+from beowulf_netlab.run.results import load
 
 
 def add_parser(sub) -> None:

@@ -2,13 +2,13 @@
 set beside the papers' values with a reading of what limited each row."""
 from __future__ import annotations
 
-from commands.args import require_root
-from netlab.impls import BuildOptions
-from judge.claims import beside_paper, show
-from run.experiment import EXPERIMENTS_DIR, ROOT, load
-from run.session import run_one
-from judge.summary import summary
-from judge.table import readings
+from beowulf_netlab.commands.args import require_root
+from beowulf_netlab.netlab.impls import BuildOptions
+from beowulf_netlab.judge.claims import beside_paper, show
+from beowulf_netlab.run.experiment import EXPERIMENTS_DIR, ROOT, load
+from beowulf_netlab.run.session import run_one
+from beowulf_netlab.judge.summary import summary
+from beowulf_netlab.judge.table import readings
 
 QUICK = EXPERIMENTS_DIR / "quick-comparison.json"
 NAME = "quick-comparison"

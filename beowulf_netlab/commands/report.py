@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.errors import BadInput
-from judge.report import build, headline, headline_json
-from judge.sensitivity import range_variants_of
-from run.experiment import experiment_files
-from run.store import check_writable
-from run.results import load, read_json
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.judge.report import build, headline, headline_json
+from beowulf_netlab.judge.sensitivity import range_variants_of
+from beowulf_netlab.run.experiment import experiment_files
+from beowulf_netlab.run.store import check_writable
+from beowulf_netlab.run.results import load, read_json
 
 
 def add_parser(sub) -> None:

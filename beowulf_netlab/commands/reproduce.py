@@ -7,22 +7,22 @@ import sys
 import time
 from pathlib import Path
 
-from commands.args import add_build_args, build_options, shard_arg
-from core.errors import BadInput, NetlabError
-from judge.claims import load_claims, read_by_claims
-from run.experiment import experiment_files, load
-from judge.report import build, headline, headline_json
-from run.results import RESULTS_DIR
-from run.session import Session
-from run.sweep import Sweep
-from run import estimate
-from judge import tested
-from judge.repeats import doubtful, wanted
-from judge.sensitivity import load_variants, range_variants, variant_sweep
-from run import calibration
-from judge.heldout import EXPERIMENT as HELDOUT
-from judge.validation import experiments as era_experiments
-from topologies.hardware import NONE
+from beowulf_netlab.commands.args import add_build_args, build_options, shard_arg
+from beowulf_netlab.core.errors import BadInput, NetlabError
+from beowulf_netlab.judge.claims import load_claims, read_by_claims
+from beowulf_netlab.run.experiment import experiment_files, load
+from beowulf_netlab.judge.report import build, headline, headline_json
+from beowulf_netlab.run.results import RESULTS_DIR
+from beowulf_netlab.run.session import Session
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.run import estimate
+from beowulf_netlab.judge import tested
+from beowulf_netlab.judge.repeats import doubtful, wanted
+from beowulf_netlab.judge.sensitivity import load_variants, range_variants, variant_sweep
+from beowulf_netlab.run import calibration
+from beowulf_netlab.judge.heldout import EXPERIMENT as HELDOUT
+from beowulf_netlab.judge.validation import experiments as era_experiments
+from beowulf_netlab.topologies.hardware import NONE
 
 
 def add_parser(sub) -> None:

@@ -6,14 +6,14 @@ import json
 import sys
 from pathlib import Path
 
-from commands.args import add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
-from core.errors import BadInput
-from run.session import run_one
-from judge.summary import summary
-from core.settings import SIZE, SWEEP, TOPOLOGY, in_group
-from run.sweep import NETWORK, SETTINGS, Sweep
-from topologies.presets import PRESETS, preset
-from workloads import WORKLOADS
+from beowulf_netlab.commands.args import add_axis, add_impairment_args, add_machine_args, add_output_args, build_options
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.run.session import run_one
+from beowulf_netlab.judge.summary import summary
+from beowulf_netlab.core.settings import SIZE, SWEEP, TOPOLOGY, in_group
+from beowulf_netlab.run.sweep import NETWORK, SETTINGS, Sweep
+from beowulf_netlab.topologies.presets import PRESETS, preset
+from beowulf_netlab.workloads import WORKLOADS
 
 
 def add_parser(sub) -> None:

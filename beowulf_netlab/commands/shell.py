@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from core.errors import BadInput
-from netlab.running import choose, enter, node_of, run_id_arg, runs
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.netlab.running import choose, enter, node_of, run_id_arg, runs
 
 
 def add_parser(sub) -> None:

@@ -5,13 +5,13 @@ import json
 import sys
 from pathlib import Path
 
-from commands.args import add_axis, axis_type, spec_from
-from run.sweep import NETWORK
-from core.parser import Parser
-from run.store import check_writable
-from topologies.presets import PRESETS
-from topologies.render import wiring_data, wiring_png, wiring_text
-from topologies.settings import SIZES
+from beowulf_netlab.commands.args import add_axis, axis_type, spec_from
+from beowulf_netlab.run.sweep import NETWORK
+from beowulf_netlab.core.parser import Parser
+from beowulf_netlab.run.store import check_writable
+from beowulf_netlab.topologies.presets import PRESETS
+from beowulf_netlab.topologies.render import wiring_data, wiring_png, wiring_text
+from beowulf_netlab.topologies.settings import SIZES
 
 
 def add_parser(sub) -> None:

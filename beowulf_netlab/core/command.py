@@ -25,7 +25,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from core.errors import RuntimeFailure
+from beowulf_netlab.core.errors import RuntimeFailure
 
 
 PYTHON = sys.executable

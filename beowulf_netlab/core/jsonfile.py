@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.errors import BadInput
-from core.safefile import read_bytes, write_atomic_bytes
-from core.text import plain
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import read_bytes, write_atomic_bytes
+from beowulf_netlab.core.text import plain
 
 MAX_FILE_BYTES = 64 << 20
 MAX_INT_BITS = 63                   # the largest integer a file may hold: 2**63 - 1

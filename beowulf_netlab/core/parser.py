@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.errors import EXIT_USAGE
+from beowulf_netlab.core.errors import EXIT_USAGE
 
 
 class Parser(argparse.ArgumentParser):

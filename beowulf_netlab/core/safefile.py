@@ -41,8 +41,8 @@ import zlib
 from pathlib import Path
 from typing import Iterator
 
-from core.errors import BadInput, RuntimeFailure
-from core.text import plain
+from beowulf_netlab.core.errors import BadInput, RuntimeFailure
+from beowulf_netlab.core.text import plain
 
 
 def _open_regular(path: Path, what: str, limit: int) -> int:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from core.fields import NO_DEFAULT, SETTING, Field
-from core.values import Axis
+from beowulf_netlab.core.fields import NO_DEFAULT, SETTING, Field
+from beowulf_netlab.core.values import Axis
 
 # a setting's group: which part of a run it sets (and which verbs' flags it is among)
 TOPOLOGY = "topology"       # the network's shape: topology, and its own sizes (a topology file sets their defaults)

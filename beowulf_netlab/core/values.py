@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.errors import BadInput
+from beowulf_netlab.core.errors import BadInput
 
 MAX_LIST = 64            # values in one axis
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMG]?)(?:i?B)?\s*$", re.I)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.command import execute
+from beowulf_netlab.core.command import execute
 
 __version__ = "0.1.0"
 RELEASED = "2026-11-27"   # the man page's date and CITATION.cff's date-released
 NAME = "beowulf-netlab"
-ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/: the code and its data folders
+ROOT = PACKAGE.parent   # a checkout's top (engine/, playbooks/, tests/), or site-packages when installed
 
 
 def commit() -> str | None:

@@ -6,8 +6,8 @@ question's spread against its tolerance (a tolerance must be at least 1.5 x the 
 from the median; tests/unit/test_exercises.py checks it). Tolerances and their `why_tolerance`
 texts (solutions/key.json, the answer key) are the teacher's to set: this script only reports.
 
-  sudo python3 exercises/record.py message-size shared-hub --runs 6
-  python3 exercises/record.py shared-hub --from-runs      # answers again from the stored runs
+  sudo python3 beowulf_netlab/exercises/record.py message-size shared-hub --runs 6
+  python3 beowulf_netlab/exercises/record.py shared-hub --from-runs      # answers again from the stored runs
 """
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]   # the checkout's top
 sys.path.insert(0, str(ROOT))
 
-from judge import exercise  # noqa: E402
+from beowulf_netlab.judge import exercise  # noqa: E402
 
 
 def sig(x: float, digits: int = 4) -> float:
@@ -33,7 +33,7 @@ def sig(x: float, digits: int = 4) -> float:
 
 def record(name: str, runs: int, note: str, from_runs: bool = False) -> None:
     ex = exercise.load(name)
-    sol = ROOT / "exercises" / name / "solutions"
+    sol = exercise.EXERCISES_DIR / name / "solutions"
     measured: list[dict] = []
     if from_runs:   # a question changed, not the measurement: answers from the stored runs
         measured = json.loads((sol / "runs.json").read_text())["runs"]
@@ -51,7 +51,7 @@ def record(name: str, runs: int, note: str, from_runs: bool = False) -> None:
             print(f"{name} run {i + 1}/{runs}: {measured[-1]}", flush=True)
     median = {k: sig(statistics.median(r[k] for r in measured)) for k in measured[0]}
     (sol / "runs.json").write_text(json.dumps({
-        "how": f"sudo python3 exercises/record.py {name} --runs {runs} (exercise check {name} "
+        "how": f"sudo python3 beowulf_netlab/exercises/record.py {name} --runs {runs} (exercise check {name} "
                f"solutions/answers.json, {runs} runs, one network at a time on the host{note}); "
                "measured.json holds their median",
         "host": "this project's 2-core host", "recorded": datetime.date.today().isoformat(),

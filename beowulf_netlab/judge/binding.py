@@ -23,10 +23,10 @@ import secrets
 import socket
 from pathlib import Path
 
-from core.errors import BadInput
-from core.jsonfile import check_schema, read_json
-from core.safefile import write_atomic_bytes
-from core.text import plain
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import check_schema, read_json
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.text import plain
 
 TEMPLATE_STUDENT = "your name"
 CODES_SUFFIX = ".codes.json"

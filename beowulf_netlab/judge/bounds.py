@@ -34,15 +34,15 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.verdicts import Forced
-from netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
-from topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
-from run import calibration as cal
-from run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_via, model_round_trip_us
-from topologies.hardware import NONE, HostCost, hardware_of, load
-from core.fields import MEASURED_PREFIX
-from topologies.timescale import time_scale_of
-from workloads import WORKLOADS
+from beowulf_netlab.core.verdicts import Forced
+from beowulf_netlab.netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
+from beowulf_netlab.topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
+from beowulf_netlab.run import calibration as cal
+from beowulf_netlab.run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_via, model_round_trip_us
+from beowulf_netlab.topologies.hardware import NONE, HostCost, hardware_of, load
+from beowulf_netlab.core.fields import MEASURED_PREFIX
+from beowulf_netlab.topologies.timescale import time_scale_of
+from beowulf_netlab.workloads import WORKLOADS
 
 INF = math.inf
 THROUGHPUT = "throughput_mbyte_s"
@@ -75,7 +75,7 @@ def uses(level: Forced) -> set[Forced]:
 def _full_duplex(topology: str, nodes: int | None, rate: float, channels: int | None) -> frozenset[str] | None:
     """The point's full-duplex wires (switched ports), from its topology as built; None when it
     cannot be rebuilt (then every wire counts as full duplex: the looser cap)."""
-    from topologies.presets import preset
+    from beowulf_netlab.topologies.presets import preset
     try:
         p = preset(topology)
         given = {"nodes": nodes, "rate_mbit": rate, "channels": channels}

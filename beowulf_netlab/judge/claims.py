@@ -46,20 +46,20 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from core.jsonfile import check_schema, write_schema
-from run import calibration as cal
-from judge import forced as forcing
-from judge import tested
+from beowulf_netlab.core.jsonfile import check_schema, write_schema
+from beowulf_netlab.run import calibration as cal
+from beowulf_netlab.judge import forced as forcing
+from beowulf_netlab.judge import tested
 # keys that are results, not parameters: points differing only in these are repeats of one point
 # (every declared field that is not identity: run.point; judge.forced.groups groups by them)
-from run.point import RESULT_KEYS  # noqa: F401
-from run.results import read_json, real_rate
-from core.verdicts import PASSES, Verdict
-from topologies.hardware import hardware_of
+from beowulf_netlab.run.point import RESULT_KEYS  # noqa: F401
+from beowulf_netlab.run.results import read_json, real_rate
+from beowulf_netlab.core.verdicts import PASSES, Verdict
+from beowulf_netlab.topologies.hardware import hardware_of
 
-ROOT = Path(__file__).resolve().parent.parent
-CLAIMS_FILE = ROOT / "claims" / "claims.json"
-SCHEMA_FILE = ROOT / "claims" / "schema.json"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+CLAIMS_FILE = PACKAGE / "claims" / "claims.json"
+SCHEMA_FILE = PACKAGE / "claims" / "schema.json"
 
 REPRODUCED, IN_SHAPE, NOT_REPRODUCED, NOT_CHECKABLE = (Verdict.REPRODUCED, Verdict.IN_SHAPE,
                                                       Verdict.NOT_REPRODUCED, Verdict.NOT_CHECKABLE)
@@ -229,7 +229,7 @@ class Evidence:
         name = sel.get("experiment", default_exp)
         doc = docs.get(name)
         if doc is None:
-            exists = (ROOT / "experiments" / f"{name}.json").exists()
+            exists = (PACKAGE / "experiments" / f"{name}.json").exists()
             self.problems.append(f"experiment {name} was not run" if exists else
                                  f"there is no experiment {name} yet (experiments/{name}.json)")
             return []

@@ -12,10 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from core.errors import BadInput
-from core.safefile import write_atomic_bytes
-from core.text import plain
-from judge import exercise as ex_mod
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.judge import exercise as ex_mod
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_SHOWN, MAX_PROBLEM = 120, 400   # characters of an answer, of a problem shown (the CSV has all)

@@ -17,10 +17,10 @@ import statistics
 import zlib
 from pathlib import Path
 
-from core.errors import BadInput
-from core.safefile import read_bytes
-from run.results import MAX_FILE_BYTES, load_data
-from judge.table import figure_of, levels, series, sweep_points, x_label
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import read_bytes
+from beowulf_netlab.run.results import MAX_FILE_BYTES, load_data
+from beowulf_netlab.judge.table import figure_of, levels, series, sweep_points, x_label
 
 JSON_VERSION = 1          # the --json form's version: a key's meaning never changes under one number
 MAX_DOCUMENTS = 200       # documents read from one run directory

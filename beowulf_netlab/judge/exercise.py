@@ -41,18 +41,18 @@ import re
 import statistics
 from pathlib import Path
 
-from core.errors import BadInput
-from core.jsonfile import check_schema, parse_json, read_json, write_schema
-from core.safefile import atomic_text, read_bytes
-from core.text import csv_cell, plain
-from core.verdicts import Answer
-from judge import binding
-from judge.binding import TEMPLATE_STUDENT, student_key
-from run.sweep import Sweep, axes_for
-from workloads import WORKLOADS
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import check_schema, parse_json, read_json, write_schema
+from beowulf_netlab.core.safefile import atomic_text, read_bytes
+from beowulf_netlab.core.text import csv_cell, plain
+from beowulf_netlab.core.verdicts import Answer
+from beowulf_netlab.judge import binding
+from beowulf_netlab.judge.binding import TEMPLATE_STUDENT, student_key
+from beowulf_netlab.run.sweep import Sweep, axes_for
+from beowulf_netlab.workloads import WORKLOADS
 
-ROOT = Path(__file__).resolve().parent.parent
-EXERCISES_DIR = ROOT / "exercises"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+EXERCISES_DIR = PACKAGE / "exercises"
 SCHEMA_FILE = EXERCISES_DIR / "schema.json"
 KEY_SCHEMA_FILE = EXERCISES_DIR / "key-schema.json"
 KEY_FILE = Path("solutions") / "key.json"      # in an exercise's folder: the teacher's only
@@ -243,7 +243,7 @@ def require_key(ex: dict, what: str) -> None:
 
 def start_spec(ex: dict):
     """The network `exercise start` builds."""
-    from topologies.presets import build_spec
+    from beowulf_netlab.topologies.presets import build_spec
     opts = {k: v for k, v in ex["start"].items() if k != "topology"}
     return build_spec(ex["start"]["topology"], **opts)
 

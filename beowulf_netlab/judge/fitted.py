@@ -30,19 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.errors import BadInput
-from core.jsonfile import TEXT, check_schema, read_json, write_schema
-from judge import claims as C
-from judge.forced import groups, label, matches
-from judge.sensitivity import RANGE_AXES
-from run.calibration import load_calibrations, measures, resting_on
-from run.point import RESULT_KEYS
-from run.results import real_rate
-from topologies.hardware import hardware_of, load as load_profile, ranged_constants
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import TEXT, check_schema, read_json, write_schema
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.judge.forced import groups, label, matches
+from beowulf_netlab.judge.sensitivity import RANGE_AXES
+from beowulf_netlab.run.calibration import load_calibrations, measures, resting_on
+from beowulf_netlab.run.point import RESULT_KEYS
+from beowulf_netlab.run.results import real_rate
+from beowulf_netlab.topologies.hardware import hardware_of, load as load_profile, ranged_constants
 
-ROOT = Path(__file__).resolve().parent.parent
-FITTING_FILE = ROOT / "claims" / "fitting.json"
-SCHEMA_FILE = ROOT / "claims" / "fitting.schema.json"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+FITTING_FILE = PACKAGE / "claims" / "fitting.json"
+SCHEMA_FILE = PACKAGE / "claims" / "fitting.schema.json"
 
 NOT_PREDICTED = "not predicted"
 NOT_FITTED = "not fitted"

@@ -29,10 +29,10 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.verdicts import PASSES, Forced, Verdict
-from judge import bounds as B
-from run.gates import SLACK
-from run.point import RESULT_KEYS
+from beowulf_netlab.core.verdicts import PASSES, Forced, Verdict
+from beowulf_netlab.judge import bounds as B
+from beowulf_netlab.run.gates import SLACK
+from beowulf_netlab.run.point import RESULT_KEYS
 
 INF = math.inf
 Range = tuple[float, float]
@@ -246,7 +246,7 @@ def _numeric(check: dict, docs: dict, first: str, cals: list[dict], level: Force
 
 def _equal_by_model(equal: dict, docs: dict, a: Sel, b: Sel, cals: list[dict]) -> bool:
     """Does the calibration of the quantity the model makes equal apply to every point of a and b?"""
-    from run import calibration as cal
+    from beowulf_netlab.run import calibration as cal
     c = next((c for c in cals if c["id"] == equal["calibration"]), None)
     return c is not None and all(cal.applies(c, docs[k[0]]["points"][k[1]])
                                  for s in (a, b) for keys, _ in s.parts for k in keys)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.errors import BadInput
-from core.safefile import fresh_dir, write_atomic_bytes
-from core.text import plain
-from judge import binding
-from judge import exercise as ex_mod
-from judge.sheet import page
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import fresh_dir, write_atomic_bytes
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.judge import binding
+from beowulf_netlab.judge import exercise as ex_mod
+from beowulf_netlab.judge.sheet import page
 
 SHEET_HTML, SHEET_MD, TEMPLATE, PERSONAL = "sheet.html", "sheet.md", "answers-template.json", "answers"
 

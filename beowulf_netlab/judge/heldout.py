@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import statistics
 
-from run.gates import LONE_RTT_TOLERANCE, flow_via, model_round_trip_us, trusted
-from topologies.timescale import time_scale_of
+from beowulf_netlab.run.gates import LONE_RTT_TOLERANCE, flow_via, model_round_trip_us, trusted
+from beowulf_netlab.topologies.timescale import time_scale_of
 
 EXPERIMENT = "hostpath-heldout"
 ON_MODEL, OVER, UNDER = "on the model", "over", "under"

@@ -14,17 +14,17 @@ import hashlib
 import math
 from pathlib import Path
 
-from core.errors import BadInput
-from core.safefile import atomic_binary
-from core.values import human_size
-from topologies.ethernet import tcp_goodput_limit_mbit
-from judge.forced import matches
-from run.results import real_intervals, real_rate
-from judge.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, config_key, figure_of, levels, median,
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import atomic_binary
+from beowulf_netlab.core.values import human_size
+from beowulf_netlab.topologies.ethernet import tcp_goodput_limit_mbit
+from beowulf_netlab.judge.forced import matches
+from beowulf_netlab.run.results import real_intervals, real_rate
+from beowulf_netlab.judge.table import (PAPER_VIEW_STYLE, TODAY_VIEW_STYLE, Series, config_key, figure_of, levels, median,
                             scale_note, series, sweep_points)
-from topologies.hardware import hardware_of
-from topologies.timescale import time_scale_of
-from workloads import WORKLOADS
+from beowulf_netlab.topologies.hardware import hardware_of
+from beowulf_netlab.topologies.timescale import time_scale_of
+from beowulf_netlab.workloads import WORKLOADS
 
 METRIC_MARKERS = ("o", "s", "^", "D")
 # a configuration's colour comes from this fixed list by its name's hash (configuration_colours):

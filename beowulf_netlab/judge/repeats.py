@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge import claims as C
+from beowulf_netlab.judge import claims as C
 
 DOUBT_SPREADS = 4.0     # the boundary within this many spreads (half ranges) of the figure: in doubt
 DOUBT_FLOOR = 0.05      # ... or within this share of it, however close the repeats were: the

@@ -24,31 +24,31 @@ import struct
 import time
 from pathlib import Path
 
-from core.errors import BadInput
-from core.values import human_size
-from core.safefile import write_atomic_bytes
-from core.text import md_cell, plain
-from run.calibration import MET, MISSED, load_calibrations
-from judge import fitted
-from judge import heldout
-from judge import sensitivity as sensitivity_table
-from judge.sensitivity import UNDETERMINED
-from judge.validation import ABOVE, BELOW, IN_BAND, NOT_MEASURED, readings
-from judge.validation import experiments as era_experiments
-from run.experiment import experiment_files
-from netlab.manifest import wire_of
-from netlab.medium import first_segment
-from run.point import REPEATS, field_named
-from workloads import WORKLOADS
-from core.jsonfile import read_json
-from judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.values import human_size
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.text import md_cell, plain
+from beowulf_netlab.run.calibration import MET, MISSED, load_calibrations
+from beowulf_netlab.judge import fitted
+from beowulf_netlab.judge import heldout
+from beowulf_netlab.judge import sensitivity as sensitivity_table
+from beowulf_netlab.judge.sensitivity import UNDETERMINED
+from beowulf_netlab.judge.validation import ABOVE, BELOW, IN_BAND, NOT_MEASURED, readings
+from beowulf_netlab.judge.validation import experiments as era_experiments
+from beowulf_netlab.run.experiment import experiment_files
+from beowulf_netlab.netlab.manifest import wire_of
+from beowulf_netlab.netlab.medium import first_segment
+from beowulf_netlab.run.point import REPEATS, field_named
+from beowulf_netlab.workloads import WORKLOADS
+from beowulf_netlab.core.jsonfile import read_json
+from beowulf_netlab.judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
                              TODAY, PAPER, CONTENDED, VIEWS, calibrations, judge_all, load_claims, summary,
                              view, views_present)
-from judge.plot import plot
-from run.gates import LONE_RTT_TOLERANCE
-from judge.table import table, trusted
-from core.verdicts import MEANING, Answer, Forced
-from topologies.hardware import describe_tcp, hardware_of
+from beowulf_netlab.judge.plot import plot
+from beowulf_netlab.run.gates import LONE_RTT_TOLERANCE
+from beowulf_netlab.judge.table import table, trusted
+from beowulf_netlab.core.verdicts import MEANING, Answer, Forced
+from beowulf_netlab.topologies.hardware import describe_tcp, hardware_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 

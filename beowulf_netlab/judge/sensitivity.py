@@ -21,17 +21,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.errors import BadInput
-from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
-from core.verdicts import Verdict
-from judge.claims import PAPER, judge_all
-from run.experiment import experiment_files, load
-from run.sweep import axes_for
-from topologies.hardware import ERA, NONE, load as load_profile, ranged_constants
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
+from beowulf_netlab.core.verdicts import Verdict
+from beowulf_netlab.judge.claims import PAPER, judge_all
+from beowulf_netlab.run.experiment import experiment_files, load
+from beowulf_netlab.run.sweep import axes_for
+from beowulf_netlab.topologies.hardware import ERA, NONE, load as load_profile, ranged_constants
 
-ROOT = Path(__file__).resolve().parent.parent
-VARIANTS_FILE = ROOT / "claims" / "sensitivity.json"
-SCHEMA_FILE = ROOT / "claims" / "sensitivity.schema.json"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+VARIANTS_FILE = PACKAGE / "claims" / "sensitivity.json"
+SCHEMA_FILE = PACKAGE / "claims" / "sensitivity.schema.json"
 
 SCHEMA = list_file_schema(
     "Beowulf Netlab sensitivity variants",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.text import plain
-from run.calibration import MET, table_lines
-from judge.plot import plot
-from run.csvfile import intervals_csv_path
-from run.results import real_intervals
-from judge.table import table
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.run.calibration import MET, table_lines
+from beowulf_netlab.judge.plot import plot
+from beowulf_netlab.run.csvfile import intervals_csv_path
+from beowulf_netlab.run.results import real_intervals
+from beowulf_netlab.judge.table import table
 
 
 def summary(doc: dict, out: Path, png: str, paper: dict | None = None) -> str:

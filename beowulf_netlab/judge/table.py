@@ -13,15 +13,15 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from core.values import human_size
-from topologies.ethernet import MSS
-from run.gates import trusted  # noqa: F401 (re-exported: readers ask the table)
-from run.point import field_named
-from run.results import real_rate
-from topologies.hardware import describe_tcp, hardware_of
-from workloads import WORKLOADS
-from workloads.base import Figure
-from topologies.timescale import time_scale_of
+from beowulf_netlab.core.values import human_size
+from beowulf_netlab.topologies.ethernet import MSS
+from beowulf_netlab.run.gates import trusted  # noqa: F401 (re-exported: readers ask the table)
+from beowulf_netlab.run.point import field_named
+from beowulf_netlab.run.results import real_rate
+from beowulf_netlab.topologies.hardware import describe_tcp, hardware_of
+from beowulf_netlab.workloads import WORKLOADS
+from beowulf_netlab.workloads.base import Figure
+from beowulf_netlab.topologies.timescale import time_scale_of
 
 SUSPECT_NOTE = "* failed a fidelity gate (see the document's gates): the emulator, not the network, may have set it"
 PAPER_VIEW_STYLE = "-"      # the paper's hardware (a profile): solid lines

@@ -13,10 +13,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from core.command import execute
-from core.verdicts import TestRun
+from beowulf_netlab.core.command import execute
+from beowulf_netlab.core.verdicts import TestRun
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]   # the checkout's top (beowulf_netlab/'s parent)
 PASSED, FAILED, SUITE_ONLY = TestRun.PASSED, TestRun.FAILED, TestRun.SUITE_ONLY
 NOT_RUN = "not run: pytest is not installed (./setup.sh installs it)"
 TIMEOUT_S = 120

@@ -18,14 +18,14 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
-from run.gates import trusted
-from core.verdicts import Reading
-from topologies.hardware import hardware_of
+from beowulf_netlab.core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
+from beowulf_netlab.run.gates import trusted
+from beowulf_netlab.core.verdicts import Reading
+from beowulf_netlab.topologies.hardware import hardware_of
 
-ROOT = Path(__file__).resolve().parent.parent
-CHECKS_FILE = ROOT / "claims" / "era-checks.json"
-SCHEMA_FILE = ROOT / "claims" / "era-checks.schema.json"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+CHECKS_FILE = PACKAGE / "claims" / "era-checks.json"
+SCHEMA_FILE = PACKAGE / "claims" / "era-checks.schema.json"
 
 IN_BAND, BELOW, ABOVE, NOT_MEASURED = Reading.IN_BAND, Reading.BELOW, Reading.ABOVE, Reading.NOT_MEASURED
 

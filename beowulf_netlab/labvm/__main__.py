@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
-from core.errors import EXIT_USAGE
-from core.parser import Parser
+from beowulf_netlab.core.errors import EXIT_USAGE
+from beowulf_netlab.core.parser import Parser
 
 
 def make_parser() -> Parser:
@@ -43,18 +43,18 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("python3 -m labvm: needs root (image build, loop-free mkfs, QEMU): "
                          "run it with sudo\n")
         return EXIT_USAGE
-    from labvm.image import ImageError, build
-    from labvm.qemu import VMError
+    from beowulf_netlab.labvm.image import ImageError, build
+    from beowulf_netlab.labvm.qemu import VMError
     try:
         if args.command == "build":
             image = build(force=args.force)
             print(f"labvm: image ready in {image.dir}")
             return 0
-        from labvm.stage import EXCLUDE, GUEST_DIR, Stage, provision
+        from beowulf_netlab.labvm.stage import EXCLUDE, GUEST_DIR, Stage, provision
         if args.command == "stage":
             return Stage(args.pytest_args or ["tests/integration"], campaign=not args.no_campaign).run()
-        from labvm.image import ROOT
-        from labvm.qemu import VM
+        from beowulf_netlab.labvm.image import ROOT
+        from beowulf_netlab.labvm.qemu import VM
         with VM(build()) as vm:
             provision(vm)
             vm.push_tree(ROOT, GUEST_DIR, EXCLUDE)

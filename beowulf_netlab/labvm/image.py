@@ -23,10 +23,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import RuntimeFailure
-from core.safefile import private_dir
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.safefile import private_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]   # the checkout's top (beowulf_netlab/'s parent)
 CACHE = Path(os.environ.get("NETLAB_LABVM_CACHE", "/var/cache/beowulf-netlab/labvm"))
 
 

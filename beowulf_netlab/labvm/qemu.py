@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.errors import RuntimeFailure
-from core.signals import TerminateAsExit
-from labvm.image import HOST_KEY_ALIAS, Image, cache
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.signals import TerminateAsExit
+from beowulf_netlab.labvm.image import HOST_KEY_ALIAS, Image, cache
 
 
 class VMError(RuntimeFailure):

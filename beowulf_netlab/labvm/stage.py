@@ -16,8 +16,8 @@ import sys
 import tempfile
 import time
 
-from labvm.image import ROOT, build
-from labvm.qemu import VM, VMError
+from beowulf_netlab.labvm.image import ROOT, build
+from beowulf_netlab.labvm.qemu import VM, VMError
 
 GUEST_DIR = "/opt/netlab"  # world-readable: a test runs the CLI as nobody
 # Tests that measure the emulated network's timing and assume the emulator is not

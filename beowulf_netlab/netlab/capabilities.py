@@ -12,9 +12,9 @@ import os
 import shutil
 from dataclasses import asdict, dataclass, field
 
-from core.command import execute
-from netlab.disk import throttle_impl
-from netlab.medium import engine_available
+from beowulf_netlab.core.command import execute
+from beowulf_netlab.netlab.disk import throttle_impl
+from beowulf_netlab.netlab.medium import engine_available
 
 # name -> (shell probe run inside a fresh netns, what its absence costs)
 KERNEL_PROBES: dict[str, tuple[str, str]] = {
@@ -196,7 +196,7 @@ def congestion_control_cmds(caps: Capabilities, wanted: str) -> list[list[str]]:
 
 def pfs_status() -> str:
     """What the pfs workload (MACHE01) would use here, or what it lacks."""
-    from netlab.pfs import missing_tools
+    from beowulf_netlab.netlab.pfs import missing_tools
     missing = missing_tools()
     if importlib.util.find_spec("mpi4py") is None:
         missing.append("mpi4py (apt: python3-mpi4py)")

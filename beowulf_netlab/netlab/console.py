@@ -19,8 +19,8 @@ import sys
 
 from mininet.cli import CLI
 
-from netlab.manifest import LABEL_ENV
-from netlab.wire import SharedWire
+from beowulf_netlab.netlab.manifest import LABEL_ENV
+from beowulf_netlab.netlab.wire import SharedWire
 
 
 class NetlabCLI(CLI):

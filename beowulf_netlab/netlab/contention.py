@@ -34,9 +34,9 @@ from __future__ import annotations
 import threading
 import time
 
-from core.command import run
-from netlab.manifest import collision_table
-from netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, class_stats, rate_arg
+from beowulf_netlab.core.command import run
+from beowulf_netlab.netlab.manifest import collision_table
+from beowulf_netlab.netlab.shaping import MAX_FRAME_ON_WIRE, burst_bytes, class_stats, rate_arg
 
 SLOT_BYTES = 64          # 512 bit times
 ATTEMPTS = 16            # IEEE 802.3 attemptLimit: a frame is dropped after 16 collisions

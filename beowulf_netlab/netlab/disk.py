@@ -19,10 +19,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from core.command import execute, run
-from core.errors import RuntimeFailure
-from core.safefile import private_dir
-from netlab.disk_profiles import DiskProfile
+from beowulf_netlab.core.command import execute, run
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.safefile import private_dir
+from beowulf_netlab.netlab.disk_profiles import DiskProfile
 
 # root's own folder (core.safefile.private_dir checks it before use): never a shared one such as
 # /var/tmp, where another user could create it first and redirect every image and mount

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.errors import BadInput
-from topologies.hardware import MAX_DISK_MBYTE_S, MIN_DISK_MBYTE_S, Profile
-from topologies.timescale import scaled_time, shaped_rate
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.topologies.hardware import MAX_DISK_MBYTE_S, MIN_DISK_MBYTE_S, Profile
+from beowulf_netlab.topologies.timescale import scaled_time, shaped_rate
 
 IPPS96_ALL_LOCAL_MBYTE_S = 11.7
 IPPS96_COPIES = 7
@@ -112,7 +112,7 @@ def today_disk(name: str, rate_mbit: float | None = None) -> DiskProfile:
     at 100). The papers' file-copy figures declare era, so today's view sets each figure's own
     machine's disks against its network and changes only the hosts' CPUs (experiments/*.json
     `choices` says why); without a rate (checking the setting) era is only accepted."""
-    from topologies.hardware import ERA, load, profile_names, resolve
+    from beowulf_netlab.topologies.hardware import ERA, load, profile_names, resolve
     if name == TODAY_DEFAULT:
         return PROFILES[TODAY_DEFAULT]
     if name == ERA and rate_mbit is None:

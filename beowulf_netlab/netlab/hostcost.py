@@ -40,9 +40,9 @@ qdisc, so a relay's netem tree (netlab.relay) still applies after the CPU.
 """
 from __future__ import annotations
 
-from netlab.shaping import frame_time_s, netem_args, rate_arg
-from topologies.spec import Impairment
-from topologies.hardware import HostCost
+from beowulf_netlab.netlab.shaping import frame_time_s, netem_args, rate_arg
+from beowulf_netlab.topologies.spec import Impairment
+from beowulf_netlab.topologies.hardware import HostCost
 
 IFB = "cpu0"
 MATCH_ALL = ["u32", "match", "u32", "0", "0"]

@@ -10,11 +10,11 @@ import os
 import shutil
 from dataclasses import dataclass, field
 
-from core.errors import BadInput
-from netlab.capabilities import Capabilities
-from netlab.medium import ENGINE_MAX_RATE_MBIT
-from topologies.impairments import needs_netem
-from topologies.spec import NetworkSpec
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.netlab.capabilities import Capabilities
+from beowulf_netlab.netlab.medium import ENGINE_MAX_RATE_MBIT
+from beowulf_netlab.topologies.impairments import needs_netem
+from beowulf_netlab.topologies.spec import NetworkSpec
 
 
 class BuildError(BadInput):

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from core.command import execute, run
-from core.errors import RuntimeFailure
-from core.safefile import private_dir, write_atomic_bytes
-from netlab.disk import orphan_dirs, release_disks
+from beowulf_netlab.core.command import execute, run
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.safefile import private_dir, write_atomic_bytes
+from beowulf_netlab.netlab.disk import orphan_dirs, release_disks
 
 STATE_DIR = Path(os.environ.get("NETLAB_STATE_DIR", "/run/beowulf-netlab"))
 PREFIX = "bnl"

@@ -58,12 +58,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from core.errors import RuntimeFailure
-from core.safefile import private_dir, read_bytes, write_atomic_bytes
-from topologies.spec import NetworkSpec
-from topologies.timescale import host_cost, scaled_time, wire_rate
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.safefile import private_dir, read_bytes, write_atomic_bytes
+from beowulf_netlab.topologies.spec import NetworkSpec
+from beowulf_netlab.topologies.timescale import host_cost, scaled_time, wire_rate
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]   # the checkout's top (beowulf_netlab/'s parent)
 ENGINE_BIN = REPO / "engine" / "target" / "release" / "beowulf-medium"
 ENGINE_NAME = "beowulf-medium"       # its process name (run.monitor watches its CPU)
 

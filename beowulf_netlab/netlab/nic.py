@@ -32,10 +32,10 @@ wire's own per-station queue, so a station may hold twice as many frames as with
 """
 from __future__ import annotations
 
-from netlab.shaping import htb_root_cmds
-from topologies.ethernet import gap_bytes   # noqa: F401 (the card's gap as wire bytes; re-exported)
-from topologies.spec import NetworkSpec, Node
-from topologies.timescale import wire_rate
+from beowulf_netlab.netlab.shaping import htb_root_cmds
+from beowulf_netlab.topologies.ethernet import gap_bytes   # noqa: F401 (the card's gap as wire bytes; re-exported)
+from beowulf_netlab.topologies.spec import NetworkSpec, Node
+from beowulf_netlab.topologies.timescale import wire_rate
 
 
 def nic_gaps(spec: NetworkSpec, node: Node) -> list[tuple[float, int]]:

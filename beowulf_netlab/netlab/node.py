@@ -13,16 +13,16 @@ from mininet.link import Intf
 from mininet.node import Host
 from mininet.util import moveIntf
 
-from core.command import CommandLog, run
-from core.errors import RuntimeFailure
-from core.values import parse_time_ms
-from netlab.bond import kernel_bond_cmds, nft_bond_cmds
-from netlab.hostcost import IFB as CPU_IFB, charge_arg, cpu_cmds
-from netlab.nic import tx_gap_cmds
-from netlab.relay import relay_egress_cmds
-from netlab.shaping import class_stats, offload_off_cmd, one_frame_per_skb_cmd
-from netlab.tcpstat import TCP_COUNTERS
-from topologies.spec import QUEUE_PACKETS, SUBNET
+from beowulf_netlab.core.command import CommandLog, run
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.values import parse_time_ms
+from beowulf_netlab.netlab.bond import kernel_bond_cmds, nft_bond_cmds
+from beowulf_netlab.netlab.hostcost import IFB as CPU_IFB, charge_arg, cpu_cmds
+from beowulf_netlab.netlab.nic import tx_gap_cmds
+from beowulf_netlab.netlab.relay import relay_egress_cmds
+from beowulf_netlab.netlab.shaping import class_stats, offload_off_cmd, one_frame_per_skb_cmd
+from beowulf_netlab.netlab.tcpstat import TCP_COUNTERS
+from beowulf_netlab.topologies.spec import QUEUE_PACKETS, SUBNET
 
 NS_SYSCTLS = {
     "net.ipv6.conf.all.disable_ipv6": "1",      # no NDP/MLD chatter charged to the wires
@@ -230,7 +230,7 @@ class BeowulfHost(Host):
     def tcp_readback(self) -> dict:
         """The TCP settings as this namespace reports them (key -> value as in TcpSettings):
         the sysctls, and the route metrics when every route carries the same (else 'mixed')."""
-        from topologies.hardware import TCP_SYSCTLS
+        from beowulf_netlab.topologies.hardware import TCP_SYSCTLS
         out = self.run(["sysctl", "-n", *TCP_SYSCTLS.values()]).split("\n")
         have: dict = {k: (v.strip() if k == "congestion_control" else
                           [int(x) for x in v.split()] if k in ("rmem", "wmem") else int(v))

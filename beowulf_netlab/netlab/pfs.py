@@ -38,10 +38,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.command import execute, run
-from core.errors import RuntimeFailure
-from netlab.disk import DiskSet
-from topologies.timescale import scaled_time
+from beowulf_netlab.core.command import execute, run
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.netlab.disk import DiskSet
+from beowulf_netlab.topologies.timescale import scaled_time
 
 BRICK_PORT = 49152
 PING_TIMEOUT_S = 42          # GlusterFS defaults, scaled by D up to GlusterFS's bounds

@@ -5,8 +5,8 @@ rather than from prose. Pure data.
 """
 from __future__ import annotations
 
-from core.fields import RECORD, Field
-from topologies.settings import NETWORK as SETTINGS
+from beowulf_netlab.core.fields import RECORD, Field
+from beowulf_netlab.topologies.settings import NETWORK as SETTINGS
 
 _ARGV = {"type": "object", "additionalProperties": {
     "type": "array", "items": {"type": "object", "required": ["argv", "rc"],

@@ -9,8 +9,8 @@ rate-limited: the shared wire downstream charges the rate.
 """
 from __future__ import annotations
 
-from netlab.shaping import burst_bytes, htb_root_cmds, netem_args, rate_arg
-from topologies.spec import QUEUE_PACKETS, Impairment
+from beowulf_netlab.netlab.shaping import burst_bytes, htb_root_cmds, netem_args, rate_arg
+from beowulf_netlab.topologies.spec import QUEUE_PACKETS, Impairment
 
 UNLIMITED_MBIT = 10_000.0
 

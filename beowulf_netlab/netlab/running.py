@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import BadInput, RuntimeFailure
-from netlab.manifest import LABEL_ENV, PREFIX, STATE_DIR, Manifest, _stat, pid_alive
+from beowulf_netlab.core.errors import BadInput, RuntimeFailure
+from beowulf_netlab.netlab.manifest import LABEL_ENV, PREFIX, STATE_DIR, Manifest, _stat, pid_alive
 
 RUN_ID_RE = re.compile(rf"^(?:{PREFIX})?([0-9a-f]{{2}})$")
 

@@ -17,11 +17,11 @@ at most one frame per idle period goes out before being charged.
 """
 from __future__ import annotations
 
-from topologies.spec import Impairment, QUEUE_PACKETS
+from beowulf_netlab.topologies.spec import Impairment, QUEUE_PACKETS
 
 # the Ethernet arithmetic is the model's, below netlab (topologies.ethernet): re-exported for the
 # tc builders here and the benchmarks
-from topologies.ethernet import (ETH_HEADER, FCS, IFG, MAX_FRAME_ON_WIRE, MIN_FRAME, MSS, MTU,  # noqa: F401
+from beowulf_netlab.topologies.ethernet import (ETH_HEADER, FCS, IFG, MAX_FRAME_ON_WIRE, MIN_FRAME, MSS, MTU,  # noqa: F401
                                  PREAMBLE_SFD, WIRE_OVERHEAD, frame_time_s, payload_capacity_bytes_s,
                                  tcp_goodput_limit_mbit, wire_bytes)
 

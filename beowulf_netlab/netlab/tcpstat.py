@@ -7,8 +7,8 @@ nodes over the point by the runner. Pure data: no namespace is touched here.
 """
 from __future__ import annotations
 
-from core.fields import Field, prop
-from topologies.hardware import SCHEMA as PROFILE_SCHEMA, TCP_KEYS
+from beowulf_netlab.core.fields import Field, prop
+from beowulf_netlab.topologies.hardware import SCHEMA as PROFILE_SCHEMA, TCP_KEYS
 
 TCP_COUNTERS = {   # /proc/net/{snmp,netstat} field -> the key results keep
     ("Tcp", "RetransSegs"): "retrans_segs", ("TcpExt", "TCPTimeouts"): "timeouts",

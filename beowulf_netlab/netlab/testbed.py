@@ -19,20 +19,20 @@ from mininet.link import Link
 from mininet.log import setLogLevel
 from mininet.net import Mininet
 
-from core.command import CommandLog
-from core.errors import RuntimeFailure
-from core.signals import TerminateAsExit
-from netlab.capabilities import Capabilities, congestion_control_cmds, probe, tcp_allowed_now
-from netlab.contention import ContentionControl
-from netlab.impls import BuildError, BuildOptions, check_buildable
-from netlab.manifest import LABEL_ENV, STATE_DIR, Manifest, claim, live_namespaces, release
-from netlab.medium import Medium, engine_config
-from netlab.node import BeowulfHost
-from netlab.topo import SpecTopo, wire_node
-from netlab.wire import JoinOVS, SharedWire
-from topologies.hardware import hardware_of
-from topologies.impairments import needs_netem
-from topologies.spec import NetworkSpec
+from beowulf_netlab.core.command import CommandLog
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.core.signals import TerminateAsExit
+from beowulf_netlab.netlab.capabilities import Capabilities, congestion_control_cmds, probe, tcp_allowed_now
+from beowulf_netlab.netlab.contention import ContentionControl
+from beowulf_netlab.netlab.impls import BuildError, BuildOptions, check_buildable
+from beowulf_netlab.netlab.manifest import LABEL_ENV, STATE_DIR, Manifest, claim, live_namespaces, release
+from beowulf_netlab.netlab.medium import Medium, engine_config
+from beowulf_netlab.netlab.node import BeowulfHost
+from beowulf_netlab.netlab.topo import SpecTopo, wire_node
+from beowulf_netlab.netlab.wire import JoinOVS, SharedWire
+from beowulf_netlab.topologies.hardware import hardware_of
+from beowulf_netlab.topologies.impairments import needs_netem
+from beowulf_netlab.topologies.spec import NetworkSpec
 
 __all__ = ["BuildError", "BuildOptions", "Testbed", "check_buildable"]
 

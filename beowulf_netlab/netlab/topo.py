@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from mininet.topo import Topo
 
-from core.command import CommandLog
-from netlab.manifest import device_group
-from netlab.nic import nic_gaps
-from netlab.node import BeowulfHost
-from netlab.wire import JoinBridge, JoinOVS, SharedWire
-from topologies.presets import PRESETS, build_spec
-from topologies.spec import SUBNET, NetworkSpec
-from topologies import timescale
+from beowulf_netlab.core.command import CommandLog
+from beowulf_netlab.netlab.manifest import device_group
+from beowulf_netlab.netlab.nic import nic_gaps
+from beowulf_netlab.netlab.node import BeowulfHost
+from beowulf_netlab.netlab.wire import JoinBridge, JoinOVS, SharedWire
+from beowulf_netlab.topologies.presets import PRESETS, build_spec
+from beowulf_netlab.topologies.spec import SUBNET, NetworkSpec
+from beowulf_netlab.topologies import timescale
 
 DEFAULT_PREFIX = "bnl00"
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from mininet.node import OVSBridge, Switch
 
-from core.command import CommandLog, run
-from netlab.shaping import class_stats, offload_off_cmd, redirect_ingress_cmds, shared_wire_cmds
-from topologies.spec import QUEUE_PACKETS, Impairment
+from beowulf_netlab.core.command import CommandLog, run
+from beowulf_netlab.netlab.shaping import class_stats, offload_off_cmd, redirect_ingress_cmds, shared_wire_cmds
+from beowulf_netlab.topologies.spec import QUEUE_PACKETS, Impairment
 
 
 def prepare_port(log: CommandLog, owner: str, dev: str) -> None:

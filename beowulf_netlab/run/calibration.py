@@ -21,19 +21,19 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from core.errors import BadInput
-from core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
-from netlab.disk_profiles import TODAY_DEFAULT, for_spec
-from run.gates import trusted
-from run.results import real_rate
-from core.verdicts import Calibration
-from topologies.hardware import hardware_of
-from topologies.point import network_fields
-from topologies.timescale import time_scale_of
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import TEXT, check_schema, list_file_schema, read_json, write_schema
+from beowulf_netlab.netlab.disk_profiles import TODAY_DEFAULT, for_spec
+from beowulf_netlab.run.gates import trusted
+from beowulf_netlab.run.results import real_rate
+from beowulf_netlab.core.verdicts import Calibration
+from beowulf_netlab.topologies.hardware import hardware_of
+from beowulf_netlab.topologies.point import network_fields
+from beowulf_netlab.topologies.timescale import time_scale_of
 
-ROOT = Path(__file__).resolve().parent.parent
-CALIBRATIONS_FILE = ROOT / "claims" / "calibrations.json"
-SCHEMA_FILE = ROOT / "claims" / "calibrations.schema.json"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+CALIBRATIONS_FILE = PACKAGE / "claims" / "calibrations.json"
+SCHEMA_FILE = PACKAGE / "claims" / "calibrations.schema.json"
 MIN_MEASUREMENTS = 2        # a calibration is judged from repeats, never from one run
 
 MET, MISSED, NOISY, NOT_MEASURED = Calibration.MET, Calibration.MISSED, Calibration.NOISY, Calibration.NOT_MEASURED

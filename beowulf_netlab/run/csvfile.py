@@ -7,16 +7,16 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from core.errors import BadInput
-from core.fields import CSV_AFTER, CSV_BEFORE, CSV_LAST, MEASURED_PREFIX, names
-from core.safefile import atomic_text
-from core.text import csv_cell
-from run.environment import ENVIRONMENT_FIELDS
-from run.point import COMMON_FIELDS, filled
-from run.results import real_intervals
-from workloads.base import THROUGHPUT
-from topologies.timescale import time_scale_of
-from workloads import WORKLOADS
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import CSV_AFTER, CSV_BEFORE, CSV_LAST, MEASURED_PREFIX, names
+from beowulf_netlab.core.safefile import atomic_text
+from beowulf_netlab.core.text import csv_cell
+from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS
+from beowulf_netlab.run.point import COMMON_FIELDS, filled
+from beowulf_netlab.run.results import real_intervals
+from beowulf_netlab.workloads.base import THROUGHPUT
+from beowulf_netlab.topologies.timescale import time_scale_of
+from beowulf_netlab.workloads import WORKLOADS
 
 
 COMMON_CSV = names(COMMON_FIELDS, csv=CSV_BEFORE)    # before the workload's columns

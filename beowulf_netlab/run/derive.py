@@ -14,9 +14,9 @@ with the same configuration is taken, marked the same way.
 """
 from __future__ import annotations
 
-from run.point import NETWORK_KEYS   # the network's settings, as topologies.point declares them
-from run.sweep import Sweep
-from topologies.point import network_fields
+from beowulf_netlab.run.point import NETWORK_KEYS   # the network's settings, as topologies.point declares them
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.topologies.point import network_fields
 
 
 def _normal(net: dict) -> dict:

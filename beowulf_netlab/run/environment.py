@@ -6,12 +6,12 @@ import os
 import platform
 from pathlib import Path
 
-from core.command import execute
-from core.fields import CSV_LAST, RECORD, Field
-from core.version import __version__
-from netlab.record import NETWORK_RECORD
+from beowulf_netlab.core.command import execute
+from beowulf_netlab.core.fields import CSV_LAST, RECORD, Field
+from beowulf_netlab.core.version import __version__
+from beowulf_netlab.netlab.record import NETWORK_RECORD
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]   # the checkout's top (beowulf_netlab/'s parent)
 
 
 def _version(cmd: list[str]) -> str | None:

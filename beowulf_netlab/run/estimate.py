@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from run import calibration
-from run.derive import shared_calibrations, shared_points
-from run.sweep import Sweep
-from topologies.point import network_fields
+from beowulf_netlab.run import calibration
+from beowulf_netlab.run.derive import shared_calibrations, shared_points
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.topologies.point import network_fields
 
 # Building, preparing and tearing down one network on this host (Debian 12, 2 cores, kernel
 # datapath OVS, the medium engine): measured 2026-11-27 in the timing records

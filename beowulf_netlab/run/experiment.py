@@ -14,16 +14,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.errors import BadInput
-from core.jsonfile import schema_error
-from core.safefile import write_atomic_bytes
-from core.text import plain
-from run.results import NAME_PATTERN, PAPER_SCHEMA, read_json
-from run.sweep import Sweep, axes_for
-from workloads import WORKLOADS
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import schema_error
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.run.results import NAME_PATTERN, PAPER_SCHEMA, read_json
+from beowulf_netlab.run.sweep import Sweep, axes_for
+from beowulf_netlab.workloads import WORKLOADS
 
-ROOT = Path(__file__).resolve().parent.parent
-EXPERIMENTS_DIR = ROOT / "experiments"
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+ROOT = PACKAGE.parent
+EXPERIMENTS_DIR = PACKAGE / "experiments"
 SCHEMA_FILE = EXPERIMENTS_DIR / "schema.json"
 
 def schema() -> dict:

@@ -75,13 +75,13 @@ A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
 
-from netlab.hostcost import RELAY, SWITCH, round_trip_us
-from netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
-from topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, gap_bytes, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
-from core.errors import BadInput
-from run.monitor import suspect
-from topologies.hardware import load as load_profile
-from topologies.timescale import shaped_rate, time_scale_of
+from beowulf_netlab.netlab.hostcost import RELAY, SWITCH, round_trip_us
+from beowulf_netlab.netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
+from beowulf_netlab.topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, gap_bytes, payload_capacity_bytes_s   # noqa: F401 (MSS re-exported)
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.run.monitor import suspect
+from beowulf_netlab.topologies.hardware import load as load_profile
+from beowulf_netlab.topologies.timescale import shaped_rate, time_scale_of
 
 SLACK = 0.02                              # counter timing and rounding
 BOUND_SLACK = 0.05                        # a disk throttle's slice accounting overshoots a little

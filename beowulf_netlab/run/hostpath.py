@@ -39,10 +39,10 @@ crosses one).
 """
 from __future__ import annotations
 
-from core.errors import RuntimeFailure
-from netlab.medium import one_way_hold_us
-from topologies.timescale import host_cost
-from workloads import token
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.netlab.medium import one_way_hold_us
+from beowulf_netlab.topologies.timescale import host_cost
+from beowulf_netlab.workloads import token
 
 PROBE_EXCHANGES = 200      # about 0.25-0.4 s of 1996 round trips; the median needs no more
 WARM_EXCHANGES = 3         # before the probe: ARP and the switches learn the pair's addresses

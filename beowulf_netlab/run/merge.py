@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 import re
 
-from core.errors import BadInput
-from run.sweep import MAX_POINTS
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.run.sweep import MAX_POINTS
 
 SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")   # matched whole (fullmatch)
 

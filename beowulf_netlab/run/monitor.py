@@ -21,7 +21,7 @@ import os
 import threading
 import time
 
-from core.fields import Field, prop
+from beowulf_netlab.core.fields import Field, prop
 
 CPU_SATURATED = 0.90
 THREAD_SATURATED = 0.80

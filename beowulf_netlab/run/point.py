@@ -10,15 +10,15 @@ the keys that tell repeats apart (judge.claims) and the network's settings
 """
 from __future__ import annotations
 
-from core.fields import (CSV_AFTER, CSV_BEFORE, MEASURED_PREFIX, RECORD, SETTING, Field, by_name, fill_defaults,
+from beowulf_netlab.core.fields import (CSV_AFTER, CSV_BEFORE, MEASURED_PREFIX, RECORD, SETTING, Field, by_name, fill_defaults,
                          prop, with_twins)
-from core.settings import SWEEP, Setting
-from netlab.tcpstat import TCP_RECORD
-from run.monitor import FIDELITY, NUMBERS
-from topologies.point import NETWORK_FIELDS
-from workloads import WORKLOADS
-from workloads.base import THROUGHPUT, when
-from workloads.placement import PLACEMENTS
+from beowulf_netlab.core.settings import SWEEP, Setting
+from beowulf_netlab.netlab.tcpstat import TCP_RECORD
+from beowulf_netlab.run.monitor import FIDELITY, NUMBERS
+from beowulf_netlab.topologies.point import NETWORK_FIELDS
+from beowulf_netlab.workloads import WORKLOADS
+from beowulf_netlab.workloads.base import THROUGHPUT, when
+from beowulf_netlab.workloads.placement import PLACEMENTS
 
 # how a sweep runs its points (run.sweep takes them as axes beside the network's)
 PLACEMENT = Setting("placement", "choice", list(PLACEMENTS), "which nodes talk: any (non-mesh presets), "

@@ -5,16 +5,16 @@ keeps the file current). `python3 -m run.readme` writes it (after `python3 -m ru
 """
 from __future__ import annotations
 
-from core.fields import NO_DEFAULT, Field
-from core.safefile import write_atomic_bytes
-from core.text import md_cell
-from run.csvfile import INTERVALS_CSV, csv_columns
-from netlab.record import NETWORK_RECORD
-from run.environment import ENVIRONMENT_FIELDS
-from run.point import COMMON_FIELDS, workload_fields
-from run.results import ROOT, SCHEMA
-from run.upgrade import SCHEMA_VERSION
-from workloads import WORKLOADS
+from beowulf_netlab.core.fields import NO_DEFAULT, Field
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.text import md_cell
+from beowulf_netlab.run.csvfile import INTERVALS_CSV, csv_columns
+from beowulf_netlab.netlab.record import NETWORK_RECORD
+from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS
+from beowulf_netlab.run.point import COMMON_FIELDS, workload_fields
+from beowulf_netlab.run.results import PACKAGE, SCHEMA
+from beowulf_netlab.run.upgrade import SCHEMA_VERSION
+from beowulf_netlab.workloads import WORKLOADS
 
 INTRO = f"""# results/
 
@@ -113,7 +113,7 @@ def readme() -> str:
     return "\n".join(lines) + "\n"
 
 
-README_FILE = ROOT / "results" / "README.md"
+README_FILE = PACKAGE / "results" / "README.md"
 
 if __name__ == "__main__":
     write_atomic_bytes(README_FILE, readme())

@@ -19,24 +19,25 @@ import sys
 import time
 from pathlib import Path
 
-from core.errors import BadInput
-from core.fields import names, properties
-from core.jsonfile import MAX_FILE_BYTES, parse_json, read_json, validator  # noqa: F401 (read_json re-exported)
-from core.safefile import read_bytes, write_atomic_bytes
-from core.text import plain
-from run.environment import ENVIRONMENT_FIELDS, environment
-from run.gates import recompute
-from run.point import COMMON_FIELDS, filled, workload_fields
-from run.upgrade import SCHEMA_VERSION, upgrade
-from topologies.timescale import time_scale_of
-from workloads import WORKLOADS
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import names, properties
+from beowulf_netlab.core.jsonfile import MAX_FILE_BYTES, parse_json, read_json, validator  # noqa: F401 (read_json re-exported)
+from beowulf_netlab.core.safefile import read_bytes, write_atomic_bytes
+from beowulf_netlab.core.text import plain
+from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS, environment
+from beowulf_netlab.run.gates import recompute
+from beowulf_netlab.run.point import COMMON_FIELDS, filled, workload_fields
+from beowulf_netlab.run.upgrade import SCHEMA_VERSION, upgrade
+from beowulf_netlab.topologies.timescale import time_scale_of
+from beowulf_netlab.workloads import WORKLOADS
 
-ROOT = Path(__file__).resolve().parent.parent
-# run documents go to the checkout's results/ (also under an editable install); a copy installed
-# by `pip install .` has no checkout, and its packages' folder is no place for them: the working
-# folder's results/ then
+PACKAGE = Path(__file__).resolve().parent.parent   # beowulf_netlab/, beside its data folders
+ROOT = PACKAGE.parent   # the checkout's top, when this is a checkout
+# run documents go to the checkout's top results/ (also under an editable install), never the
+# package's results/ (the documents' schema and README only); a copy installed by `pip install .`
+# has no checkout, and its package's folder is no place for them: the working folder's results/ then
 RESULTS_DIR = ROOT / "results" if (ROOT / "pyproject.toml").exists() else Path("results")
-SCHEMA_FILE = ROOT / "results" / "schema.json"
+SCHEMA_FILE = PACKAGE / "results" / "schema.json"
 
 
 PAPER_SCHEMA = {

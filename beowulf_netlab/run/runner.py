@@ -11,24 +11,24 @@ import platform
 import time
 from pathlib import Path
 
-from core.fields import MEASURED_PREFIX
-from netlab.hostcost import busy_fraction
-from netlab.medium import point_record
-from netlab.node import cpu_counters
-from netlab.testbed import BuildOptions, Testbed
-from run import calibration
-from run.derive import shared_calibrations, take_networks
-from run.gates import evaluate, host_stalled
-from run.hostpath import subtract_host_path
-from run.estimate import point_seconds
-from run.monitor import Monitor
-from run.point import recorded
-from run.progress import Progress
-from run.store import write_atomic
-from run.csvfile import write_csv
-from run.sweep import Sweep, network_key
-from topologies.point import network_fields
-from topologies.timescale import time_scale_of, wire_rate
+from beowulf_netlab.core.fields import MEASURED_PREFIX
+from beowulf_netlab.netlab.hostcost import busy_fraction
+from beowulf_netlab.netlab.medium import point_record
+from beowulf_netlab.netlab.node import cpu_counters
+from beowulf_netlab.netlab.testbed import BuildOptions, Testbed
+from beowulf_netlab.run import calibration
+from beowulf_netlab.run.derive import shared_calibrations, take_networks
+from beowulf_netlab.run.gates import evaluate, host_stalled
+from beowulf_netlab.run.hostpath import subtract_host_path
+from beowulf_netlab.run.estimate import point_seconds
+from beowulf_netlab.run.monitor import Monitor
+from beowulf_netlab.run.point import recorded
+from beowulf_netlab.run.progress import Progress
+from beowulf_netlab.run.store import write_atomic
+from beowulf_netlab.run.csvfile import write_csv
+from beowulf_netlab.run.sweep import Sweep, network_key
+from beowulf_netlab.topologies.point import network_fields
+from beowulf_netlab.topologies.timescale import time_scale_of, wire_rate
 
 
 def cpu_busy(hosts, before: dict, seconds: float) -> dict[str, float]:

@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from core.errors import BadInput, RuntimeFailure
-from netlab.capabilities import Capabilities, probe
-from netlab.impls import BuildOptions
-from run import estimate
-from run.derive import shared_points, take_networks
-from run.results import RESULTS_DIR, new_document
-from run.store import check_writable, write_atomic
-from run.sweep import Sweep, network_key
+from beowulf_netlab.core.errors import BadInput, RuntimeFailure
+from beowulf_netlab.netlab.capabilities import Capabilities, probe
+from beowulf_netlab.netlab.impls import BuildOptions
+from beowulf_netlab.run import estimate
+from beowulf_netlab.run.derive import shared_points, take_networks
+from beowulf_netlab.run.results import RESULTS_DIR, new_document
+from beowulf_netlab.run.store import check_writable, write_atomic
+from beowulf_netlab.run.sweep import Sweep, network_key
 
 
 def require_root(command: str) -> None:
@@ -39,7 +39,7 @@ def check_buildable_here(sweeps: list[Sweep], opts: BuildOptions) -> Capabilitie
     before a results file exists: missing tools, netem, a forced bonding or switch
     implementation this kernel lacks, NETLAB_REQUIRE_KERNEL refusals. Returns the
     probed capabilities, so each network is not probed again."""
-    from netlab.impls import check_buildable
+    from beowulf_netlab.netlab.impls import check_buildable
     caps = probe()
     for sweep in sweeps:
         for spec in sweep.specs():
@@ -72,7 +72,7 @@ class Session:
         same_points_as: documents of this session whose points with the same configuration
         are taken instead of measured again (run.derive); only: which points this pass measures
         (run.runner.run_sweep; `extend` measures others later)."""
-        from run.runner import run_sweep   # imports Mininet: the run is certain now
+        from beowulf_netlab.run.runner import run_sweep   # imports Mininet: the run is certain now
         doc = new_document(sweep.workload, sweep.parameters(), paper, name)
         doc["total_points"] = sweep.total_points()
         if sweep.shard:
@@ -97,7 +97,7 @@ class Session:
     def extend(self, name: str, sweep: Sweep, out: Path, only, progress: bool = True) -> dict:
         """Measure more of a sweep this session already ran into its document (`name`): the
         points `only` picks that the document does not hold yet."""
-        from run.runner import run_sweep
+        from beowulf_netlab.run.runner import run_sweep
         doc = self.docs[name]
         held = {p["point_index"] for p in doc["points"] if "point_index" in p}
         run_sweep(sweep, doc, out, self.opts, progress=progress, caps=self.caps, have=held, only=only)
@@ -137,9 +137,9 @@ def open_cli(spec, opts: BuildOptions, before: str = "") -> int:
     CLI, tear down. The caller has checked its input and root."""
     from mininet.log import lg
 
-    from netlab.console import run_cli
-    from netlab.testbed import Testbed
-    from run.hostpath import subtract_host_path
+    from beowulf_netlab.netlab.console import run_cli
+    from beowulf_netlab.netlab.testbed import Testbed
+    from beowulf_netlab.run.hostpath import subtract_host_path
     for handler in lg.handlers:  # node output is the CLI's product: stdout, in order
         handler.setStream(sys.stdout)
     with Testbed(spec, opts) as tb:

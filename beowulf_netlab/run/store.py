@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.errors import BadInput
-from core.safefile import probe_folder, write_atomic_bytes
-from run.results import validate
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import probe_folder, write_atomic_bytes
+from beowulf_netlab.run.results import validate
 
 
 def check_writable(path: Path) -> None:

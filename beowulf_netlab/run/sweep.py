@@ -14,19 +14,19 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.errors import BadInput
-from core.settings import MACHINE, axes
-from core.values import Axis
-from run.point import SWEEP_SETTINGS
-from topologies.hardware import NONE, hardware_of
-from topologies.point import network_fields   # also imported from here (runner, estimate)
-from topologies.presets import build_spec, check_topology, preset
-from topologies.settings import IMPAIRMENTS, NETWORK_SETTINGS, SIZES
-from topologies.timescale import time_scale_of
-from topologies.spec import NetworkSpec
-from workloads import WORKLOADS
-from workloads.base import Workload
-from workloads.placement import LISTED, one_segment, parse_pairs_list
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.settings import MACHINE, axes
+from beowulf_netlab.core.values import Axis
+from beowulf_netlab.run.point import SWEEP_SETTINGS
+from beowulf_netlab.topologies.hardware import NONE, hardware_of
+from beowulf_netlab.topologies.point import network_fields   # also imported from here (runner, estimate)
+from beowulf_netlab.topologies.presets import build_spec, check_topology, preset
+from beowulf_netlab.topologies.settings import IMPAIRMENTS, NETWORK_SETTINGS, SIZES
+from beowulf_netlab.topologies.timescale import time_scale_of
+from beowulf_netlab.topologies.spec import NetworkSpec
+from beowulf_netlab.workloads import WORKLOADS
+from beowulf_netlab.workloads.base import Workload
+from beowulf_netlab.workloads.placement import LISTED, one_segment, parse_pairs_list
 
 MAX_POINTS = 5000
 MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)

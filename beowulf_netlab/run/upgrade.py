@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import BadInput
-from core.fields import MEASURED_PREFIX, fill_defaults
-from topologies.point import NETWORK_FIELDS
-from topologies.timescale import time_scale_of
-from workloads import WORKLOADS
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import MEASURED_PREFIX, fill_defaults
+from beowulf_netlab.topologies.point import NETWORK_FIELDS
+from beowulf_netlab.topologies.timescale import time_scale_of
+from beowulf_netlab.workloads import WORKLOADS
 
 # what v1/v2 documents ran with, before points named it: their declared defaults (none, off)
 V2_MACHINE = tuple(f for f in NETWORK_FIELDS if f.name in ("hardware", "contention"))

@@ -8,7 +8,7 @@ joins all of them. Pure data, like every preset.
 """
 from __future__ import annotations
 
-from topologies.spec import NetworkSpec, Node, Switch, Wire, check_nodes, check_rate, node_name
+from beowulf_netlab.topologies.spec import NetworkSpec, Node, Switch, Wire, check_nodes, check_rate, node_name
 
 CLUSTER_NODES = 32          # MACHE01's 32 nodes
 CLUSTER_RATE_MBIT = 1000.0  # Gigabit Ethernet

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.jsonfile import check_schema, read_json
-from topologies.spec import (MAX_CHANNELS, MAX_NODES, NetworkSpec, Node, Route, SpecError, Switch,
+from beowulf_netlab.core.jsonfile import check_schema, read_json
+from beowulf_netlab.topologies.spec import (MAX_CHANNELS, MAX_NODES, NetworkSpec, Node, Route, SpecError, Switch,
                              Wire, check_rate, node_ip)
 
 DIR = Path(__file__).resolve().parent
@@ -280,5 +280,5 @@ def explicit(topo: TopologyFile, rate_mbit: float) -> NetworkSpec:
 
 
 if __name__ == "__main__":   # python3 -m topologies.files: publish the schema (a test keeps it equal)
-    from core.jsonfile import write_schema
+    from beowulf_netlab.core.jsonfile import write_schema
     write_schema(SCHEMA_FILE, SCHEMA)

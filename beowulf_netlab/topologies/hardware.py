@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from core.errors import BadInput
-from core.jsonfile import check_schema, read_json, write_schema
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import check_schema, read_json, write_schema
 
 HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
 SCHEMA_FILE = HARDWARE_DIR / "schema.json"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from topologies.spec import MAX_DELAY_MS, Impairment, NetworkSpec, SpecError
+from beowulf_netlab.topologies.spec import MAX_DELAY_MS, Impairment, NetworkSpec, SpecError
 
 __all__ = ["Impairment", "apply", "needs_netem"]
 

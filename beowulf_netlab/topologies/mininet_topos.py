@@ -1,8 +1,8 @@
 """Entry point for plain Mininet, imported by nothing in the project:
 
-  mn --custom topologies/mininet_topos.py --topo single-net,16,10 --controller none
+  mn --custom beowulf_netlab/topologies/mininet_topos.py --topo single-net,16,10 --controller none
 
-The Topo classes live in netlab/topo.py; this file only puts the project on
+The Topo classes live in beowulf_netlab/netlab/topo.py; this file only puts the checkout on
 sys.path and hands Mininet its `topos` table. `mn` runs custom files without
 __file__, so the path is taken from its --custom argument then.
 """
@@ -20,9 +20,9 @@ def _this_file() -> str:
             for path in value.split(","):
                 if path.endswith("mininet_topos.py"):
                     return os.path.abspath(path)
-        return os.path.abspath("topologies/mininet_topos.py")
+        return os.path.abspath("beowulf_netlab/topologies/mininet_topos.py")
 
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(_this_file()))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_this_file())))))   # the checkout's top
 
-from netlab.topo import topos  # noqa: E402,F401
+from beowulf_netlab.netlab.topo import topos  # noqa: E402,F401

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.fields import CSV_LAST, RESOLVED, Field
-from core.settings import fields
-from topologies.hardware import hardware_of
-from topologies.settings import NETWORK, NETWORK_SETTINGS
-from topologies.spec import NetworkSpec
+from beowulf_netlab.core.fields import CSV_LAST, RESOLVED, Field
+from beowulf_netlab.core.settings import fields
+from beowulf_netlab.topologies.hardware import hardware_of
+from beowulf_netlab.topologies.settings import NETWORK, NETWORK_SETTINGS
+from beowulf_netlab.topologies.spec import NetworkSpec
 
 NETWORK_FIELDS = (
     *fields(NETWORK_SETTINGS),

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from topologies import cluster, files, mesh
-from topologies.hardware import NONE, resolve
-from topologies.impairments import Impairment, apply
-from topologies.timescale import scale
-from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_TIME_SCALE, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
+from beowulf_netlab.topologies import cluster, files, mesh
+from beowulf_netlab.topologies.hardware import NONE, resolve
+from beowulf_netlab.topologies.impairments import Impairment, apply
+from beowulf_netlab.topologies.timescale import scale
+from beowulf_netlab.topologies.spec import (DEFAULT_CHANNELS, DEFAULT_TIME_SCALE, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
                              SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
                              check_card_latency, node_name)
 

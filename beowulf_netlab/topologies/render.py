@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.errors import BadInput
-from core.safefile import atomic_binary
-from topologies.spec import NetworkSpec
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.safefile import atomic_binary
+from beowulf_netlab.topologies.spec import NetworkSpec
 
 
 def wiring_text(spec: NetworkSpec) -> str:
@@ -39,7 +39,7 @@ def wiring_text(spec: NetworkSpec) -> str:
             flags.append("forwards IP")
         lines.append(f"  {n.name:4s} {n.ip:12s} {nics}" + (f"  [{'; '.join(flags)}]" if flags else ""))
     if spec.params.get("grid"):
-        from topologies.mesh import grid_text
+        from beowulf_netlab.topologies.mesh import grid_text
         lines += ["", *grid_text(spec)]
     return "\n".join(lines) + "\n"
 
@@ -159,7 +159,7 @@ def wiring_png(spec: NetworkSpec, path: str) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     if routed:
-        from topologies.mesh import relay_for, shares_wire
+        from beowulf_netlab.topologies.mesh import relay_for, shares_wire
         k = grid
         names = [n.name for n in spec.nodes]
         m = len(names)

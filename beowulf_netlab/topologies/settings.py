@@ -7,14 +7,14 @@ from these, topologies.point its fields, commands.args its flags.
 """
 from __future__ import annotations
 
-from core.fields import CSV_BEFORE, NO_DEFAULT
-from core.settings import AS_DEFAULT, IMPAIRMENT, MACHINE, SIZE, TOPOLOGY, Setting, in_group
-from topologies.hardware import ERA, NONE, profile_names
-from topologies.presets import PRESETS, check_topology
-from topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CARD_LATENCY_US,
+from beowulf_netlab.core.fields import CSV_BEFORE, NO_DEFAULT
+from beowulf_netlab.core.settings import AS_DEFAULT, IMPAIRMENT, MACHINE, SIZE, TOPOLOGY, Setting, in_group
+from beowulf_netlab.topologies.hardware import ERA, NONE, profile_names
+from beowulf_netlab.topologies.presets import PRESETS, check_topology
+from beowulf_netlab.topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CARD_LATENCY_US,
                              MAX_CHANNELS, MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US,
                              MIN_RATE_MBIT)
-from topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
+from beowulf_netlab.topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 
 NETWORK_SETTINGS = (
     Setting("topology", "text", list(PRESETS), "topology presets (" + ", ".join(PRESETS) + "; emulate.py "

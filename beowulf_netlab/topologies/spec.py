@@ -15,11 +15,11 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.errors import BadInput
-from topologies.hardware import NONE
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.topologies.hardware import NONE
 
 if TYPE_CHECKING:
-    from topologies.hardware import HostCost, Profile, TcpSettings
+    from beowulf_netlab.topologies.hardware import HostCost, Profile, TcpSettings
 
 SUBNET = ipaddress.ip_network("10.0.0.0/16")
 # The network's defaults and bounds live here and nowhere else.

@@ -25,10 +25,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from topologies.spec import DEFAULT_TIME_SCALE, MIN_RATE_MBIT, Impairment, NetworkSpec, Node, SpecError, Wire
+from beowulf_netlab.topologies.spec import DEFAULT_TIME_SCALE, MIN_RATE_MBIT, Impairment, NetworkSpec, Node, SpecError, Wire
 
 if TYPE_CHECKING:
-    from topologies.hardware import HostCost
+    from beowulf_netlab.topologies.hardware import HostCost
 
 MAX_TIME_SCALE = 1000.0
 LINUX_RTO_MIN_MS = 200.0    # TCP_RTO_MIN

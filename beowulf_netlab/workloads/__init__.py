@@ -12,8 +12,8 @@ run looks them up in. Imports `core`, `topologies` and `netlab` only.
 """
 from __future__ import annotations
 
-from workloads import filecopy, iperf, pfs, sniff, token
-from workloads.base import Workload
+from beowulf_netlab.workloads import filecopy, iperf, pfs, sniff, token
+from beowulf_netlab.workloads.base import Workload
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (token.WORKLOAD, iperf.WORKLOAD,
                                                       filecopy.WORKLOAD, pfs.WORKLOAD, sniff.WORKLOAD)}

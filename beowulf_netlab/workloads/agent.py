@@ -17,8 +17,8 @@ import select
 import subprocess
 import time
 
-from core.command import OWN_FOLDER, python
-from core.errors import DataCorrupted, RuntimeFailure
+from beowulf_netlab.core.command import OWN_FOLDER, python
+from beowulf_netlab.core.errors import DataCorrupted, RuntimeFailure
 
 
 class WorkloadFailed(RuntimeFailure):

@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.fields import CSV_AFTER, Field, prop
-from core.settings import Setting
-from core.values import Axis
-from topologies.ethernet import payload_capacity_bytes_s
-from topologies.timescale import wire_rate
-from workloads.placement import parse_pairs_list
+from beowulf_netlab.core.fields import CSV_AFTER, Field, prop
+from beowulf_netlab.core.settings import Setting
+from beowulf_netlab.core.values import Axis
+from beowulf_netlab.topologies.ethernet import payload_capacity_bytes_s
+from beowulf_netlab.topologies.timescale import wire_rate
+from beowulf_netlab.workloads.placement import parse_pairs_list
 
 HALF_DUPLEX_SHARE = 0.95   # a shared (hub) wire also carries the ACKs of its data
 CONTENTION_SHARE = 0.85     # and, under CSMA/CD, loses about this much more to collisions and backoff

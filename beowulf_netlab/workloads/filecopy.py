@@ -14,17 +14,17 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from core.command import python
-from core.errors import BadInput, DataCorrupted
-from core.fields import MEASURED_PREFIX, RESOLVED, Field
-from core.settings import AS_DEFAULT, Setting, axes
-from core.values import human_size
-from netlab.disk import DiskSet
-from netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
-from topologies.spec import NetworkSpec, SpecError
-from workloads.agent import Agents
-from workloads.base import PAIRS_LIST, PART, Figure, Workload, path_rate_bytes_s
-from workloads.placement import place, wire_load
+from beowulf_netlab.core.command import python
+from beowulf_netlab.core.errors import BadInput, DataCorrupted
+from beowulf_netlab.core.fields import MEASURED_PREFIX, RESOLVED, Field
+from beowulf_netlab.core.settings import AS_DEFAULT, Setting, axes
+from beowulf_netlab.core.values import human_size
+from beowulf_netlab.netlab.disk import DiskSet
+from beowulf_netlab.netlab.disk_profiles import HARDWARE, TODAY_DEFAULT, TRANSFERS, DiskProfile, for_spec, parse_disk, today_disk
+from beowulf_netlab.topologies.spec import NetworkSpec, SpecError
+from beowulf_netlab.workloads.agent import Agents
+from beowulf_netlab.workloads.base import PAIRS_LIST, PART, Figure, Workload, path_rate_bytes_s
+from beowulf_netlab.workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "copy_agent.py")
 BASE_PORT = 7600

@@ -13,12 +13,12 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from core.fields import Field, prop
-from core.settings import Setting, axes, fields
-from netlab.medium import point_record
-from workloads.agent import Agents, WorkloadFailed, wait_listening
-from workloads.base import PART, Figure, PAIRS, Workload
-from workloads.placement import place, wire_load
+from beowulf_netlab.core.fields import Field, prop
+from beowulf_netlab.core.settings import Setting, axes, fields
+from beowulf_netlab.netlab.medium import point_record
+from beowulf_netlab.workloads.agent import Agents, WorkloadFailed, wait_listening
+from beowulf_netlab.workloads.base import PART, Figure, PAIRS, Workload
+from beowulf_netlab.workloads.placement import place, wire_load
 
 BASE_PORT = 5201
 OMIT_S = 1.0

@@ -32,23 +32,23 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from core.command import python
-from core.errors import DataCorrupted, RuntimeFailure
-from core.safefile import write_atomic_bytes
-from core.fields import MEASURED_PREFIX, Field
-from core.settings import Setting, axes, fields
-from core.values import human_size
-from netlab.disk import DiskSet
-from netlab.disk_profiles import for_spec
-from netlab.manifest import netns_inode
-from netlab.pfs import GlusterCluster
-from topologies.ethernet import payload_capacity_bytes_s
-from topologies.spec import SpecError
-from topologies.timescale import shaped_rate, time_scale_of
-from workloads.agent import Agent, WorkloadFailed
-from workloads.base import Figure, Level, Workload
-from workloads.filecopy import DISK_PROFILE, DISKS, SETTINGS as FILECOPY_SETTINGS, disk_record
-from workloads.iperf import run_pairs
+from beowulf_netlab.core.command import python
+from beowulf_netlab.core.errors import DataCorrupted, RuntimeFailure
+from beowulf_netlab.core.safefile import write_atomic_bytes
+from beowulf_netlab.core.fields import MEASURED_PREFIX, Field
+from beowulf_netlab.core.settings import Setting, axes, fields
+from beowulf_netlab.core.values import human_size
+from beowulf_netlab.netlab.disk import DiskSet
+from beowulf_netlab.netlab.disk_profiles import for_spec
+from beowulf_netlab.netlab.manifest import netns_inode
+from beowulf_netlab.netlab.pfs import GlusterCluster
+from beowulf_netlab.topologies.ethernet import payload_capacity_bytes_s
+from beowulf_netlab.topologies.spec import SpecError
+from beowulf_netlab.topologies.timescale import shaped_rate, time_scale_of
+from beowulf_netlab.workloads.agent import Agent, WorkloadFailed
+from beowulf_netlab.workloads.base import Figure, Level, Workload
+from beowulf_netlab.workloads.filecopy import DISK_PROFILE, DISKS, SETTINGS as FILECOPY_SETTINGS, disk_record
+from beowulf_netlab.workloads.iperf import run_pairs
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pfs_agent.py")
 TESTS = ("ttcp", "bonnie", "pfs")

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from netlab.hostcost import RELAY, SWITCH
-from topologies.mesh import ROW_NIC, even_pair, relay_for, shares_wire
-from topologies.spec import NetworkSpec, SpecError
+from beowulf_netlab.netlab.hostcost import RELAY, SWITCH
+from beowulf_netlab.topologies.mesh import ROW_NIC, even_pair, relay_for, shares_wire
+from beowulf_netlab.topologies.spec import NetworkSpec, SpecError
 
 PLACEMENTS = ("any", "local-wire", "remote-wire")
 LISTED = "listed"        # a point's placement when --pairs-list names its pairs (not a --placement choice)

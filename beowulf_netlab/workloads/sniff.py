@@ -29,13 +29,13 @@ import re
 import subprocess
 import time
 
-from core.command import python
-from core.errors import BadInput
-from core.fields import RESOLVED, Field
-from core.settings import Setting, axes, fields
-from workloads.agent import Agents, WorkloadFailed
-from workloads.base import PAIRS, PAIRS_LIST, Figure, Workload
-from workloads.placement import Pair, place, wire_load
+from beowulf_netlab.core.command import python
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import RESOLVED, Field
+from beowulf_netlab.core.settings import Setting, axes, fields
+from beowulf_netlab.workloads.agent import Agents, WorkloadFailed
+from beowulf_netlab.workloads.base import PAIRS, PAIRS_LIST, Figure, Workload
+from beowulf_netlab.workloads.placement import Pair, place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sniff_agent.py")
 PING_INTERVAL_S = 0.1   # 20 pings end in 2 s, before Linux's first ARP re-probe (delay_first_probe_time, 5 s)

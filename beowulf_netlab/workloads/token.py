@@ -15,15 +15,15 @@ import dataclasses
 import os
 from contextlib import ExitStack
 
-from core.errors import BadInput
-from core.fields import Field
-from core.settings import AS_DEFAULT, Setting, axes, fields
-from core.values import human_size
-from netlab.capabilities import mem_available_bytes
-from topologies.ethernet import MSS
-from workloads.agent import WarmAgents
-from workloads.base import PAIRS_LIST, PART, Figure, PAIRS, Workload, path_rate_bytes_s
-from workloads.placement import place, wire_load
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import Field
+from beowulf_netlab.core.settings import AS_DEFAULT, Setting, axes, fields
+from beowulf_netlab.core.values import human_size
+from beowulf_netlab.netlab.capabilities import mem_available_bytes
+from beowulf_netlab.topologies.ethernet import MSS
+from beowulf_netlab.workloads.agent import WarmAgents
+from beowulf_netlab.workloads.base import PAIRS_LIST, PART, Figure, PAIRS, Workload, path_rate_bytes_s
+from beowulf_netlab.workloads.placement import place, wire_load
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "token_agent.py")
 BASE_PORT = 7000

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import statistics
 
-from core.errors import BadInput
-from core.fields import Field
-from core.settings import Setting, axes, fields
-from workloads.base import Figure, Workload
-from workloads.ping import rtts_ms
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import Field
+from beowulf_netlab.core.settings import Setting, axes, fields
+from beowulf_netlab.workloads.base import Figure, Workload
+from beowulf_netlab.workloads.ping import rtts_ms
 
 SETTINGS = (
     Setting("echo_count", "int", [5], "pings per point (echo: the toy workload of docs/extending.md)",

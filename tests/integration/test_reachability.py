@@ -5,7 +5,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from topologies.presets import PRESETS
+from beowulf_netlab.topologies.presets import PRESETS
 
 
 def unreachable(tb) -> list[str]:
@@ -36,7 +36,7 @@ def profile_tcp_allowed():
     """Plain `mn` has no run to widen the host's allowed congestion controls (a Testbed does, and
     puts the list back): a host whose default is another (this CI host's bbr) allows the nodes'
     cubic only if something made it the default once. The test allows it, then restores the list."""
-    from topologies.presets import build_spec
+    from beowulf_netlab.topologies.presets import build_spec
     wanted = build_spec("single-net", nodes=2, rate_mbit=10).nodes[0].tcp.congestion_control
     with open(ALLOWED_CC) as f:
         before = f.read().split()

@@ -5,10 +5,10 @@ require_testbed()
 
 import pytest
 
-from netlab.nic import gap_bytes
-from netlab.shaping import tcp_goodput_limit_mbit
-from run.monitor import Monitor
-from workloads.iperf import run_pairs
+from beowulf_netlab.netlab.nic import gap_bytes
+from beowulf_netlab.netlab.shaping import tcp_goodput_limit_mbit
+from beowulf_netlab.run.monitor import Monitor
+from beowulf_netlab.workloads.iperf import run_pairs
 
 SECONDS, OMIT = 8, 2
 FULL_DUPLEX_LIMIT = tcp_goodput_limit_mbit(10)  # 9.41: data frames only

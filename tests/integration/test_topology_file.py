@@ -11,9 +11,9 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
-from workloads import ping  # noqa: E402
-from workloads.iperf import run_pairs  # noqa: E402
+from beowulf_netlab.netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
+from beowulf_netlab.workloads import ping  # noqa: E402
+from beowulf_netlab.workloads.iperf import run_pairs  # noqa: E402
 
 GATEWAY = str(Path(__file__).resolve().parents[2] / "examples" / "topologies" / "two-hubs-gateway.json")
 SECONDS, OMIT = 6, 2

@@ -20,10 +20,10 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-import commands  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
 import hostile_archives  # noqa: E402
-from netlab.manifest import STATE_DIR  # noqa: E402
-from run.results import RESULTS_DIR  # noqa: E402
+from beowulf_netlab.netlab.manifest import STATE_DIR  # noqa: E402
+from beowulf_netlab.run.results import RESULTS_DIR  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXERCISES = Path(__file__).resolve().parent.parent.parent / "exercises"
@@ -537,7 +537,7 @@ def test_mininet_is_hidden():
     with pytest.raises(ImportError):
         import mininet.net  # noqa: F401
     with pytest.raises(ImportError):
-        from run.runner import run_sweep  # noqa: F401
+        from beowulf_netlab.run.runner import run_sweep  # noqa: F401
 
 
 def listing(*dirs: Path) -> dict:

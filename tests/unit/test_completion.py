@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import commands
-from commands import completion
+from beowulf_netlab import commands
+from beowulf_netlab.commands import completion
 
 ROOT = Path(__file__).resolve().parents[2]
 MAN_PAGE = ROOT / "docs" / "beowulf-netlab.1"

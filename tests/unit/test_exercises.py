@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from core.errors import BadInput  # noqa: E402
-from judge import exercise  # noqa: E402
+from beowulf_netlab.core.errors import BadInput  # noqa: E402
+from beowulf_netlab.judge import exercise  # noqa: E402
 
 NAMES = list(exercise.exercise_dirs())
 
@@ -192,7 +192,7 @@ def test_every_sheet_has_commands():
 def test_grade_refuses_an_empty_folder_before_measuring(tmp_path, capsys, monkeypatch):
     import os
 
-    import commands
+    from beowulf_netlab import commands
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert commands.main(["exercise", "grade", "shared-hub", str(tmp_path)]) == 2
     assert "no *.json" in capsys.readouterr().err
@@ -405,7 +405,7 @@ def test_sheet_derived_answers_cover_what_a_student_can_read():
 # ---------------------------------------------------------------------------------------------
 def list_lines(capsys) -> dict[str, str]:
     """`exercise list`, one line per exercise, as printed."""
-    import commands
+    from beowulf_netlab import commands
     assert commands.main(["exercise", "list"]) == 0
     return {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
 
@@ -612,7 +612,7 @@ def test_titles_name_only_what_is_built(name, capsys):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_answers_template_carries_each_questions_text_unit_and_choices(name, capsys):
-    import commands
+    from beowulf_netlab import commands
     ex = exercise.load(name)
     assert commands.main(["exercise", "show", name, "--answers-template"]) == 0
     printed_template = json.loads(capsys.readouterr().out)
@@ -678,7 +678,7 @@ def test_every_sheet_closes_its_network(name):
         for kind, lines in blocks:
             assert kind == "sh" and all(ln.startswith("sudo python3 emulate.py run ") for ln in lines), lines
         assert re.search(r"removes (it|them)", prose), (name, prose)
-    from commands.exercise import tasks as printed_tasks
+    from beowulf_netlab.commands.exercise import tasks as printed_tasks
     assert f"{close + 1}. Close the network" in printed_tasks(exercise.load(name))
 
 
@@ -709,7 +709,7 @@ def test_a_measurement_that_failed_a_gate_is_doubted():
 
 
 def test_check_writes_its_verdicts_outside_what_is_handed_out(tmp_path):
-    from commands.exercise import default_verdicts
+    from beowulf_netlab.commands.exercise import default_verdicts
     stored = exercise.EXERCISES_DIR / "shared-hub" / "solutions" / "answers.json"
     out = default_verdicts(stored, "shared-hub")
     assert exercise.EXERCISES_DIR not in out.parents and out.name == "shared-hub-answers.check.json"

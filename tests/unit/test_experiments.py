@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from run import experiment  # noqa: E402
-from run.experiment import experiment_files, load  # noqa: E402
+from beowulf_netlab.run import experiment  # noqa: E402
+from beowulf_netlab.run.experiment import experiment_files, load  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():
@@ -34,8 +34,8 @@ def test_defaults_come_from_one_place():
     """Flags, experiment files and the sweep fall back to the same default; nodes, rate and
     channels to each topology's own (run.sweep.network_default: unset, None, where the
     default topologies' differ, as switched-cluster's do)."""
-    from run.sweep import Sweep, axes_for
-    from workloads import WORKLOADS
+    from beowulf_netlab.run.sweep import Sweep, axes_for
+    from beowulf_netlab.workloads import WORKLOADS
     for workload in ("token", "iperf", "filecopy"):
         sweep = Sweep.make(workload, {})
         own = WORKLOADS[workload].topologies       # the token exchange's: the main job's five networks
@@ -52,7 +52,7 @@ def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():
     """`experiment --help` once said both "the file's own profile" and "default none"."""
     import contextlib
     import io
-    import commands
+    from beowulf_netlab import commands
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         commands.main(["experiment", "--help"])
@@ -67,8 +67,8 @@ def test_only_the_projects_figure_files_are_paper_figures(tmp_path):
     one's own under a figure's name is refused, not run and judged as the figure (issue 45)."""
     import json
     import pytest
-    from core.errors import BadInput
-    from run.experiment import experiment_files, paper_figure
+    from beowulf_netlab.core.errors import BadInput
+    from beowulf_netlab.run.experiment import experiment_files, paper_figure
     figure = experiment_files()["ipps96-fig6-balance"]
     assert paper_figure(figure, "ipps96-fig6-balance")
     copy = tmp_path / "experiment.json"

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from commands.quick import paper_lines
-from run.point import filled
-from judge.plot import runs
-from run.results import load
-from judge.table import config_key, limit, readings, series, table
+from beowulf_netlab.commands.quick import paper_lines
+from beowulf_netlab.run.point import filled
+from beowulf_netlab.judge.plot import runs
+from beowulf_netlab.run.results import load
+from beowulf_netlab.judge.table import config_key, limit, readings, series, table
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STORED = ROOT / "tests" / "fixtures" / "reproduction"

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from judge import claims as C
-from judge import sensitivity as S
-from run.calibration import load_calibrations
-from run.results import load_data
-from run.upgrade import MEASURED_SINCE
-from topologies.hardware import HARDWARE_DIR
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.judge import sensitivity as S
+from beowulf_netlab.run.calibration import load_calibrations
+from beowulf_netlab.run.results import load_data
+from beowulf_netlab.run.upgrade import MEASURED_SINCE
+from beowulf_netlab.topologies.hardware import HARDWARE_DIR
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "full-run"
 

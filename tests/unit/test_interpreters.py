@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.command import OWN_FOLDER, PYTHON, python
+from beowulf_netlab.core.command import OWN_FOLDER, PYTHON, python
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SKIP = ("tests/", "build/", "engine/", ".git/")
@@ -130,7 +130,7 @@ class FakeHost:
 
 
 def test_agents_start_in_a_folder_of_their_own():
-    from workloads.agent import Agents
+    from beowulf_netlab.workloads.agent import Agents
     host = FakeHost()
     with Agents() as agents:
         agents.start(host, ["true"], "a")
@@ -139,7 +139,7 @@ def test_agents_start_in_a_folder_of_their_own():
 
 
 def test_mpi_ranks_run_isolated_in_the_runs_private_folder():
-    from workloads.pfs import AGENT, Context, mpirun, own_folder
+    from beowulf_netlab.workloads.pfs import AGENT, Context, mpirun, own_folder
     ctx = Context(disks=None, pfs=None, launcher="/var/lib/netlab/disks/nl3/mpi-rsh-agent.sh",
                   hosts=[type("H", (), {"address": "10.0.0.1"})()])
     argv = mpirun(ctx, ["--serve"])

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from netlab.capabilities import Capabilities
-from netlab.impls import BuildError, BuildOptions, wire_impl
-from netlab.medium import (LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, interval_lag, lag_percentiles,
+from beowulf_netlab.netlab.capabilities import Capabilities
+from beowulf_netlab.netlab.impls import BuildError, BuildOptions, wire_impl
+from beowulf_netlab.netlab.medium import (LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, interval_lag, lag_percentiles,
                            point_record)
-from run.gates import engine_late
-from topologies.presets import build_spec
+from beowulf_netlab.run.gates import engine_late
+from beowulf_netlab.topologies.presets import build_spec
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 

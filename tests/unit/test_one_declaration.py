@@ -8,14 +8,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from core.fields import NO_DEFAULT
-from core.settings import Setting
-from run import point as P
-from run.results import load
-from run.sweep import NETWORK_AXES, SETTINGS
-from topologies import files
-from topologies.settings import SIZES
-from workloads import WORKLOADS
+from beowulf_netlab.core.fields import NO_DEFAULT
+from beowulf_netlab.core.settings import Setting
+from beowulf_netlab.run import point as P
+from beowulf_netlab.run.results import load
+from beowulf_netlab.run.sweep import NETWORK_AXES, SETTINGS
+from beowulf_netlab.topologies import files
+from beowulf_netlab.topologies.settings import SIZES
+from beowulf_netlab.workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGES = ("core", "topologies", "netlab", "workloads", "run", "judge", "commands")
@@ -149,7 +149,7 @@ def test_one_description_of_pairs():
 
 def test_results_readme_is_made_from_the_declarations():
     """results/README.md is what run.readme makes now (python3 -m run.readme writes it)."""
-    from run.readme import README_FILE, readme
+    from beowulf_netlab.run.readme import README_FILE, readme
     assert README_FILE.read_text() == readme(), "results/README.md is stale: python3 -m run.readme"
 
 
@@ -158,8 +158,8 @@ def test_one_name_one_quantity_on_a_time_scaled_point():
     CSV's column of the same name, and the slowed figure is the measured twin."""
     import gzip
     import json
-    from run.csvfile import csv_columns
-    from run.results import load_data
+    from beowulf_netlab.run.csvfile import csv_columns
+    from beowulf_netlab.run.results import load_data
     data = gzip.decompress((FIXTURES / "full-run" / "results" / "mache01-pvfs.json.gz").read_bytes())
     raw = json.loads(data)
     doc = load_data(data, "mache01")
@@ -190,10 +190,10 @@ def test_records_are_declared_beside_what_produces_them():
     """fidelity beside the monitor's report, tcp beside what reads the nodes' TCP (and the
     profile's tcp block it reads back), the environment beside environment(): each key the
     producer writes is a property of its declaration."""
-    from netlab.tcpstat import TCP_COUNTERS, TCP_RECORD
-    from run.environment import ENVIRONMENT_FIELDS
-    from run.monitor import FIDELITY
-    from topologies.hardware import TCP_KEYS
+    from beowulf_netlab.netlab.tcpstat import TCP_COUNTERS, TCP_RECORD
+    from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS
+    from beowulf_netlab.run.monitor import FIDELITY
+    from beowulf_netlab.topologies.hardware import TCP_KEYS
     tree = ast.parse((ROOT / "run" / "monitor.py").read_text())
     report = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "report")
     keys = {k.value for n in ast.walk(report) if isinstance(n, ast.Dict) for k in n.keys
@@ -206,7 +206,7 @@ def test_records_are_declared_beside_what_produces_them():
                for k in n.value.keys if isinstance(k, ast.Constant)}
     assert written <= {f.name for f in ENVIRONMENT_FIELDS}, written - {f.name for f in ENVIRONMENT_FIELDS}
 
-    from netlab.record import NETWORK_RECORD
+    from beowulf_netlab.netlab.record import NETWORK_RECORD
     tree = ast.parse((ROOT / "netlab" / "testbed.py").read_text())
     env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "environment")
     written = {k.value for n in ast.walk(env) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)
@@ -218,7 +218,7 @@ def test_no_name_has_two_meanings_in_a_stored_document():
     """Read through the loader, no network record of a stored document keeps the controller's
     record under `contention` (the setting's name) and no point's disk is an object."""
     from tests.unit.test_stored_values import stored_documents
-    from run.results import load_data
+    from beowulf_netlab.run.results import load_data
     for name, data in stored_documents().items():
         doc = load_data(data, name)
         for net in doc["environment"]["topologies"].values():

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import commands
-from core.version import NAME, RELEASED, __version__, version_line
+from beowulf_netlab import commands
+from beowulf_netlab.core.version import NAME, RELEASED, __version__, version_line
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION_LINE = re.compile(r"^beowulf-netlab \d+\.\d+\.\d+( \(commit [0-9a-f]{4,40}(-dirty)?\))?$")
@@ -44,7 +44,7 @@ def test_emulate_py_prints_the_version():
 
 
 def test_version_names_the_commit_in_a_checkout_only(monkeypatch, tmp_path):
-    import core.version as v
+    import beowulf_netlab.core.version as v
     monkeypatch.setattr(v, "ROOT", tmp_path)     # no .git: an installed copy
     assert v.version_line() == f"beowulf-netlab {__version__}"
 
@@ -128,7 +128,7 @@ def test_license_is_mit():
 
 def test_results_documents_record_the_version():
     pytest.importorskip("jsonschema")
-    from run.results import new_document, validate
+    from beowulf_netlab.run.results import new_document, validate
     doc = new_document("token", {})
     assert doc["environment"]["netlab_version"] == __version__
     validate(doc)

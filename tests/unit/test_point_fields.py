@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from core.fields import Field, by_name, schema_property  # noqa: E402
-from judge import claims
-from run import csvfile, derive, point, results  # noqa: E402
-from run.sweep import Sweep, network_fields  # noqa: E402
-from topologies.point import NETWORK_FIELDS  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from beowulf_netlab.core.fields import Field, by_name, schema_property  # noqa: E402
+from beowulf_netlab.judge import claims
+from beowulf_netlab.run import csvfile, derive, point, results  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep, network_fields  # noqa: E402
+from beowulf_netlab.topologies.point import NETWORK_FIELDS  # noqa: E402
+from beowulf_netlab.workloads import WORKLOADS  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DOCUMENTS = sorted([*FIXTURES.glob("v*-*.json"), *FIXTURES.glob("reproduction/*.json")])

@@ -196,7 +196,7 @@ def test_counts_the_readme_quotes_are_those_of_their_files():
     """'the median of at least six exercise check runs' is what every runs.json holds; the results
     README's schema version is the one the code writes."""
     import json
-    from run.upgrade import SCHEMA_VERSION
+    from beowulf_netlab.run.upgrade import SCHEMA_VERSION
     readme = " ".join(README.read_text().split())
     m = re.search(r"median of at least (\w+) `exercise check` runs", readme)
     assert m, "the README no longer says how many recorded runs the solutions' median takes"

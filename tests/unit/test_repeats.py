@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge import claims as C
-from judge import repeats as R
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.judge import repeats as R
 from tests.unit.test_full_run import FIXTURE, documents
 
 

@@ -8,8 +8,8 @@ from collections import deque
 
 import pytest
 
-from topologies.files import _routes, explicit, load
-from topologies.spec import Route, SpecError, node_ip
+from beowulf_netlab.topologies.files import _routes, explicit, load
+from beowulf_netlab.topologies.spec import Route, SpecError, node_ip
 
 
 def reference(nodes: list[dict], domain_of: dict[str, int]) -> dict[int, tuple]:

@@ -5,9 +5,9 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from judge import validation  # noqa: E402
-from run.experiment import experiment_files, load  # noqa: E402
-from topologies.hardware import profile_names  # noqa: E402
+from beowulf_netlab.judge import validation  # noqa: E402
+from beowulf_netlab.run.experiment import experiment_files, load  # noqa: E402
+from beowulf_netlab.topologies.hardware import profile_names  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():

@@ -1,0 +1,32 @@
+"""The command line's entry: `python3 -m beowulf_netlab`, the installed `beowulf-netlab`
+(pyproject.toml: `console`) and the checkout's emulate.py (`launch`). Imported by nothing in the
+package (tests/unit/test_layering.py).
+
+Each re-runs its own script under the interpreter that has Debian's Mininet if needed
+(core/interpreter.py), then hands over to `commands.main` under its own name.
+"""
+import os
+import sys
+
+
+def launch(prog: str, script: str) -> int:
+    """Re-run `script` under /usr/bin/python3 if Mininet is not importable here, then the verbs."""
+    from beowulf_netlab.core.interpreter import reexec_with_mininet
+    os.environ["NETLAB_PROG"] = prog   # the name survives the re-run under /usr/bin/python3
+    reexec_with_mininet(script)
+    os.environ.pop("NETLAB_PROG", None)   # not handed to the processes the verbs start
+    from beowulf_netlab.commands import main
+    return main(prog=prog)
+
+
+def console() -> int:
+    """The console script `beowulf-netlab`: what `python3 emulate.py` does."""
+    return launch("beowulf-netlab", __file__)
+
+
+if __name__ == "__main__":
+    if __spec__ is None:   # run by path (the re-run under /usr/bin/python3 -I): the package's
+        # parent on the path, never its own folder (its subpackages are no top-level names)
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path[:] = [os.path.dirname(here), *(p for p in sys.path if os.path.abspath(p or os.curdir) != here)]
+    sys.exit(launch(os.environ.get("NETLAB_PROG") or "python3 -m beowulf_netlab", __file__))
