@@ -3,7 +3,7 @@
 measured in one run on whatever host runs it (not a test; nothing asserted).
 
   sudo python3 bench/kernel_vs_fallback.py            # on a host
-  sudo python3 -m labvm run 'python3 bench/kernel_vs_fallback.py'   # in the lab VM
+  sudo python3 -m beowulf_netlab.labvm run 'python3 bench/kernel_vs_fallback.py'   # in the lab VM
 
 Prints, for each implementation the host has:
 - one TCP flow over bonded-dual-net (2 x 10 Mbit/s): goodput and its ratio to

@@ -12,5 +12,7 @@ checks, fittings, variants), `experiments` (the experiment files), `hardware` (t
 profiles), `exercises` (the classroom exercises; their solutions/ never ship) and `results` (the
 results documents' schema and README; runs write to the checkout's top results/, or the working
 folder's). `__main__` is the command line's entry (`python3 -m beowulf_netlab`, the installed
-`beowulf-netlab`, and the checkout's emulate.py), imported by nothing in the package.
+`beowulf-netlab`, and the checkout's emulate.py), imported by nothing in the package;
+`_old_names` lets a checkout's scripts import the old top-level names (`core`, `netlab`, ...) for a
+deprecation period, through the shims at its top (imported by nothing in the package either).
 """

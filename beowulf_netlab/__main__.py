@@ -3,7 +3,7 @@
 package (tests/unit/test_layering.py).
 
 Each re-runs its own script under the interpreter that has Debian's Mininet if needed
-(core/interpreter.py), then hands over to `commands.main` under its own name.
+(beowulf_netlab/core/interpreter.py), then hands over to `commands.main` under its own name.
 """
 import os
 import sys

@@ -19,7 +19,7 @@ record of their own, none edited or copied, so `exercise grade` measures nothing
 so the pages and outputs the docs show give away no real answer.
 
 Then it grades: with every record present, through `emulate.py exercise grade` (no root); with
---teacher-measured FILE (e.g. exercises/NAME/solutions/measured.json), in-process against that
+--teacher-measured FILE (e.g. beowulf_netlab/exercises/NAME/solutions/measured.json), in-process against that
 measurement; otherwise it prints the command that measures (root). The class is the same for the
 same arguments (one seeded random generator).
 """
@@ -145,7 +145,7 @@ def check_record(ex: dict, measured: dict[str, float], path: Path) -> dict:
 
 
 def load(exercise: str) -> dict:
-    """An exercise by name (exercises/) or folder (examples/made-up-exercise)."""
+    """An exercise by name (beowulf_netlab/exercises/) or folder (examples/made-up-exercise)."""
     folder = Path(exercise)
     return ex_mod.load_folder(folder) if (folder / "check.json").is_file() else ex_mod.load(exercise)
 

@@ -64,7 +64,7 @@ def add_machine_args(p, single: bool = False, from_file: bool = False) -> None:
     """--hardware, --contention, --time-scale, --tx-gap-us and --queue-packets: the machines beyond
     their wires, their speed, their network cards' gap between frames and their queues. from_file: a verb whose file
     (an experiment) sets them, so an unset flag means the file's value, not the axis default."""
-    g = p.add_argument_group("the papers' machines (hardware profiles: hardware/*.json) and time scale")
+    g = p.add_argument_group("the papers' machines (hardware profiles: beowulf_netlab/hardware/*.json) and time scale")
 
     def axis(name: str) -> Axis:
         return dataclasses.replace(NETWORK[name], default=None) if from_file else NETWORK[name]

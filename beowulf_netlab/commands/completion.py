@@ -357,11 +357,11 @@ EXAMPLES = [
 ]
 
 FILES = [
-    ("experiments/*.json", "the papers' figures as experiment files (experiments/schema.json)"),
-    ("hardware/*.json", "hardware profiles of the 1996 machines and the 2001 PC"),
-    ("claims/claims.json", "the papers' checkable claims, their checks and tolerances"),
-    ("exercises/NAME/", "classroom exercises: README.md (the sheet), check.json, solutions/"),
-    ("results/", "run documents (JSON, CSV, PNG) and reproductions; results/schema.json describes them. "
+    ("beowulf_netlab/experiments/*.json", "the papers' figures as experiment files (beowulf_netlab/experiments/schema.json)"),
+    ("beowulf_netlab/hardware/*.json", "hardware profiles of the 1996 machines and the 2001 PC"),
+    ("beowulf_netlab/claims/claims.json", "the papers' checkable claims, their checks and tolerances"),
+    ("beowulf_netlab/exercises/NAME/", "classroom exercises: README.md (the sheet), check.json, solutions/"),
+    ("results/", "run documents (JSON, CSV, PNG) and reproductions; beowulf_netlab/results/schema.json describes them. "
                  "An installed copy without a checkout writes results/ in the working folder"),
     ("/run/beowulf-netlab", "manifests of running networks (NETLAB_STATE_DIR), read by clean"),
     ("/var/lib/beowulf-netlab/disks", "the nodes' disk images (NETLAB_DISK_DIR)"),

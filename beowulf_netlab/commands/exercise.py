@@ -1,4 +1,4 @@
-"""emulate.py exercise list | show | handout | start | check | grade: classroom exercises (exercises/*/)."""
+"""emulate.py exercise list | show | handout | start | check | grade: classroom exercises (beowulf_netlab/exercises/*/)."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,7 @@ from beowulf_netlab.run.session import Session, open_cli
 
 def add_parser(sub) -> None:
     p = sub.add_parser("exercise", help="classroom exercises: sheets, live checks, grading",
-                       description="Exercises live in exercises/<name>/: README.md (the sheet), check.json "
+                       description="Exercises live in beowulf_netlab/exercises/<name>/: README.md (the sheet), check.json "
                                    "(the questions, what check measures; no answers) and solutions/ (the "
                                    "teacher's: the answer key, never on a student's machine). 'check' reads "
                                    "an answers file as grading will and measures on this machine what the "
@@ -106,7 +106,7 @@ def add_parser(sub) -> None:
 
 
 def default_verdicts(answers: Path, name: str) -> Path:
-    """Beside the answers file, unless that is inside the project's exercises/ (the stored
+    """Beside the answers file, unless that is inside the project's beowulf_netlab/exercises/ (the stored
     solutions): check then writes under results/exercises/, not into what is handed out."""
     inside = ex_mod.EXERCISES_DIR.resolve() in answers.resolve().parents
     if inside:

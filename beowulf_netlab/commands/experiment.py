@@ -14,13 +14,13 @@ from beowulf_netlab.judge.summary import summary
 
 
 def add_parser(sub) -> None:
-    e = sub.add_parser("experiment", help="run a paper figure's experiment file (experiments/*.json)",
+    e = sub.add_parser("experiment", help="run a paper figure's experiment file (beowulf_netlab/experiments/*.json)",
                        description="Run an experiment file: its topologies, rates and sweep axes, with "
                                    "the paper's values printed beside the measured table. 'list' shows "
-                                   "them. Files follow experiments/schema.json. Each file names the "
+                                   "them. Files follow beowulf_netlab/experiments/schema.json. Each file names the "
                                    "hardware profile its figure ran on, and runs on it; --hardware "
                                    "(e.g. none: today's hosts) and --contention replace the file's values. The points some claim "
-                                   "(claims/claims.json) reads run the file's repeats (3; --quick 2), the "
+                                   "(beowulf_netlab/claims/claims.json) reads run the file's repeats (3; --quick 2), the "
                                    "rest of each curve once.")
     e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
     e.add_argument("--quick", action="store_true", help="the file's quick sweep (its 'quick' values)")

@@ -13,7 +13,7 @@ from beowulf_netlab.run.results import load, read_json
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="rebuild the reproduction report from saved results",
-                       description="Judge the papers' claims (claims/claims.json) against saved results "
+                       description="Judge the papers' claims (beowulf_netlab/claims/claims.json) against saved results "
                                    "documents of experiments (from 'reproduce' or 'experiment') without "
                                    "running anything, and write report.md and report.html.")
     p.add_argument("results", nargs="+", help="results documents (e.g. results/reproduction-*/results/*.json, "

@@ -27,8 +27,8 @@ from beowulf_netlab.topologies.hardware import NONE
 
 def add_parser(sub) -> None:
     p = sub.add_parser("reproduce", help="run the papers' experiments and write a report with verdicts",
-                       description="Run every experiment the claims file (claims/claims.json) reads, and the "
-                                   "era checks' (claims/era-checks.json, on the 1996 profiles alone), one "
+                       description="Run every experiment the claims file (beowulf_netlab/claims/claims.json) reads, and the "
+                                   "era checks' (beowulf_netlab/claims/era-checks.json, on the 1996 profiles alone), one "
                                    "network at a time, then write a report directory: report.md, a "
                                    "self-contained report.html, figures/ and the results documents. "
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
                    help="the CSMA/CD model on every shared wire of the paper's hardware, against each "
                         "profile's default (the 1996 machines: on); with --hardware paper; alone: on")
     p.add_argument("--sensitivity", action="store_true",
-                   help="also run each variant of claims/sensitivity.json (the choices the papers leave "
+                   help="also run each variant of beowulf_netlab/claims/sensitivity.json (the choices the papers leave "
                         "open) on the paper's hardware; the report shows how each claim's verdict moves")
     p.add_argument("--ranges", action=argparse.BooleanOptionalAction, default=None,
                    help="run each hardware profile's ranged constants (the card's gap and latency: ranges the era "
@@ -88,7 +88,7 @@ def capped(sweep: Sweep) -> Sweep:
 
 
 def planned(only: str | None) -> list[str]:
-    """The experiments the claims read, then those the era checks read (claims/era-checks.json),
+    """The experiments the claims read, then those the era checks read (beowulf_netlab/claims/era-checks.json),
     then the host path's held-out exchanges (judge.heldout)."""
     files = experiment_files()
     wanted = [name for c in load_claims() for name in c["experiments"]] + era_experiments() + [HELDOUT]

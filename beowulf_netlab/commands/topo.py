@@ -17,7 +17,7 @@ from beowulf_netlab.topologies.settings import SIZES
 def add_parser(sub) -> None:
     p = sub.add_parser("topo", help="list topologies or show one's wiring",
                        description="'topo list' names the presets; 'topo show NAME' prints the wiring. NAME may also be a "
-                                   "topology file (topologies/schema.json; the presets are topologies/library/*.json).")
+                                   "topology file (beowulf_netlab/topologies/schema.json; the presets are beowulf_netlab/topologies/library/*.json).")
     tsub = p.add_subparsers(dest="topo_command", parser_class=Parser, metavar="list|show")
     tsub.add_parser("list", help="list topology presets", description="List topology presets.")
     ps = tsub.add_parser("show", help="print a topology's wiring", description="Print which node "

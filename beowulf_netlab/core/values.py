@@ -216,7 +216,7 @@ class Axis:
         return self._bound(value, what, repr(value))
 
     def json_schema(self) -> dict:
-        """This axis in experiments/schema.json."""
+        """This axis in beowulf_netlab/experiments/schema.json."""
         if self.kind in ("choice",):
             one: dict = {"type": "string", "enum": list(self.choices)}
         elif self.kind == "text":

@@ -82,7 +82,7 @@ MEANING: dict[Word, str] = {
     Verdict.NOT_CHECKABLE: "no verdict: a point it reads failed a fidelity gate, a calibration it rests "
                            "on was not met, its repeats disagree (noisy), or it was not measured.",
     Verdict.CALIBRATION: "a measurement a constant of the model was set from, or that its constants "
-                         "predict (a 1996 profile's lone round trip; claims/calibrations.json), checked "
+                         "predict (a 1996 profile's lone round trip; beowulf_netlab/claims/calibrations.json), checked "
                          "on every run against a tolerance declared beforehand; one not met makes "
                          "every point resting on it untrusted.",
     Verdict.TESTED: "a fact of the wiring, checked by a named test rather than measured as a claim.",

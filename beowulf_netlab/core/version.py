@@ -2,7 +2,7 @@
 
 pyproject.toml reads `__version__` from here (setuptools' dynamic version, read statically, so
 keep it a plain string literal); `--version` prints `version_line()`; every results document
-records it (run/environment.py: netlab_version), so a number can be traced to the
+records it (beowulf_netlab/run/environment.py: netlab_version), so a number can be traced to the
 release that measured it, even from an installed copy that has no git history.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ of source (core.verdicts.Forced), so that a verdict that cannot fail says which 
   tokens in flight), so small tokens are capped by their framing. A token exchange's aggregate is
   at most the largest sum of pair rates those shares admit (a small linear program, _most); a copy
   mix's, copies x the rate every remote copy can hold at once, since its slowest copy sets the
-  time (all copies move one file size: the papers' metric, workloads/filecopy.py).
+  time (all copies move one file size: the papers' metric, beowulf_netlab/workloads/filecopy.py).
 - the model's construction (the workload and the hardware profile): every copy reads and writes
   its throttled disks; where the profile puts disk transfers on the CPU (PIO), a local copy moves
   each byte over its node's CPU twice, a remote copy once at each end plus the profile's per-byte
@@ -20,7 +20,7 @@ of source (core.verdicts.Forced), so that a verdict that cannot fail says which 
   times), the model's own floor on a round trip, so a ceiling on such a pair's throughput.
 - a calibration: a point that measures one reads its target within its tolerance (outside it
   the calibration is missed and the claim not checkable), and so does a point a claim ties to one
-  (a selection's `pin` in claims/claims.json: the claim's own text says that point *is* the
+  (a selection's `pin` in beowulf_netlab/claims/claims.json: the claim's own text says that point *is* the
   calibrated quantity); the judge holds a pinned point to the same band (judge.claims).
 Every other floor is 0: a slower host, a charged CPU or a stalled transport can always make a
 point read less, and the gates would not all catch it. The gates' own slack is included

@@ -1,11 +1,11 @@
 """The papers' checkable claims, judged against measured results as a referee would.
 
-claims/claims.json holds one entry per claim (numbered as in docs/papers.md):
+beowulf_netlab/claims/claims.json holds one entry per claim (numbered as in docs/papers.md):
 the statement, the paper's value and how precisely the paper gives it, the
 check with a tolerance declared from that precision (two-sided, never past a
 physical bound), the emulator's known bias on the number, the experiments it
 reads, and a gap text filled from this run's numbers. Schema: SCHEMA below,
-written to claims/schema.json.
+written to beowulf_netlab/claims/schema.json.
 
 How a claim is judged:
 - every point is the MEDIAN of its repeats; the check runs on those medians,
@@ -70,7 +70,7 @@ SYSTEMATIC = 0.02
 """How far apart two points must be, beyond their repeats' spread, before an order between them
 counts. Repeats show a point's noise, not its systematic error, which differs between networks
 and disks: a disk throttle's slice accounting (a copy under a 1.67 MB/s throttle reads
-1.67-1.72, netlab/disk_profiles.py), the counters' timing (the gates' 2 % slack, run.gates). Two
+1.67-1.72, beowulf_netlab/netlab/disk_profiles.py), the counters' timing (the gates' 2 % slack, run.gates). Two
 near-deterministic disk-bound points 1-2 % apart show nothing the model made differ."""
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
@@ -89,7 +89,7 @@ _SEL = {"type": "object", "additionalProperties": False, "required": ["where"],
                                               "reads the calibration's band (judge.bounds), and a reading "
                                               "outside it makes the claim not checkable (the tie failed)",
                                "properties": {"calibration": {"type": "string", "description": "its id "
-                                                              "(claims/calibrations.json)"},
+                                                              "(beowulf_netlab/claims/calibrations.json)"},
                                               "why": {"type": "string", "minLength": 1}}}}}
 _CHECK = {"type": "object", "required": ["kind"], "description": "how it is judged",
           "properties": {"kind": {"enum": ["value", "ratio", "drop", "order", "peak", "converge",
@@ -100,7 +100,7 @@ _CHECK = {"type": "object", "required": ["kind"], "description": "how it is judg
                          "note": {"type": "string", "description": "kind tested: the test that checks it"},
                          "tests": {"type": "array", "items": {"type": "string", "pattern": "^tests/[^ ]+$"},
                                    "description": "kind tested: the pytest node ids that check it "
-                                                  "(reproduce runs the unit ones: judge/tested.py)"},
+                                                  "(reproduce runs the unit ones: beowulf_netlab/judge/tested.py)"},
                          "select": _SEL, "a": _SEL, "b": _SEL, "items": {"type": "array", "items": _SEL},
                          "target": {"type": "number"},
                          "tolerance": {"type": "number", "minimum": 0,
@@ -138,7 +138,7 @@ _CHECK = {"type": "object", "required": ["kind"], "description": "how it is judg
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "title": "Beowulf Netlab claims file",
-    "description": "The papers' checkable claims, each with its check (see judge/claims.py).",
+    "description": "The papers' checkable claims, each with its check (see beowulf_netlab/judge/claims.py).",
     "type": "object", "additionalProperties": False, "required": ["claims"],
     "properties": {"$schema": {"type": "string", "description": "path of this schema"},
                    "claims": {"type": "array", "description": "one entry per claim", "items": {
@@ -181,7 +181,7 @@ SCHEMA = {
             "shares": {"type": "array", "items": {"type": "integer"},
                        "description": "claims that read the same measurement: counted once"},
             "calibration": {"type": "boolean", "description": "a calibration point "
-                            "(claims/calibrations.json): met or missed, never evidence"},
+                            "(beowulf_netlab/claims/calibrations.json): met or missed, never evidence"},
             "figures": {"type": "object", "additionalProperties": _SEL,
                         "description": "name -> selection: numbers of this run the gap text quotes"},
             "gap": {"type": "string", "description": "what explains a difference from the paper: a template "
@@ -231,7 +231,7 @@ class Evidence:
         if doc is None:
             exists = (PACKAGE / "experiments" / f"{name}.json").exists()
             self.problems.append(f"experiment {name} was not run" if exists else
-                                 f"there is no experiment {name} yet (experiments/{name}.json)")
+                                 f"there is no experiment {name} yet (beowulf_netlab/experiments/{name}.json)")
             return []
         if doc.get("complete") is False:
             self.problems.append(f"experiment {name} did not finish (interrupted, or one shard: "

@@ -1,10 +1,10 @@
-"""Classroom exercises as data (exercises/<name>/): sheets, live checks, grading.
+"""Classroom exercises as data (beowulf_netlab/exercises/<name>/): sheets, live checks, grading.
 
 An exercise folder holds README.md (the sheet a student follows), check.json (the network it
 starts from, what the checker measures, and every question's text with its unit or choices:
 no answer, no tolerance, no hint, for every lab VM holds it) and solutions/ (the teacher's,
 never on a student's machine: key.json, the answer key; answers.json, an answers file the key
-must pass). check.json follows exercises/schema.json and key.json exercises/key-schema.json
+must pass). check.json follows beowulf_netlab/exercises/schema.json and key.json beowulf_netlab/exercises/key-schema.json
 (SCHEMA and KEY_SCHEMA below; a test keeps them equal). `load` joins the key to the questions
 when it is there (a teacher's checkout); `has_key` says whether it is.
 
@@ -78,7 +78,7 @@ SCHEMA = {
     "title": "Beowulf Netlab exercise check file",
     "description": "What an exercise starts from, what its checker measures, and its questions, without "
                    "their answers: every lab VM holds this file (the answers: solutions/key.json, "
-                   "key-schema.json; judge/exercise.py).",
+                   "key-schema.json; beowulf_netlab/judge/exercise.py).",
     "type": "object", "additionalProperties": False,
     "required": ["name", "title", "minutes", "start", "questions"],
     "properties": {
@@ -115,8 +115,8 @@ KEY_SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "$id": "https://beowulf-netlab.invalid/exercises/key-schema.json",
     "title": "Beowulf Netlab exercise answer key",
-    "description": "An exercise's answers, tolerances and hints (exercises/NAME/solutions/key.json): the "
-                   "teacher's, never on a student's machine (judge/exercise.py).",
+    "description": "An exercise's answers, tolerances and hints (beowulf_netlab/exercises/NAME/solutions/key.json): the "
+                   "teacher's, never on a student's machine (beowulf_netlab/judge/exercise.py).",
     "type": "object", "additionalProperties": False, "required": ["exercise", "questions"],
     "properties": {
         "$schema": {"type": "string"},
@@ -181,7 +181,7 @@ def load(name: str) -> dict:
 
 
 def load_folder(folder: Path) -> dict:
-    """An exercise from its folder (load; examples/made-up-exercise is one outside exercises/)."""
+    """An exercise from its folder (load; examples/made-up-exercise is one outside beowulf_netlab/exercises/)."""
     folder = Path(folder)
     path = folder / "check.json"
     data = read_json(path, "exercise check file")
@@ -237,7 +237,7 @@ def has_key(ex: dict) -> bool:
 def require_key(ex: dict, what: str) -> None:
     """BadInput (one line) when the answer key is not here: what needs it cannot run."""
     if not has_key(ex):
-        raise BadInput(f"{what}: the answer key is only in a teacher's checkout (exercises/{ex['name']}/"
+        raise BadInput(f"{what}: the answer key is only in a teacher's checkout (beowulf_netlab/exercises/{ex['name']}/"
                        f"{KEY_FILE.as_posix()} is not here)")
 
 

@@ -6,7 +6,7 @@ No new measurement: `reproduce` measures the points the claims' checks read at b
 ranged constant (judge.sensitivity range_variants). Through a point's three measurements (low,
 headline, high) its figure is a piecewise-linear function of each constant; several constants'
 moves from the headline add (each end varied one constant: the additive assumption, declared in
-claims/fitting.json, schema SCHEMA written to claims/fitting.schema.json). A fitted document is the
+beowulf_netlab/claims/fitting.json, schema SCHEMA written to beowulf_netlab/claims/fitting.schema.json). A fitted document is the
 headline's, cut to the points measured at every end (those alone can move: the quick sweep's points
 the checks read) and with every repeat's figure moved by the same amount, so the median moves as
 the interpolation says and the repeats keep the headline's spread. The real judge (judge.claims
@@ -49,12 +49,12 @@ NOT_FITTED = "not fitted"
 LOW, HEADLINE, HIGH = "low", "headline", "high"
 
 _CLAIM_REASON = {"type": "object", "additionalProperties": False, "required": ["claim", "why"],
-                 "properties": {"claim": {"type": "integer", "description": "its id in claims/claims.json"},
+                 "properties": {"claim": {"type": "integer", "description": "its id in beowulf_netlab/claims/claims.json"},
                                 "why": TEXT}}
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "title": "Beowulf Netlab fitted view",
-    "description": "Which constants are free, which claims train them and how (judge/fitted.py): the fitted "
+    "description": "Which constants are free, which claims train them and how (beowulf_netlab/judge/fitted.py): the fitted "
                    "view judges the other claims with the figures the fit gives.",
     "type": "object", "additionalProperties": False,
     "required": ["model", "objective", "grid", "free", "training", "eligible"],
@@ -78,7 +78,7 @@ SCHEMA = {
                                 "why": TEXT}},
         "free": {"type": "array", "minItems": 1, "items": {
             "type": "object", "additionalProperties": False, "required": ["profile", "constants", "why"],
-            "properties": {"profile": {"type": "string", "description": "hardware/<profile>.json"},
+            "properties": {"profile": {"type": "string", "description": "beowulf_netlab/hardware/<profile>.json"},
                            "constants": {"type": "array", "minItems": 1, "uniqueItems": True,
                                          "items": {"type": "string"},
                                          "description": "ranged constants of the profile (section.key)"},
@@ -114,7 +114,7 @@ def load_fitting(path: Path = FITTING_FILE, claims: list[dict] | None = None) ->
         for constant in entry["constants"]:
             if constant not in ranged or constant not in RANGE_AXES:
                 raise BadInput(f"{where}: {entry['profile']} {constant} is not a ranged constant whose ends "
-                               "reproduce runs (hardware/*.json, judge/sensitivity.py RANGE_AXES)")
+                               "reproduce runs (beowulf_netlab/hardware/*.json, beowulf_netlab/judge/sensitivity.py RANGE_AXES)")
     lists = {k: [e["claim"] for e in data.get(k, [])] for k in ("training", "eligible", "not_eligible")}
     for key, ids in lists.items():
         if len(set(ids)) != len(ids):

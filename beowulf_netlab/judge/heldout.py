@@ -3,7 +3,7 @@
 Why. run.hostpath times this host's own path on one pair of one wire and takes it off every
 node's delays; the round-trip calibration then runs that same exchange (the same agent, 1-byte
 tokens, one in flight, one wire), so it checks the charges, never the subtraction. Experiment
-hostpath-heldout (experiments/hostpath-heldout.json) runs the same lone exchange where the probe
+hostpath-heldout (beowulf_netlab/experiments/hostpath-heldout.json) runs the same lone exchange where the probe
 did not: pairs on separate wires of the meshes, a pair through a switch, through a software relay,
 bonded pairs through a switch (the file-copy networks), and 4 and 8 pairs at once. Each pair's
 round trip is set beside its own path's model (netlab.hostcost.round_trip_us: a switch adds a

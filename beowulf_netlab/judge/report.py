@@ -107,13 +107,13 @@ LEGEND = [
                     "one run only, or noisy"),
     (CALIBRATION, "the model was set from this value: met or missed, never evidence"),
     (TESTED, "a fact checked by a named test, not by an experiment"),
-    (FORCED, "it would pass whatever its points read within what the model admits (judge/forced.py): "
+    (FORCED, "it would pass whatever its points read within what the model admits (beowulf_netlab/judge/forced.py): "
              "it cannot fail on this view, so it is no evidence; the report names what forced it: the "
              "wiring, a calibration or the model's construction"),
     (CONSEQUENCE, "its number follows from calibration points (the claim names which and why): shown "
                   "as judged, counted apart, never evidence"),
     (UNDETERMINED, "on the paper's hardware the verdict differs between the ends of a constant the era "
-                   "sources give only as a range (hardware/*.json; the claim names it): counted apart"),
+                   "sources give only as a range (beowulf_netlab/hardware/*.json; the claim names it): counted apart"),
     (fitted.NOT_PREDICTED, "fitted view only: the claim reads a point never measured at the ends of the "
                            "constants fitted, so the fit cannot move it: counted apart, never judged as fitted"),
 ]
@@ -126,7 +126,7 @@ GLOSSARY = [
     ("today's hosts", "view --hardware none: the wires are 1996's (10 or 100 Mbit/s, shared), the hosts are "
                       "this machine's, with no per-packet or per-byte cost."),
     ("the paper's hardware", "view with the hardware profile of the machine the figure ran on "
-                             "(hardware/*.json): its disks and its per-packet and per-byte host cost, "
+                             "(beowulf_netlab/hardware/*.json): its disks and its per-packet and per-byte host cost, "
                              "its TCP, and on the 1996 machines' shared wires CSMA/CD contention."),
     ("contention", "the CSMA/CD model (on by default on the 1996 profiles, --contention on|off sets it): on "
                    "the medium engine every frame on a shared wire defers, collides, jams and backs off as "
@@ -519,7 +519,7 @@ def sensitivity_rows(claims: list[dict], docs: dict[str, dict], variant_docs: di
 
 
 def era_rows(docs: dict[str, dict]) -> list[dict]:
-    """The era validation table (claims/era-checks.json): each 1996 profile against a figure
+    """The era validation table (beowulf_netlab/claims/era-checks.json): each 1996 profile against a figure
     measured on such a machine outside the papers, with its band; read, never judged."""
     rows = []
     for r in readings(docs):
@@ -571,7 +571,7 @@ def _claims(claims: list[dict], by_view: dict[str, list[dict]]) -> list[dict]:
     return out
 
 
-FORCING_TEXT = ("Whether each verdict could have come out otherwise (judge/forced.py, judge/bounds.py): each "
+FORCING_TEXT = ("Whether each verdict could have come out otherwise (beowulf_netlab/judge/forced.py, beowulf_netlab/judge/bounds.py): each "
                 "point a claim reads may read anything the model admits it: at most what its wires carry "
                 "(each wire's payload limit shared by every flow that crosses it), its disks, its CPU "
                 "budget and, for a lone pair, its round trip allow; at least 0, except that a point measuring "
@@ -729,7 +729,7 @@ def fitted_section(claims: list[dict], docs: dict[str, dict], variant_docs: dict
                         for c in row["claims"]]} for row in view["lofo"]]
     trained = ", ".join(str(t["id"]) for t in view["training"] if t["used"]) or "none"
     return {"built": True, "params": params, "training": training, "held": held, "lofo": lofo,
-            "text": (f"Fitted on claims {trained} (claims/fitting.json, each with why): the objective "
+            "text": (f"Fitted on claims {trained} (beowulf_netlab/claims/fitting.json, each with why): the objective "
                      f"(squared log ratios of measured to paper numbers) {view['cost_headline']:.3g} at the "
                      f"headlines, {view['cost']:.3g} at the fit."),
             "counts": ("Held out, judged at the fit: " + (", ".join(f"{n} {v}" for v, n in predicted) or "none")
@@ -807,7 +807,7 @@ def markdown(m: dict) -> str:
                "checkable (see Calibration). Rerun on a quieter machine before reading any verdict.", ""]
     md += ["Each claim is judged on today's hosts (hardware none: the wires are 1996's, the hosts are this "
            "machine's) and on the paper's hardware (the hardware profile of the machine the figure ran on: "
-           "its disks and its per-packet host cost; hardware/*.json states every number and its source). "
+           "its disks and its per-packet host cost; beowulf_netlab/hardware/*.json states every number and its source). "
            "The points a claim reads ran several times; the median is judged, and again each run alone. "
            "Paper values and their status (verified / seed / derived, see the Glossary) are from "
            "docs/papers.md.", "", "Verdicts:", ""]
@@ -830,7 +830,7 @@ def markdown(m: dict) -> str:
     if gaps:
         md += ["", "What explains each gap, from this run's numbers:", "", *gaps]
     md += ["", "## Calibration", "", "The measurements the model's constants were set from "
-           "(claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
+           "(beowulf_netlab/claims/calibrations.json), checked in this run against a tolerance declared beforehand. "
            "Each is judged in every experiment whose points rest on it, from that experiment's own "
            "measurements; one not met makes that experiment's points resting on it untrusted.", "",
            "| view | experiment | calibration point | target | measured (median) | verdict | why |",
@@ -844,7 +844,7 @@ def markdown(m: dict) -> str:
     md += [_row([r["id"], r["view"], r["can"] if r["can"] != "cannot fail" else "**cannot fail**", r["by"],
                  r["why"]]) for r in m["forcing"]]
     md += ["", "## Decided by the sources?", "", "Each hardware profile's constants that the era sources give "
-           "only as a range (hardware/*.json) ran at both ends on the points the claims' checks read: "
+           "only as a range (beowulf_netlab/hardware/*.json) ran at both ends on the points the claims' checks read: "
            + (", ".join(m["ranges_run"]) if m["ranges_run"] else "none ran in this run") + ". A paper-view "
            "verdict that differs at an end is *undetermined by the sources*, counted apart.", "",
            "| claim | verdict as run | decided by the sources? |", "|---|---|---|"]
@@ -873,7 +873,7 @@ def markdown(m: dict) -> str:
                      "; ".join(f"{c['id']}: {c['era']['verdict']} -> {c['verdict']} ({c['points']})"
                                for c in r["claims"])]) for r in fv["lofo"]]
     if m["sensitivity"]:
-        md += ["", "## Sensitivity", "", "The choices the papers leave open (claims/sensitivity.json), each run "
+        md += ["", "## Sensitivity", "", "The choices the papers leave open (beowulf_netlab/claims/sensitivity.json), each run "
                "with another value on the paper's hardware: how each claim reading that experiment moves. "
                "Reported, never chosen from: the verdicts above are those of the experiments as written.", "",
                "| variant | setting | claim | verdict as run | with the variant | why |", "|---|---|---|---|---|---|"]
@@ -881,7 +881,7 @@ def markdown(m: dict) -> str:
                      f"**{r['variant_verdict']}**" if r["moved"] else r["variant_verdict"], r["variant_reason"]])
                for r in m["sensitivity"]]
     md += ["", "## Era validation", "", "Each 1996 profile against figures measured on such machines "
-           "outside the papers (claims/era-checks.json), with a band declared before running. Never judged "
+           "outside the papers (beowulf_netlab/claims/era-checks.json), with a band declared before running. Never judged "
            "as a claim and never tuned to: a reading outside its band points at a mechanism the model "
            "lacks, not at a constant to change.", "",
            "| profile | era figure | era value | band | measured (median) | reads | why this band |",
@@ -923,7 +923,7 @@ def markdown(m: dict) -> str:
 
 
 FITTED_TEXT = ("The era view above is the headline and stays it. Here the constants the era sources give only "
-               "as ranges (the cards' gap between frames and latency, claims/fitting.json) are fitted on declared "
+               "as ranges (the cards' gap between frames and latency, beowulf_netlab/claims/fitting.json) are fitted on declared "
                "training claims and every other claim is judged at the fit by the same judge. Between a point's "
                "measurements at the low end, the headline and the high end of each constant its figure is read "
                "off straight lines, and the constants' moves add (each range end varied one constant alone); no "
@@ -933,12 +933,12 @@ FITTED_TEXT = ("The era view above is the headline and stays it. Here the consta
                "(marked: bold, red on the page) is a finding: the sources' range stopped it, not the data. "
                "docs/judging.md says what is fitted on what.")
 LOFO_TEXT = ("Each figure the constants move, predicted from a fit that did not see it: fitted on every other "
-             "figure's eligible claims (claims/fitting.json), its own claims judged at that fit.")
+             "figure's eligible claims (beowulf_netlab/claims/fitting.json), its own claims judged at that fit.")
 HELDOUT_TEXT = ("This host's own path is timed on one pair of one wire and taken off every node's delays "
-                "(run/hostpath.py); the round-trip calibration runs that same exchange, so it cannot check the "
+                "(beowulf_netlab/run/hostpath.py); the round-trip calibration runs that same exchange, so it cannot check the "
                 "subtraction. Here the same lone exchange (1-byte tokens, one in flight) runs where the probe did "
                 "not: pairs on separate wires of the meshes, a pair through a switch or a software relay, bonded "
-                "pairs, and 4 or 8 pairs at once (experiments/hostpath-heldout.json). Each pair's round trip is set "
+                "pairs, and 4 or 8 pairs at once (beowulf_netlab/experiments/hostpath-heldout.json). Each pair's round trip is set "
                 "beside its own path's model (netlab.hostcost.round_trip_us: a switch adds a wire time, a relay a "
                 "wire time and its CPU's and card's passes) and read against the round-trip calibration's "
                 "tolerance ({tolerance}): over it, the host's own time set the round trips, and the gate "

@@ -2,8 +2,8 @@
 
 The papers do not say how many tokens a pair kept in flight, how much a copy
 moved per read and write, or how many pairs ran at 100 Mbit/s; each experiment
-fixes one value beforehand (never picked to pass). claims/sensitivity.json
-lists other values (schema SCHEMA, written to claims/sensitivity.schema.json);
+fixes one value beforehand (never picked to pass). beowulf_netlab/claims/sensitivity.json
+lists other values (schema SCHEMA, written to beowulf_netlab/claims/sensitivity.schema.json);
 `reproduce --sensitivity` runs each variant of its experiment on the paper's
 hardware and the report shows, per claim that reads it, the verdict of the run
 beside the verdict with the variant. Reported, never chosen from: the claims'
@@ -36,12 +36,12 @@ SCHEMA_FILE = PACKAGE / "claims" / "sensitivity.schema.json"
 SCHEMA = list_file_schema(
     "Beowulf Netlab sensitivity variants",
     "Other values of the choices the papers leave open, each run as a variant of one "
-    "experiment; the report shows how the claims reading it move (judge/sensitivity.py).",
+    "experiment; the report shows how the claims reading it move (beowulf_netlab/judge/sensitivity.py).",
     "variants",
     ["id", "experiment", "set", "why"],
     {
             "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
-            "experiment": {**TEXT, "description": "experiments/<name>.json"},
+            "experiment": {**TEXT, "description": "beowulf_netlab/experiments/<name>.json"},
             "set": {"type": "object", "minProperties": 1,
                     "description": "axis -> value(s), as in an experiment file's sweep; replaces the "
                                    "experiment's (and its quick) values"},
@@ -70,7 +70,7 @@ def range_variants(experiments: dict[str, list[str]]) -> list[dict]:
             axis = RANGE_AXES.get(constant)
             if axis is None:
                 raise BadInput(f"hardware profile {hardware}: {constant} is ranged but no setting runs "
-                               f"it (judge/sensitivity.py RANGE_AXES)")
+                               f"it (beowulf_netlab/judge/sensitivity.py RANGE_AXES)")
             section, key = constant.split(".")
             for end, v in (("low", low), ("high", high)):
                 out.append({"id": f"range-{constant.replace('.', '-').replace('_', '-')}-{end}-{name}",

@@ -9,8 +9,8 @@ where this run's median falls (in, below or above the band) and says nothing
 about the papers' claims; a reading outside the band points at a mechanism the
 model lacks, never at a constant to change: where the sources name candidates but size none,
 the check says which (`lacks`), and the report sets them beside a reading outside its band.
-claims/era-checks.json lists the checks (schema SCHEMA, written to
-claims/era-checks.schema.json); each names the experiment whose points measure
+beowulf_netlab/claims/era-checks.json lists the checks (schema SCHEMA, written to
+beowulf_netlab/claims/era-checks.schema.json); each names the experiment whose points measure
 it, the points (`where`) and the value read (`metric`).
 """
 from __future__ import annotations
@@ -32,12 +32,12 @@ IN_BAND, BELOW, ABOVE, NOT_MEASURED = Reading.IN_BAND, Reading.BELOW, Reading.AB
 SCHEMA = list_file_schema(
     "Beowulf Netlab era checks",
     "Figures measured on 1995-96 machines outside the papers, each with a band declared "
-    "before running; read, never judged (judge/validation.py).",
+    "before running; read, never judged (beowulf_netlab/judge/validation.py).",
     "checks",
     ["id", "profile", "what", "era_value", "unit", "band", "why_band", "source", "measure"],
     {
             "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]*$"},
-            "profile": {**TEXT, "description": "the hardware profile compared (hardware/<name>.json)"},
+            "profile": {**TEXT, "description": "the hardware profile compared (beowulf_netlab/hardware/<name>.json)"},
             "what": {**TEXT, "description": "the era measurement, in words"},
             "era_value": {"type": "number", "exclusiveMinimum": 0},
             "unit": TEXT,
@@ -52,7 +52,7 @@ SCHEMA = list_file_schema(
                             "type": "object", "additionalProperties": False,
                             "required": ["experiment", "where", "metric"],
                             "properties": {
-                                "experiment": {**TEXT, "description": "experiments/<name>.json"},
+                                "experiment": {**TEXT, "description": "beowulf_netlab/experiments/<name>.json"},
                                 "where": {"type": "object", "description": "point key -> value"},
                                 "metric": {**TEXT, "description": "the point's key read"},
                                 "scale": {"type": "number", "exclusiveMinimum": 0,

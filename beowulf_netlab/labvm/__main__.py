@@ -1,8 +1,8 @@
-"""python3 -m labvm: a stock-kernel Debian 12 guest under QEMU, for tests and measurements.
+"""python3 -m beowulf_netlab.labvm: a stock-kernel Debian 12 guest under QEMU, for tests and measurements.
 
-  sudo /usr/bin/python3 -m labvm build            build (or reuse) the cached image
-  sudo /usr/bin/python3 -m labvm stage [PYTEST..]  the CI stage (see labvm/stage.py)
-  sudo /usr/bin/python3 -m labvm run 'CMD'         boot, copy the project in, run CMD there, stop
+  sudo /usr/bin/python3 -m beowulf_netlab.labvm build            build (or reuse) the cached image
+  sudo /usr/bin/python3 -m beowulf_netlab.labvm stage [PYTEST..]  the CI stage (see beowulf_netlab/labvm/stage.py)
+  sudo /usr/bin/python3 -m beowulf_netlab.labvm run 'CMD'         boot, copy the project in, run CMD there, stop
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from beowulf_netlab.core.parser import Parser
 
 
 def make_parser() -> Parser:
-    p = Parser(prog="python3 -m labvm", description=(
+    p = Parser(prog="python3 -m beowulf_netlab.labvm", description=(
         "A Debian 12 lab VM with the stock kernel (bonding, netem, OVS kernel datapath), booted "
         "under QEMU: KVM where the host has kvm_intel/kvm_amd, software emulation (TCG) otherwise. "
         f"The image is cached in {os.environ.get('NETLAB_LABVM_CACHE', '/var/cache/beowulf-netlab/labvm')}."))
@@ -40,7 +40,7 @@ def make_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     if os.geteuid() != 0:
-        sys.stderr.write("python3 -m labvm: needs root (image build, loop-free mkfs, QEMU): "
+        sys.stderr.write("python3 -m beowulf_netlab.labvm: needs root (image build, loop-free mkfs, QEMU): "
                          "run it with sudo\n")
         return EXIT_USAGE
     from beowulf_netlab.labvm.image import ImageError, build

@@ -237,7 +237,7 @@ class ContentionControl:
         if not self._stop.is_set():
             self._read_drops()
         return {"model": "Metcalfe-Boggs average contention per frame, and a frame dropped after "
-                         f"{ATTEMPTS} collisions with probability (1 - A)^{ATTEMPTS} (netlab/contention.py)",
+                         f"{ATTEMPTS} collisions with probability (1 - A)^{ATTEMPTS} (beowulf_netlab/netlab/contention.py)",
                 "sample_s": SAMPLE_S, "update_s": UPDATE_S, "nft_table": f"bridge {self.table}",
                 "example_drop_rules": self.first_drop_rules,
                 "wires": {st.name: {"updates": st.updates,

@@ -65,7 +65,7 @@ _IDE = round(IPPS96_ALL_LOCAL_MBYTE_S / IPPS96_COPIES, 2)
 PROFILES: dict[str, DiskProfile] = {
     "ide-1995": DiskProfile("ide-1995", _IDE, _IDE,
                             f"IPPS'96 all-local peak {IPPS96_ALL_LOCAL_MBYTE_S} MB/s / "
-                            f"{IPPS96_COPIES} copies (netlab/disk_profiles.py)"),
+                            f"{IPPS96_COPIES} copies (beowulf_netlab/netlab/disk_profiles.py)"),
     "none": DiskProfile("none", None, None, "unthrottled: the host's page cache and loop device"),
 }
 
@@ -110,7 +110,7 @@ def today_disk(name: str, rate_mbit: float | None = None) -> DiskProfile:
     calibrated rate as a plain throttle with nothing on the CPU (today's hosts pay no CPU cost);
     era: the profile built for the wire's rate (prototype-1995 at 10 Mbit/s, demonstration-1996
     at 100). The papers' file-copy figures declare era, so today's view sets each figure's own
-    machine's disks against its network and changes only the hosts' CPUs (experiments/*.json
+    machine's disks against its network and changes only the hosts' CPUs (beowulf_netlab/experiments/*.json
     `choices` says why); without a rate (checking the setting) era is only accepted."""
     from beowulf_netlab.topologies.hardware import ERA, load, profile_names, resolve
     if name == TODAY_DEFAULT:
@@ -156,11 +156,11 @@ def for_hardware(setting: str, profile: Profile | None, time_scale: float = 1.0,
         mode = model["default"] if transfer == HARDWARE else transfer
         if mode not in model["modes"]:
             raise BadInput(f"--disk-transfer {mode}: the {profile.name} profile's disk ran "
-                           f"{' or '.join(model['modes'])} (hardware/{profile.name}.json); use one of those or hardware")
+                           f"{' or '.join(model['modes'])} (beowulf_netlab/hardware/{profile.name}.json); use one of those or hardware")
         rate, cpu = transfer_cost(profile, mode)
         disk = DiskProfile(f"{profile.name}-{mode}", rate, rate,
                            f"hardware profile {profile.name}: {profile.disk['derivation']}; {mode.upper()}: "
-                           + ("the throttle at the drive's media rate, every byte on the CPU (netlab/disk_profiles.py)"
+                           + ("the throttle at the drive's media rate, every byte on the CPU (beowulf_netlab/netlab/disk_profiles.py)"
                               if mode == "pio" else "the calibrated rate, the buffer copy on the CPU"),
                            mode, cpu)
     elif disk is None and own is None:

@@ -32,7 +32,7 @@ loopback datagrams to CHARGE_ADDR are redirected from `lo`'s egress into the
 budget too, and come back to their sender once the budget has passed them. An
 agent pays c ns by sending such a datagram of c / per_byte_ns bytes (less the
 size table's per-packet bytes and its headers, charge_overhead_bytes) to
-itself, waiting for it and then for its cost (workloads/charge.py), so a busy
+itself, waiting for it and then for its cost (beowulf_netlab/workloads/charge.py), so a busy
 CPU delays the work and the work delays the node's packets queued behind it:
 coupled both ways.
 Not charged: other loopback traffic. The clsact hook runs before the NIC's root
@@ -166,7 +166,7 @@ RELAY, SWITCH = "relay", "switch"   # what joins two segments of a path (workloa
 def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1, card_latency_us: float = 0.0,
                   via: tuple[str, ...] = ()) -> float:
     """What the model should charge one lone TCP message and its reply, from the profile's
-    constants alone (a host-cost calibration's target, claims/calibrations.json): each way, the
+    constants alone (a host-cost calibration's target, beowulf_netlab/claims/calibrations.json): each way, the
     sender's and the receiver's per-message cost (the charge channel), their per-packet cost and
     the segment's bytes at per_byte_ns (the budget), and the frame's wire time, and each end's
     card latency (the medium engine's, card_latency_us). No ACK of its own: each reply carries it.

@@ -12,7 +12,7 @@ frames leave T apart, a sender gets frame / (frame + T) of its wire (a full fram
 takes 123 us). The gap is the card's and its interrupt's, not the wire's: other stations' frames
 fill it on a shared segment, so the shaper sits on the NIC, never on the wire. T was never
 measured (era-machines.md estimates 40-70 us), so no profile sets it: 0 (the default) leaves the
-NIC unshaped, and claims/sensitivity.json runs 40 and 70 beside the profile, reported, never
+NIC unshaped, and beowulf_netlab/claims/sensitivity.json runs 40 and 70 beside the profile, reported, never
 picked.
 
 How. An HTB root at the wire's rate, charging on-wire bytes (the wire's size table: preamble,

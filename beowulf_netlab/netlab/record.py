@@ -1,6 +1,6 @@
 """What a built network records of itself (Testbed.environment, and the runner's timing), as a
 results document keeps it per network under environment.topologies: declared here, beside
-netlab.testbed, so the results schema and results/README.md are made from it (run.environment)
+netlab.testbed, so the results schema and beowulf_netlab/results/README.md are made from it (run.environment)
 rather than from prose. Pure data.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ NETWORK_RECORD = (
           "per-packet cost (with netem or the engine); null without a profile", RECORD),
     SETTINGS["tx_gap_us"].field,
     SETTINGS["queue_packets"].field,
-    Field("hardware_profile", ("object", "null"), "the profile as it ran (hardware/<name>.json)", RECORD),
+    Field("hardware_profile", ("object", "null"), "the profile as it ran (beowulf_netlab/hardware/<name>.json)", RECORD),
     Field("collision_controller", ("object", "null"), "the tc wire's contention controller's record (v1-v5 "
           "documents: contention, renamed on read: that name is the setting's): per wire its "
           "rate updates, mean backlog, lowest efficiency, highest 16-collision drop rate max_drop_ppm "

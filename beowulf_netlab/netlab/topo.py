@@ -2,7 +2,7 @@
 
 `SpecTopo` is what the testbed builds. The per-preset classes take Mininet's
 positional arguments, for plain Mininet tools:
-  mn --custom topologies/mininet_topos.py --topo single-net,16,10 --controller none
+  mn --custom beowulf_netlab/topologies/mininet_topos.py --topo single-net,16,10 --controller none
 though `emulate.py cli` adds what plain `mn` cannot do here: capability
 probing, a run manifest and exact cleanup.
 """

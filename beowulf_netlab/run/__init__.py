@@ -11,7 +11,7 @@ engine's delays, runs its points under the `monitor` (fidelity) and shows its `p
 `calibration` adds and judges the calibration points a sweep rests on, per
 experiment, as it runs; `derive` takes points one experiment shares with
 another; `point` declares what the run records of a point and puts a whole
-point's fields together; `results` is the document and its schema (`readme` its page, results/README.md, made from
+point's fields together; `results` is the document and its schema (`readme` its page, beowulf_netlab/results/README.md, made from
 the declarations), `upgrade`
 reads older versions of it, `environment` records the host it came from,
 `store` writes it atomically after every point and `csvfile` as CSV; `merge`

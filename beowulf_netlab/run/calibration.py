@@ -3,8 +3,8 @@
 A calibration point is not evidence for the papers (the model was set from it),
 but it is the model's own check: if all-local copies do not reach the 11.7 MB/s
 the disk rate was derived from, every number that rests on that disk is wrong.
-claims/calibrations.json lists each point (schema SCHEMA below, written to
-claims/calibrations.schema.json): the points that rest on it (`applies`: their
+beowulf_netlab/claims/calibrations.json lists each point (schema SCHEMA below, written to
+beowulf_netlab/claims/calibrations.schema.json): the points that rest on it (`applies`: their
 workload and hardware or disk profile), which of them measure it (`where`,
 `metric`), its target, and a tolerance declared with its reason before running.
 
@@ -41,7 +41,7 @@ MET, MISSED, NOISY, NOT_MEASURED = Calibration.MET, Calibration.MISSED, Calibrat
 SCHEMA = list_file_schema(
     "Beowulf Netlab calibration points",
     "The measurements model constants were set from, each checked on every run "
-    "(run/calibration.py).",
+    "(beowulf_netlab/run/calibration.py).",
     "calibrations",
     ["id", "what", "applies", "where", "metric", "target", "tolerance",
                      "why_tolerance", "source"],

@@ -36,14 +36,14 @@ ENVIRONMENT_FIELDS = (
     Field("python", "string", "Python version", RECORD),
     Field("tools", "object", "versions of mininet, iperf3, ovs, tc, nft", RECORD, required=True),
     Field("project_commit", "string", "git commit of this tool (-dirty if modified)", RECORD, csv=CSV_LAST),
-    Field("netlab_version", "string", "this tool's version (core/version.py); absent in documents before it",
+    Field("netlab_version", "string", "this tool's version (beowulf_netlab/core/version.py); absent in documents before it",
           RECORD, csv=CSV_LAST),
     Field("bridge_nf_call_iptables", ("string", "null"), "br_netfilter state of the host", RECORD),
     Field("tcp_reordering", ("string", "null"), "net.ipv4.tcp_reordering of the host", RECORD),
     Field("capabilities", "object", "what `emulate.py doctor` found", RECORD),
     Field("topologies", "object", "per network built, by its key (run.sweep.network_key: topology@rate, xK "
           "for K bonded channels, +profile on a hardware profile, +contention, +txgap<T>us, /D<d> "
-          "time-scaled): what it recorded of itself, as netlab/record.py declares it", RECORD, required=True,
+          "time-scaled): what it recorded of itself, as beowulf_netlab/netlab/record.py declares it", RECORD, required=True,
           schema={"additionalProperties": {"type": "object", "properties": {
               f.name: {"description": f.description, **f.schema} for f in NETWORK_RECORD}}}),
     Field("hosts", "object", "merged documents: each host's environment", RECORD),

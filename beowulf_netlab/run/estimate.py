@@ -31,7 +31,7 @@ NETWORK_S_PER_NODE = 0.08
 POINT_S = 0.05
 DEFAULT_POINT_S = 5.0   # a workload that declares no cost
 # Once per command: python3 and Mininet started, the host probed, the table and plot written
-# (run/experiment: 2.5 s measured on this host, warm caches, 2026-11-27: 16.0-16.5 s for a
+# (beowulf_netlab/run/experiment: 2.5 s measured on this host, warm caches, 2026-11-27: 16.0-16.5 s for a
 # 6-point run whose points and networks took 13.5 s); reproduce also writes its report and runs
 # the tested claims' unit tests (a quick reproduction: 6 s beyond its networks and points)
 COMMAND_S = 2.5

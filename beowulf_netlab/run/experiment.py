@@ -1,10 +1,10 @@
-"""Experiment files (experiments/*.json): a paper figure as data.
+"""Experiment files (beowulf_netlab/experiments/*.json): a paper figure as data.
 
 A file names its workload, gives values for the sweep's axes by their one
 name (`rate_mbit`, `token_size`, ... as in `emulate.py run --help`), and
 carries the paper's values for comparison. It is checked in three steps, each
 failing with one line naming the file and the fix: JSON syntax; the JSON
-schema (experiments/schema.json, generated from the axes by `schema()`, a test
+schema (beowulf_netlab/experiments/schema.json, generated from the axes by `schema()`, a test
 keeps the file equal to it; unknown keys are refused); then the same value
 checks as the command line, and the placement of every point.
 """
@@ -28,7 +28,7 @@ EXPERIMENTS_DIR = PACKAGE / "experiments"
 SCHEMA_FILE = EXPERIMENTS_DIR / "schema.json"
 
 def schema() -> dict:
-    """The JSON schema of experiment files (written to experiments/schema.json)."""
+    """The JSON schema of experiment files (written to beowulf_netlab/experiments/schema.json)."""
     rules = []
     for name in WORKLOADS:
         props = {a.name: a.json_schema() for a in axes_for(name)}
@@ -59,7 +59,7 @@ def schema() -> dict:
                                               "with the same configuration: when they ran earlier in "
                                               "the same reproduction, those points are taken from their "
                                               "documents (each marked measured_in) instead of measured "
-                                              "again (run/derive.py)"},
+                                              "again (beowulf_netlab/run/derive.py)"},
         },
         "allOf": rules,
     }
@@ -77,7 +77,7 @@ def validate(data: Any, path: Path) -> None:
     if e.context:   # anyOf/oneOf: the likeliest alternative's own complaint
         e = jsonschema.exceptions.best_match(e.context)
     msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
-    raise BadInput(f"experiment file {path}: at {plain(_where(e))}: {plain(msg)} (see experiments/schema.json)")
+    raise BadInput(f"experiment file {path}: at {plain(_where(e))}: {plain(msg)} (see beowulf_netlab/experiments/schema.json)")
 
 
 def load(path: Path, shard: tuple[int, int] | None = None, quick: bool = False,
@@ -109,7 +109,7 @@ def experiment_files() -> dict[str, Path]:
 
 def paper_figure(path: Path, name: str) -> bool:
     """Whether the experiment file at path, named name, is a paper figure: only
-    experiments/NAME.json is, or a copy of it (the campaign sends one to each host). A file of
+    beowulf_netlab/experiments/NAME.json is, or a copy of it (the campaign sends one to each host). A file of
     its own that takes a figure's name would be run, recorded and judged as that figure:
     BadInput saying to give it a name of its own."""
     figure = experiment_files().get(name)
@@ -123,7 +123,7 @@ def paper_figure(path: Path, name: str) -> bool:
 
 
 def find(name: str) -> Path:
-    """An experiment by name (experiments/NAME.json) or a file path."""
+    """An experiment by name (beowulf_netlab/experiments/NAME.json) or a file path."""
     files = experiment_files()
     if name in files:
         return files[name]

@@ -100,7 +100,7 @@ DEFAULT_RTO_MIN_MS = 200                  # Linux's TCP_RTO_MIN, where a point d
 LATE_SHARE = 0.01                         # late arrivals this share of the frames, half over the p99
                                           # bound: more than 1 % of the frames delayed past it
 LOST_SHARE = 1e-4                         # frames lost outside the model, of the frames carried
-LONE_RTT_TOLERANCE = 0.05                 # the round-trip calibrations' (claims/calibrations.json; a test)
+LONE_RTT_TOLERANCE = 0.05                 # the round-trip calibrations' (beowulf_netlab/claims/calibrations.json; a test)
 LONE_FRAME_BYTES = 1460                   # a token this small crosses in one frame each way (1996 MSS)
 
 

@@ -11,7 +11,7 @@ would have read less: the same profile, other numbers.
 
 How. Before any point, the token agent exchanges PROBE_EXCHANGES 1-byte messages between two
 nodes of one wire, one in flight, paying their charges as any exchange does (the agents count
-their own wake-ups and code inside each message's cost, workloads/charge.py, so only what the
+their own wake-ups and code inside each message's cost, beowulf_netlab/workloads/charge.py, so only what the
 host adds outside the charges is left: the send's way into the engine), after a few exchanges
 that let every ARP cache and switch learn the pair's addresses. The agent times each round trip; the engine
 reports how long it held each frame it delivered to a port, from the frame's arrival (the
@@ -32,7 +32,7 @@ environment).
 
 Why the round-trip calibration can still fail. h is measured outside the engine, from the
 engine's own hold times: a delay the engine failed to apply shortens its holds, not h, so the
-calibration (whose target is the model's whole time, claims/calibrations.json) still misses.
+calibration (whose target is the model's whole time, beowulf_netlab/claims/calibrations.json) still misses.
 What h cannot remove: a host slower under load than when idle (the lag gates judge that), and
 paths the probe did not take (a relay's forwarding is timed only where the probed pair's path
 crosses one).

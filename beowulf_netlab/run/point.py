@@ -32,7 +32,7 @@ SWEEP_SETTINGS = (PLACEMENT, REPEATS)
 
 
 
-# what the gates read of a flow (run/gates.py): typed, since a document from another host
+# what the gates read of a flow (beowulf_netlab/run/gates.py): typed, since a document from another host
 # is input like any other
 FLOW = {"type": "object", "required": ["path", "bytes"], "properties": {
     "path": prop("array", "segments of parallel wires the transfer crossed, in order",
@@ -47,7 +47,7 @@ FLOW = {"type": "object", "required": ["path", "bytes"], "properties": {
 INDEX_FIELDS = (
     Field("point_index", "integer", "index of the point in the whole sweep (shards merge by it)", RECORD,
           csv=CSV_BEFORE, schema={"minimum": 0}),
-    Field("calibration_of", "string", "this point measures a calibration (claims/calibrations.json id) "
+    Field("calibration_of", "string", "this point measures a calibration (beowulf_netlab/claims/calibrations.json id) "
           "that the sweep's own points did not measure twice; it is not a sweep point "
           "(no point_index) and tables leave it out", RECORD, csv=CSV_BEFORE),
 )
@@ -67,7 +67,7 @@ RUN_FIELDS = (
             lag=prop("object", "release lateness: count, p50_us, p99_us (1 us buckets, upper edges), "
                      "max_us (exact when the point set the engine's running maximum, else its bucket's upper "
                      "edge; in older documents always the edge); the gate's bounds are LAG_P50_BOUND_US and "
-                     "LAG_P99_BOUND_US in netlab/medium.py"),
+                     "LAG_P99_BOUND_US in beowulf_netlab/netlab/medium.py"),
             late_arrival_lag=prop(["object", "null"], "how late the engine read the frames it took late "
                                   "(late_arrivals; each is delayed by that much): count, p50_us, p99_us, "
                                   "max_us as in lag; null or absent: unknown (an older engine or "
@@ -93,9 +93,9 @@ RUN_FIELDS = (
     TCP_RECORD,
     Field("measured_in", "string", "this point was not measured for this experiment: it is the point of "
           "that experiment (its name) with the same configuration, measured earlier in the "
-          "same reproduction (experiment files' same_points_as; run/derive.py)", RECORD),
+          "same reproduction (experiment files' same_points_as; beowulf_netlab/run/derive.py)", RECORD),
     Field("contended_rate_mbit", "object", "with the collision model on: wire -> the rate its controller held, "
-          "averaged over the point (Mbit/s; netlab/contention.py): the utilisation in "
+          "averaged over the point (Mbit/s; beowulf_netlab/netlab/contention.py): the utilisation in "
           "fidelity and the gates are of it", unit="Mbit/s", schema=NUMBERS),
     Field("cpu_busy", "object", "node -> fraction of its hardware profile's CPU budget its packets and charges (a TCP "
           "message's or a disk transfer's cost) used "
@@ -103,7 +103,7 @@ RUN_FIELDS = (
     FIDELITY,
     Field("flows", "array", "what the workload moved over the network: each transfer's path (segments "
           "of parallel wires), bytes, and start/end (s) where known", schema={"items": FLOW}),
-    Field("gates", "object", "the fidelity gates (run/gates.py): a point that fails one makes the "
+    Field("gates", "object", "the fidelity gates (beowulf_netlab/run/gates.py): a point that fails one makes the "
           "claims that read it not checkable", schema={
               "properties": dict(
                   ok=prop("boolean", "every gate passed"),

@@ -1,7 +1,7 @@
-"""results/README.md, made from the declarations: the document's keys (run.results' schema), the
+"""beowulf_netlab/results/README.md, made from the declarations: the document's keys (run.results' schema), the
 environment's (run.environment), every point field (run.point, each workload's) and every
 CSV's columns (run.csvfile), so the page cannot drift from what a run writes (a unit test
-keeps the file current). `python3 -m run.readme` writes it (after `python3 -m run.results`, the schema).
+keeps the file current). `python3 -m beowulf_netlab.run.readme` writes it (after `python3 -m beowulf_netlab.run.results`, the schema).
 """
 from __future__ import annotations
 
@@ -22,17 +22,17 @@ Run documents land here: `<time>-<workload>.json` (the results document), a `.cs
 and `.png` figures. They are not committed; redraw a figure with
 `python3 emulate.py plot results/<file>.json`.
 
-This page is made from the declarations (`python3 -m run.readme`); a unit test
-keeps it current. Each setting is declared once (core/settings.py: its flag, experiment-file key,
+This page is made from the declarations (`python3 -m beowulf_netlab.run.readme`); a unit test
+keeps it current. Each setting is declared once (beowulf_netlab/core/settings.py: its flag, experiment-file key,
 point field, schema entry and CSV column are made from it); each other key of a point beside
-what produces it (core/fields.py).
+what produces it (beowulf_netlab/core/fields.py).
 
 ## The results document (schema version {SCHEMA_VERSION})
 
-`results/schema.json` is the JSON schema, with a description of every key; documents are
+`beowulf_netlab/results/schema.json` is the JSON schema, with a description of every key; documents are
 checked against it whenever the tool writes one (after every point of a run, and by `merge`) and
 whenever it reads one (`plot`, `merge`, `report`). Older documents are upgraded on read
-(run/upgrade.py): v1's sweep parameters get their current names; v1-v2 points get `hardware: none`
+(beowulf_netlab/run/upgrade.py): v1's sweep parameters get their current names; v1-v2 points get `hardware: none`
 and `contention: off` (what they ran on); v1-v3 points `tcp: null` (the host's own TCP,
 unrecorded); v1-v4 points `contention_default: off`; v1-v5 points one meaning per name: each MB/s
 result's own name holds the real network's figure (v5 kept it under `scaled` on a time-scaled
@@ -97,7 +97,7 @@ def readme() -> str:
     lines += ["", "### `environment`", ""]
     lines += _fields_table([(f, "") for f in ENVIRONMENT_FIELDS])
     lines += ["", "### `environment.topologies.<network>`", "", "What each network built recorded of itself "
-              "(netlab/record.py, beside netlab/testbed.py).", ""]
+              "(beowulf_netlab/netlab/record.py, beside beowulf_netlab/netlab/testbed.py).", ""]
     lines += _fields_table([(f, "") for f in NETWORK_RECORD])
     lines += ["", "### `points[]`", "", "Role: setting (what the sweep asked for), resolved (what it became on "
               "this host), measured (a result), record (bookkeeping). Points equal in every setting and "

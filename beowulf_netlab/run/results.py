@@ -1,7 +1,7 @@
 """The results document: one versioned JSON per run, its schema, reading and creating it.
 
-Its format is results/schema.json (generated from SCHEMA below; a test keeps
-them equal), which describes every key, and results/README.md. A point's keys
+Its format is beowulf_netlab/results/schema.json (generated from SCHEMA below; a test keeps
+them equal), which describes every key, and beowulf_netlab/results/README.md. A point's keys
 are declared where they are produced (run.point); the schema's point part
 and the CSV's columns are made from those declarations. Documents are
 validated whenever they are written (runner, merge) and read (plot, merge,
@@ -61,7 +61,7 @@ PAPER_SCHEMA = {
                                                                "quantity, to print it beside the paper's "
                                                                "(never judged): {kind: value, select} or "
                                                                "{kind: ratio, a, b}, selections as in "
-                                                               "claims/claims.json"}}}},
+                                                               "beowulf_netlab/claims/claims.json"}}}},
         "notes": {"type": "array", "items": {"type": "string"},
                   "description": "lines printed beside the measured table"},
         "choices": {"type": "array", "items": {"type": "string"},
@@ -140,7 +140,7 @@ SCHEMA = {
         "complete": _t("boolean", "every point of the sweep (or shard) finished"),
         "paper": PAPER_SCHEMA,
         "calibrations": {"type": "array", "description": "every calibration point the points rest on, "
-                         "judged from this document (run/calibration.py): id, what, target, "
+                         "judged from this document (beowulf_netlab/run/calibration.py): id, what, target, "
                          "tolerance, values, measured (median), spread, failed_gate (its measurements "
                          "left out because they failed a fidelity gate), verdict (met | missed | noisy | "
                          "not measured), reason", "items": {"type": "object",
@@ -204,7 +204,7 @@ def validate(doc: dict, where: str = "the results document") -> None:
         shown = repr(e.instance)
         msg = e.message if len(shown) <= 60 else e.message.replace(shown, shown[:50] + "...")  # why, not what
         msg = msg if len(msg) <= 160 else msg[:157] + "..."
-        raise BadInput(f"{where} does not match results/schema.json at {plain(path)}: {plain(msg)}")
+        raise BadInput(f"{where} does not match beowulf_netlab/results/schema.json at {plain(path)}: {plain(msg)}")
 
 
 def load(path: str | Path) -> dict:

@@ -1,6 +1,6 @@
 """Topology files: a network described as data, as containerlab and Kathara users write theirs.
 
-A file (topologies/schema.json) names its wiring `kind` and the options a user may set, each
+A file (beowulf_netlab/topologies/schema.json) names its wiring `kind` and the options a user may set, each
 with its default:
 - shared: N nodes on K shared wires, every node bonded across all K when K > 1 (K fixed by
   `channels`, or a user option when `options` lists it);
@@ -11,7 +11,7 @@ with its default:
   a node reaches a peer directly where one of its wires shares a layer-2 domain with the
   peer (wires one switch joins are one domain), else by the fewest relays, relaying only
   through nodes marked `forwarding`.
-The presets are such files (topologies/library/*.json, listed in their `order`); any other
+The presets are such files (beowulf_netlab/topologies/library/*.json, listed in their `order`); any other
 is given by its path wherever a topology name is taken. This module reads and checks a file
 and builds explicit wirings; `topologies.presets` maps the other kinds to their builders.
 """
@@ -43,8 +43,8 @@ SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "$id": "https://beowulf-netlab.invalid/topologies/schema.json",
     "title": "Beowulf Netlab topology file",
-    "description": "A network as data (topologies/files.py); the presets are such files "
-                   "(topologies/library/).",
+    "description": "A network as data (beowulf_netlab/topologies/files.py); the presets are such files "
+                   "(beowulf_netlab/topologies/library/).",
     "type": "object", "additionalProperties": False,
     "required": ["name", "summary", "kind", "options"],
     "properties": {
@@ -279,6 +279,6 @@ def explicit(topo: TopologyFile, rate_mbit: float) -> NetworkSpec:
     return spec
 
 
-if __name__ == "__main__":   # python3 -m topologies.files: publish the schema (a test keeps it equal)
+if __name__ == "__main__":   # python3 -m beowulf_netlab.topologies.files: publish the schema (a test keeps it equal)
     from beowulf_netlab.core.jsonfile import write_schema
     write_schema(SCHEMA_FILE, SCHEMA)

@@ -1,4 +1,4 @@
-"""Hardware profiles: the 1996 machines as data (hardware/*.json).
+"""Hardware profiles: the 1996 machines as data (beowulf_netlab/hardware/*.json).
 
 The wires are 1996's; without a profile the hosts are today's, which pay
 almost nothing per packet. A profile states what a node of one of the papers'
@@ -14,14 +14,14 @@ machines cost, every number with its source:
   path's own latency per packet; the medium engine times them (engine/src/model.rs), the tc
   wire applies the gap alone (netlab.nic). A constant the
   sources give only as a range is a RANGED object (value, low, high, source): reproduce runs
-  the claims' points at both ends (claims/sensitivity.json, `range`) and a verdict that moves
+  the claims' points at both ends (beowulf_netlab/claims/sensitivity.json, `range`) and a verdict that moves
   inside the range is not decided by the sources;
 - tcp: the TCP every node runs (congestion control and the features that differ
   between today's stacks and the papers'), set in each node's namespace and read
   back (netlab.node), never inherited from the host that happens to run it.
 `none` is today's behaviour: no host cost, the disk from --disk, and a declared
 modern Linux TCP (cubic, SACK, timestamps, window scaling: the kernel's defaults).
-The schema is SCHEMA below (written to hardware/schema.json, a test keeps them
+The schema is SCHEMA below (written to beowulf_netlab/hardware/schema.json, a test keeps them
 equal); the file's stem is the profile's name, the `--hardware` value.
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ SCHEMA = {
     "$id": "https://beowulf-netlab.invalid/hardware/schema.json",
     "title": "Beowulf Netlab hardware profile",
     "description": "What one node of a machine cost: its disk and its per-packet and per-byte "
-                   "host cost, every number with its source (topologies/hardware.py).",
+                   "host cost, every number with its source (beowulf_netlab/topologies/hardware.py).",
     "type": "object", "additionalProperties": False,
     "required": ["name", "description", "machine", "disk", "host_cost", "tcp"],
     "properties": {
@@ -82,7 +82,7 @@ SCHEMA = {
                              "type": "object", "additionalProperties": False,
                              "required": ["default", "modes", "media_mbyte_s", "media_source", "source"],
                              "description": "how the disk's bytes reach memory, on the node's CPU budget "
-                                            "(netlab/disk_profiles.py derives the cost from the rates above, "
+                                            "(beowulf_netlab/netlab/disk_profiles.py derives the cost from the rates above, "
                                             "the calibration, and per_byte_ns): absent: not charged",
                              "properties": {
                                  "default": {"enum": ["pio", "dma"], "description": "--disk-transfer hardware"},
@@ -96,7 +96,7 @@ SCHEMA = {
         "collisions": {"type": "object", "additionalProperties": False, "required": ["default", "source"],
                        "description": "whether the machine's shared wires collide when --contention is not "
                                       "given (absent: off): CSMA/CD's cost per frame and its 16-collision "
-                                      "drops (netlab/contention.py); full-duplex ports never collide",
+                                      "drops (beowulf_netlab/netlab/contention.py); full-duplex ports never collide",
                        "properties": {"default": {"enum": ["on", "off"]},
                                       "source": {**_TEXT, "description": "why: what the machine's segments were"}}},
         "host_cost": {"description": "null: the host's own speed (nothing charged)",
@@ -349,7 +349,7 @@ def hardware_of(spec_or_point) -> str:
 
 
 def profile_names() -> list[str]:
-    """Every profile in hardware/ (file stems), `none` first."""
+    """Every profile in beowulf_netlab/hardware/ (file stems), `none` first."""
     names = sorted(p.stem for p in HARDWARE_DIR.glob("*.json") if p.name != "schema.json")
     return sorted(names, key=lambda n: n != NONE)
 

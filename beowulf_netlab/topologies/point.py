@@ -19,7 +19,7 @@ from beowulf_netlab.topologies.spec import NetworkSpec
 NETWORK_FIELDS = (
     *fields(NETWORK_SETTINGS),
     Field("contention_default", "string", "the hardware profile's collisions default when the point ran "
-          "(hardware/<name>.json `collisions`): a point whose contention equals it ran "
+          "(beowulf_netlab/hardware/<name>.json `collisions`): a point whose contention equals it ran "
           "as its machine is modelled by default (the report's view of the paper's "
           "hardware); v1-v4 documents read as off, the default then", RESOLVED, required=True,
           schema={"enum": ["off", "on"]}, default="off"),

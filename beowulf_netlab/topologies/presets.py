@@ -1,4 +1,4 @@
-"""Named topologies from the papers: topology files (topologies/library/*.json) built into a NetworkSpec.
+"""Named topologies from the papers: topology files (beowulf_netlab/topologies/library/*.json) built into a NetworkSpec.
 
 A preset only describes wiring; it never decides how a wire or a bond is
 implemented on this host (that is `netlab`'s job, after probing the kernel).
@@ -119,7 +119,7 @@ def preset(name: str) -> Preset:
             raise SpecError(f"topology file {name} is named {topo.name!r}, a preset's name; give it its own")
         return preset_of(topo)
     raise SpecError(f"unknown topology {name!r}; choose one of: {', '.join(PRESETS)} "
-                    "(emulate.py topo list), or give a topology file's path (topologies/schema.json)")
+                    "(emulate.py topo list), or give a topology file's path (beowulf_netlab/topologies/schema.json)")
 
 
 def check_topology(name: str) -> str:
@@ -170,7 +170,7 @@ def machine(spec: NetworkSpec, hardware: str = NONE, contention: bool | str | No
     profile's card's headline value, 0 without a card) and its own latency per packet
     (card_latency_us, the same way; the medium engine alone applies it), resolved here once. queue_packets, when given,
     (0: as built) replaces each card's transmit queue on its wire and each node's CPU budget backlog (both 100
-    frames otherwise, a number no era source gives: claims/sensitivity.json sweeps it); a
+    frames otherwise, a number no era source gives: beowulf_netlab/claims/sensitivity.json sweeps it); a
     relay's --relay-delay queue and, on a profile without a host cost, a --tx-gap-us card queue
     keep 100."""
     profile = resolve(hardware, spec.params["rate_mbit"])

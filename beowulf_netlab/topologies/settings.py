@@ -18,7 +18,7 @@ from beowulf_netlab.topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCA
 
 NETWORK_SETTINGS = (
     Setting("topology", "text", list(PRESETS), "topology presets (" + ", ".join(PRESETS) + "; emulate.py "
-            "topo list) or topology files' paths (topologies/schema.json)", TOPOLOGY,
+            "topo list) or topology files' paths (beowulf_netlab/topologies/schema.json)", TOPOLOGY,
             aliases=("--topo",), validator=check_topology, required=True, csv=CSV_BEFORE,
             record_note="a point records the one it ran on"),
     Setting("rate_mbit", "float", [DEFAULT_RATE_MBIT], "wire rate in Mbit/s (10 = Ethernet, 100 = Fast "
@@ -32,39 +32,39 @@ NETWORK_SETTINGS = (
     Setting("nodes", "int", DEFAULT_NODES, "nodes per network (a perfect square for meshes); unset: each "
             "topology's own (its file's: switched-cluster 32)", SIZE, many=False,
             minimum=2, maximum=MAX_NODES, absent=NO_DEFAULT, csv=CSV_BEFORE, schema={"minimum": 2}),
-    Setting("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (hardware/*.json: disk "
+    Setting("hardware", "choice", [NONE], "the nodes' machine: a hardware profile (beowulf_netlab/hardware/*.json: disk "
             "and per-packet host cost), none = today's host, era = the profile built for the wire rate",
             MACHINE, choices=(*profile_names(), ERA), record_type="string",
             record_note="a point records the profile it ran (era resolved); v1/v2 documents read as none",
             absent=AS_DEFAULT, required=True, csv=CSV_BEFORE),
     Setting("contention", "choice", ["auto"], "CSMA/CD on every shared wire: frame by frame on the medium "
             "engine (deferral, collisions, jam, backoff, a drop after 16 attempts), its average cost per "
-            "frame on the tc wire (Metcalfe-Boggs, netlab/contention.py); auto: as the hardware profile "
+            "frame on the tc wire (Metcalfe-Boggs, beowulf_netlab/netlab/contention.py); auto: as the hardware profile "
             "says (on for the 1996 machines' hubs, off for today's hosts)", MACHINE,
             choices=("auto", "off", "on"), record_type="string",
             record_note="a point records on or off (auto resolved); v1/v2 documents read as off",
             absent="off", required=True, csv=CSV_BEFORE, schema={"enum": ["off", "on"]}),
     Setting("time_scale", "float", [DEFAULT_TIME_SCALE], "run D times slower than real: every rate "
             "(wires, disks, host costs) / D, TCP's minimum RTO x D; results record the real network's "
-            "figures, and what the slowed network carried as measured_* (topologies/timescale.py)", MACHINE,
+            "figures, and what the slowed network carried as measured_* (beowulf_netlab/topologies/timescale.py)", MACHINE,
             minimum=1, maximum=MAX_TIME_SCALE, absent=AS_DEFAULT, csv=CSV_BEFORE, schema={"minimum": 1}),
     Setting("tx_gap_us", "float", None, "every network card waits this long after each frame it sends "
             "before the next may go (its Tx-done interrupt; the card's buffers and load time are the "
-            "profile's: netlab/nic.py); unset: the hardware profile's card (a range no era source "
-            "narrows, whose ends reproduce runs: claims/sensitivity.json), 0 without a profile", MACHINE,
+            "profile's: beowulf_netlab/netlab/nic.py); unset: the hardware profile's card (a range no era source "
+            "narrows, whose ends reproduce runs: beowulf_netlab/claims/sensitivity.json), 0 without a profile", MACHINE,
             many=False, minimum=0, maximum=MAX_TX_GAP_US, unit="us", omit_unset=True,
             record_note="a point records the gap its cards ran with, us in real time (0: none)",
             absent=0.0, csv=CSV_BEFORE, schema={"minimum": 0}),
     Setting("card_latency_us", "float", None, "every network card's own latency per packet at each end "
             "(its driver path beyond the CPU's per-packet cost; the medium engine applies it); unset: the "
             "hardware profile's card (a range no era source narrows, whose ends reproduce runs: "
-            "claims/sensitivity.json), 0 without a profile", MACHINE,
+            "beowulf_netlab/claims/sensitivity.json), 0 without a profile", MACHINE,
             many=False, minimum=0, maximum=MAX_CARD_LATENCY_US, unit="us", omit_unset=True,
             record_note="a point records the latency its cards ran with, us in real time (0: none)",
             absent=0.0, csv=CSV_BEFORE, schema={"minimum": 0}),
     Setting("queue_packets", "int", 0, "the queues a packet waits in, in frames: each card's transmit "
-            "queue on its wire and each node's CPU budget backlog (netlab/hostcost.py); 0: as built (100 "
-            "frames, a number no era source gives, so claims/sensitivity.json runs 30 and 300)", MACHINE,
+            "queue on its wire and each node's CPU budget backlog (beowulf_netlab/netlab/hostcost.py); 0: as built (100 "
+            "frames, a number no era source gives, so beowulf_netlab/claims/sensitivity.json runs 30 and 300)", MACHINE,
             many=False, minimum=0, maximum=10000, unit="frames", omit_unset=True, absent=AS_DEFAULT,
             csv=CSV_BEFORE, schema={"minimum": 0}),
     Setting("delay_ms", "time_ms", 0.0, "netem: one-way delay per wire crossing, e.g. 5ms", IMPAIRMENT,

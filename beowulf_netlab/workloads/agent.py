@@ -133,7 +133,7 @@ def wait_listening(host, port: int, what: str, timeout: float = 10.0) -> None:
 
 class WarmAgent:
     """One agent process per node kept for a network's life (the agent script's `daemon`
-    role, workloads/forker.py): it forks a child for each server or client a point needs.
+    role, beowulf_netlab/workloads/forker.py): it forks a child for each server or client a point needs.
     Lines on its stdout are "ID text", one per write, so children's never interleave; the
     daemon's own ("ready") carry no id."""
 

@@ -45,7 +45,7 @@ def when(what: str) -> dict:
     return prop(["number", "null"], f"when the transfer {what}, s (monotonic clock, or from the first start)")
 
 
-# what the gates read of a pair or a copy (run/gates.py): typed, since a document from
+# what the gates read of a pair or a copy (beowulf_netlab/run/gates.py): typed, since a document from
 # another host is input like any other
 PART = {"type": "object", "properties": {
     "start": when("started"), "end": when("ended"),
@@ -54,7 +54,7 @@ PART = {"type": "object", "properties": {
     "charges_lost": prop(["integer", "null"], "charge-channel datagrams a full CPU budget queue dropped",
                          minimum=0),
     "charges_late_s": prop(["number", "null"], "seconds its agents' CPU charges ended past their time "
-                           "(the host woke them late; recorded, not gated: workloads/charge.py)", minimum=0),
+                           "(the host woke them late; recorded, not gated: beowulf_netlab/workloads/charge.py)", minimum=0),
     "round_trips": prop("integer", "round trips it completed", minimum=0)}}
 
 # the aggregate every workload's run_point returns (the runner prints it, the claims judge it)

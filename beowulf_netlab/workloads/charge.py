@@ -1,4 +1,4 @@
-"""An agent's side of the charge channel (netlab/hostcost.py): pay CPU work that is not a packet.
+"""An agent's side of the charge channel (beowulf_netlab/netlab/hostcost.py): pay CPU work that is not a packet.
 
 Division of labor: netlab.hostcost routes loopback datagrams to CHARGE_ADDR through the
 node's CPU budget and says what one costs (`--charge ADDR,OVERHEAD,MESSAGE,DISK,PIECE,NS,LAT`:
@@ -33,7 +33,7 @@ taken from them would grow, shorten each wait, and make the next datagram queue 
 On kernels with netem the budget
 also delays every datagram by the per-packet latency (LAT), which the payer counts as
 part of that time (else each piece would leave the CPU idle that long). The budget banks
-up to one packet's cost while idle (netlab/hostcost.py burst_bytes), so after idle time
+up to one packet's cost while idle (beowulf_netlab/netlab/hostcost.py burst_bytes), so after idle time
 the packets behind a charge may wait up to that credit less than its cost; the payer
 never does.
 The wait itself is never shorter than the cost: it sleeps until a margin before its end

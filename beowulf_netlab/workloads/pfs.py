@@ -96,7 +96,7 @@ FIELDS = (
           unit="s"),
     Field("mpi_attempts", "integer", "pfs, bonnie: MPI launches it took (one that does not start "
           "every rank within 60 s, or fails, is ended and tried again, 3 in all)", schema={"minimum": 1}),
-    Field("pfs", "object", "pfs: the file system as it ran (netlab/pfs.py)"),
+    Field("pfs", "object", "pfs: the file system as it ran (beowulf_netlab/netlab/pfs.py)"),
 )
 
 
@@ -145,7 +145,7 @@ def _launcher(tb, path: str) -> str:
     log = os.path.join(os.path.dirname(path), "orted-$host.log")
     tmp = os.path.join(os.path.dirname(path), "mpi-tmp", "$host")
     write_atomic_bytes(Path(path), f"""#!/bin/sh
-# Written by Beowulf Netlab (workloads/pfs.py): Open MPI's rsh agent for this run.
+# Written by Beowulf Netlab (beowulf_netlab/workloads/pfs.py): Open MPI's rsh agent for this run.
 host=$1; shift
 case $host in
 {cases}

@@ -30,7 +30,7 @@ BASE_PORT = 7000
 MAX_TOKEN = 16 << 20
 MAX_DATAGRAM = 1472        # one Ethernet frame: 1500 - 20 (IP) - 8 (UDP)
 
-# `run token`'s defaults are the main job's (experiments/quick-comparison.json gives no value of its
+# `run token`'s defaults are the main job's (beowulf_netlab/experiments/quick-comparison.json gives no value of its
 # own): the papers' five networks at their 10 Mbit/s, 8 pairs (one per mesh wire, as HPDC'96's
 # local-wire peak needs), 512 B to 16 KB tokens by doublings, 2 in flight, 2.5 s a point.
 TOPOLOGIES = ("single-net", "bonded-dual-net", "switched-mesh", "routed-mesh", "bonded-switched-mesh")
@@ -71,7 +71,7 @@ def run_exchange(pairs, size: int, tokens: int, duration: float | None = None,
     """pairs: [(src_host, dst_host)]. Aggregate and per-pair figures. agents: the network's
     warm token agents (prepare); without them, agents for this exchange alone. Over TCP each
     node with a CPU budget pays its per-message cost (netlab.hostcost's charge channel), from
-    each message's arrival (workloads/charge.py)."""
+    each message's arrival (beowulf_netlab/workloads/charge.py)."""
     charges = {h.name: h.charge_args() for pair in pairs for h in pair} if transport == "tcp" else {}
     limit = ["--exchanges", str(exchanges)] if exchanges is not None else ["--duration", f"{duration:g}"]
     udp = ["--udp"] if transport == "udp" else []

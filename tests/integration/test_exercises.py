@@ -117,7 +117,7 @@ def test_check_exits_0_on_the_solution_and_1_on_a_wrong_answer(tmp_path):
 
 
 def test_a_students_check_measures_and_records_without_the_key(tmp_path):
-    """Issue 44 on a real network: exercises/ as a lab VM holds it (no solutions/), a partial
+    """Issue 44 on a real network: beowulf_netlab/exercises/ as a lab VM holds it (no solutions/), a partial
     answers file. check measures, prints how each answer reads and nothing of right or wrong,
     exits 1 (a blank), and writes a sealed record that the teacher's grade then judges against."""
     import shutil

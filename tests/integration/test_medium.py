@@ -122,7 +122,7 @@ def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     """The same 1996 pair measured quiet and with one more core kept busy by another process
     agrees within 5 % in its rate and its round trips, and both pass their gates: the gates judge
     the run, not the host's load (the engine holds the model's time under SCHED_FIFO; the agents
-    count their own wake-ups inside each message's cost, workloads/charge.py; the round trips are
+    count their own wake-ups inside each message's cost, beowulf_netlab/workloads/charge.py; the round trips are
     checked against the model)."""
     quiet = token_pair(tmp_path, "quiet")
     assert quiet["gates"]["ok"], quiet["gates"]

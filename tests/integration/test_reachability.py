@@ -51,12 +51,12 @@ def profile_tcp_allowed():
 
 @pytest.mark.parametrize("topo", ["single-net,4,10", "bonded-dual-net,4,10,2", "routed-mesh,4,10"])
 def test_plain_mininet_runs_the_presets(topo, profile_tcp_allowed):
-    """`mn --custom topologies/mininet_topos.py` works (mn runs the file without __file__) where
+    """`mn --custom beowulf_netlab/topologies/mininet_topos.py` works (mn runs the file without __file__) where
     the host allows the nodes' TCP (the fixture sees to it)."""
     import os
     import subprocess
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = subprocess.run(["mn", "--custom", "topologies/mininet_topos.py", "--topo", topo,
+    r = subprocess.run(["mn", "--custom", "beowulf_netlab/topologies/mininet_topos.py", "--topo", topo,
                         "--controller", "none", "--test", "pingall"], cwd=root,
                        capture_output=True, text=True, timeout=120)
     assert "Results: 0% dropped" in r.stdout + r.stderr, r.stdout[-1500:] + r.stderr[-1500:]

@@ -75,7 +75,7 @@ def test_fast_ethernet_wire(testbed):
 
 
 def test_a_cards_gap_slows_its_sender_and_other_stations_fill_it(testbed):
-    """One frame in flight (--tx-gap-us, netlab/nic.py): a sender gets frame / (frame + gap) of
+    """One frame in flight (--tx-gap-us, beowulf_netlab/netlab/nic.py): a sender gets frame / (frame + gap) of
     its wire, and a second sender's frames fill the gaps, so two together still fill the wire.
     A gap charged on the wire instead of the card would hold the pair to one sender's share."""
     gap_us = 615                                    # half a full frame's 1230 us at 10 Mbit/s

@@ -1,7 +1,7 @@
 """A user's topology file builds a real network: its gateway relays, and both hubs carry what crosses.
 
 examples/topologies/two-hubs-gateway.json: a0-a2 on hub h1, b0-b2 on hub h2, gw on both with
-forwarding on. Its routes are computed from the file (topologies/files.py), so these check that
+forwarding on. Its routes are computed from the file (beowulf_netlab/topologies/files.py), so these check that
 what was computed is what the kernel does, and that the wires still take their time.
 """
 import re

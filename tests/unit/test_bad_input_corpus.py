@@ -26,7 +26,7 @@ from beowulf_netlab.netlab.manifest import STATE_DIR  # noqa: E402
 from beowulf_netlab.run.results import RESULTS_DIR  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-EXERCISES = Path(__file__).resolve().parent.parent.parent / "exercises"
+EXERCISES = Path(__file__).resolve().parent.parent.parent / "beowulf_netlab" / "exercises"
 NOT_A_DIR = "/etc/hostname/sub/out.json"   # a path whose parent is a file: unwritable even for root
 
 

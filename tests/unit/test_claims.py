@@ -236,7 +236,7 @@ def test_the_claims_file_is_valid_and_states_its_precision():
     for c in claims:
         assert c["why_tolerance"] and c["statement"] and c["paper"].get("precision"), c["id"]
         for name in c["experiments"]:
-            assert (C.ROOT / "experiments" / f"{name}.json").exists(), name
+            assert (C.PACKAGE / "experiments" / f"{name}.json").exists(), name
         for check in _numeric_checks(c["check"]):
             bound, target = check.get("bound", {}), check.get("target")
             if target is not None and "max" in bound:     # the band never reaches past the bound

@@ -226,11 +226,11 @@ def test_the_vagrantfile_never_syncs_solutions():
     """The lab VMs get the project by rsync with the Vagrantfile's excludes (and a class's
     hand-out, NETLAB_HANDOUT, with the same): run rsync with them over this project, dry, and no
     path under a solutions/ folder, nor tests/ (they quote answers, and need the key to pass),
-    may be listed. labvm/ (CI's VM, python3 -m labvm) copies the whole project on purpose: its
+    may be listed. beowulf_netlab/labvm/ (CI's VM, python3 -m beowulf_netlab.labvm) copies the whole project on purpose: its
     tests grade the solutions."""
     text = (ROOT / "Vagrantfile").read_text()
     never = json.loads(re.search(r"NETLAB_NEVER_SYNCED = (\[.*?\])", text).group(1))
-    assert {"exercises/*/solutions/", "solutions/", "/tests/"} <= set(never)
+    assert {"beowulf_netlab/exercises/*/solutions/", "solutions/", "/tests/"} <= set(never)
     assert text.count("*NETLAB_NEVER_SYNCED") == 1 and "rsync__exclude: NETLAB_NEVER_SYNCED" in text
     assert 'synced_folder NETLAB_HANDOUT, "/home/vagrant/handout"' in text
     if not shutil.which("rsync"):
@@ -329,7 +329,7 @@ HOST = {"machine_id": "m" * 32, "boot_id": "b" * 32, "hostname": "netlab1"}
 
 @pytest.fixture
 def student_vm(tmp_path, monkeypatch):
-    """exercises/ as a lab VM holds it (no solutions/), with check's measurement faked (no root,
+    """beowulf_netlab/exercises/ as a lab VM holds it (no solutions/), with check's measurement faked (no root,
     no network) as the stored solution's median."""
     import beowulf_netlab.commands.exercise as verb
     vm = tmp_path / "vm-exercises"

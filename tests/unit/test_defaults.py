@@ -87,7 +87,7 @@ def test_a_rate_out_of_bounds_is_one_line_alike_from_every_verb(rate, monkeypatc
 
 
 def test_run_token_alone_is_the_main_job():
-    """`run token` with no flags sweeps what `emulate.py` (experiments/quick-comparison.json) does,
+    """`run token` with no flags sweeps what `emulate.py` (beowulf_netlab/experiments/quick-comparison.json) does,
     from one place: the file gives no value of its own, the token workload's defaults are the job's."""
     from beowulf_netlab.run.experiment import EXPERIMENTS_DIR, load
     assert json.loads((EXPERIMENTS_DIR / "quick-comparison.json").read_text())["sweep"] == {}

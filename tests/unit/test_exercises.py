@@ -24,7 +24,7 @@ NAMES = list(exercise.exercise_dirs())
 
 def test_schema_file_is_current():
     assert json.loads(exercise.SCHEMA_FILE.read_text()) == exercise.SCHEMA, \
-        "exercises/schema.json is stale: run python3 -m judge.exercise"
+        "beowulf_netlab/exercises/schema.json is stale: run python3 -m beowulf_netlab.judge.exercise"
 
 
 def test_at_least_six_exercises_with_sheets_and_solutions():
@@ -270,7 +270,7 @@ def readme_section(text: str, title: str) -> str:
 
 def printed(ex: dict) -> tuple[set[float], set[tuple[float, str]], set[float]]:
     """What a student reads: (plain numbers, (rate, unit), ratios)."""
-    readme = (exercise.ROOT / "README.md").read_text()
+    readme = (exercise.PACKAGE.parent / "README.md").read_text()
     shown = "\n".join([(exercise.EXERCISES_DIR / ex["name"] / "README.md").read_text(),
                        f"{ex['minutes']} min {ex['title']}: {ex.get('teaches', '')}",
                        readme_section(readme, "Classroom exercises")])
@@ -416,7 +416,7 @@ def before_questions(name: str) -> str:
 
 
 def classroom_section() -> str:
-    return readme_section((exercise.ROOT / "README.md").read_text(), "Classroom exercises")
+    return readme_section((exercise.PACKAGE.parent / "README.md").read_text(), "Classroom exercises")
 
 
 def is_count(q: dict) -> bool:
@@ -479,7 +479,7 @@ def test_no_exercise_list_line_prints_an_answer(name, capsys):
 def formula_printed(ex: dict, where: str) -> list[str]:
     """Formula questions (counts aside) that a number printed in `where` answers, or a number
     with a rate unit anywhere in the project README (converted), or a ratio it prints as 'N x'."""
-    readme = (exercise.ROOT / "README.md").read_text()
+    readme = (exercise.PACKAGE.parent / "README.md").read_text()
     found = answered_by_numbers({**ex, "questions": [q for q in ex["questions"] if "formula" in q["expected"]]},
                                 where + "\n" + "\n".join(f"{n:g} {u}" for n, u in numbers_with_units(readme)),
                                 counts=False)

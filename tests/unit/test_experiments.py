@@ -1,5 +1,5 @@
 """Every experiment file is valid data whose sweep can be placed (no root needed),
-and experiments/schema.json is the schema the code checks against."""
+and beowulf_netlab/experiments/schema.json is the schema the code checks against."""
 import json
 
 import pytest
@@ -12,7 +12,7 @@ from beowulf_netlab.run.experiment import experiment_files, load  # noqa: E402
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(experiment.SCHEMA_FILE.read_text()) == experiment.schema(), \
-        "experiments/schema.json is stale: run python3 -m run.experiment"
+        "beowulf_netlab/experiments/schema.json is stale: run python3 -m beowulf_netlab.run.experiment"
 
 
 @pytest.mark.parametrize("name", sorted(experiment_files()))
@@ -63,7 +63,7 @@ def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():
 
 
 def test_only_the_projects_figure_files_are_paper_figures(tmp_path):
-    """experiments/NAME.json, or a copy of it (the campaign sends one), is the figure; a file of
+    """beowulf_netlab/experiments/NAME.json, or a copy of it (the campaign sends one), is the figure; a file of
     one's own under a figure's name is refused, not run and judged as the figure (issue 45)."""
     import json
     import pytest
@@ -76,6 +76,6 @@ def test_only_the_projects_figure_files_are_paper_figures(tmp_path):
     assert paper_figure(copy, "ipps96-fig6-balance")
     data = json.loads(figure.read_text())
     copy.write_text(json.dumps({**data, "sweep": {**data["sweep"], "repeats": 1}}))
-    with pytest.raises(BadInput, match="a paper figure's name, but is not experiments/ipps96-fig6-balance.json"):
+    with pytest.raises(BadInput, match="a paper figure's name, but is not beowulf_netlab/experiments/ipps96-fig6-balance.json"):
         paper_figure(copy, "ipps96-fig6-balance")
     assert not paper_figure(copy, "my-own-sweep")

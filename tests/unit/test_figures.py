@@ -72,7 +72,7 @@ def test_the_reading_names_what_limited_a_point():
 
 
 def test_the_main_job_sets_the_papers_values_beside_its_own():
-    paper = json.loads((ROOT / "experiments" / "quick-comparison.json").read_text())["paper"]
+    paper = json.loads((ROOT / "beowulf_netlab" / "experiments" / "quick-comparison.json").read_text())["paper"]
     pts = [_pt(throughput_mbyte_s=9.0),
            _pt(topology="bonded-dual-net", placement="any", throughput_mbyte_s=2.0),
            _pt(topology="single-net", placement="any", throughput_mbyte_s=1.1)]

@@ -58,7 +58,7 @@ def training(run) -> list[int]:
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(F.SCHEMA_FILE.read_text()) == F.SCHEMA, \
-        "claims/fitting.schema.json is stale: run python3 -m judge.fitted"
+        "beowulf_netlab/claims/fitting.schema.json is stale: run python3 -m beowulf_netlab.judge.fitted"
 
 
 @pytest.mark.parametrize("edit, says", [

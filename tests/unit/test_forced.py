@@ -1,4 +1,4 @@
-"""Can a claim fail? The judge's own analysis (judge/bounds.py, judge/forced.py), on synthetic
+"""Can a claim fail? The judge's own analysis (beowulf_netlab/judge/bounds.py, beowulf_netlab/judge/forced.py), on synthetic
 points, on the stored reproduction and, claim by claim, on synthetic documents shaped like
 every current experiment (no root).
 

@@ -66,7 +66,7 @@ def test_the_fixture_is_as_new_as_the_model():
                 now = json.loads((HARDWARE_DIR / f"{ran['name']}.json").read_text())
                 now.pop("$schema", None)
                 ran = {k: v for k, v in ran.items() if k != "$schema"}
-                assert ran == now, f"{name} {key}: hardware/{ran['name']}.json changed since: record the fixture again"
+                assert ran == now, f"{name} {key}: beowulf_netlab/hardware/{ran['name']}.json changed since: record the fixture again"
 
 
 def test_no_verdict_that_could_not_fail_is_counted_and_every_other_has_a_flip():

@@ -15,7 +15,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 def test_schema_file_is_current():
     assert json.loads(hardware.SCHEMA_FILE.read_text()) == hardware.SCHEMA, \
-        "hardware/schema.json is stale: run python3 -m topologies.hardware"
+        "beowulf_netlab/hardware/schema.json is stale: run python3 -m beowulf_netlab.topologies.hardware"
 
 
 def test_every_profile_loads_and_states_its_sources():

@@ -3,7 +3,7 @@
 Layers, lowest first: core < topologies < netlab < workloads < run < judge < commands.
 A module may import its own package and lower layers only. labvm (the lab-VM
 tool) may import core only. Entry points (emulate.py, bench/, the `mn --custom`
-file topologies/mininet_topos.py) may import anything and are imported by nothing;
+file beowulf_netlab/topologies/mininet_topos.py) may import anything and are imported by nothing;
 commands is imported by nothing but emulate.py, and a verb module of commands
 imports no other verb (only commands.args and the package): what verbs share
 lives below them (run.session runs every sweep). Every import counts,
@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent.parent
 LAYERS = ["core", "topologies", "netlab", "workloads", "run", "judge", "commands"]
 OTHER = {"labvm": ["core", "labvm"]}
-ENTRY_POINTS = {"emulate.py", "topologies/mininet_topos.py"}
+ENTRY_POINTS = {"emulate.py", "beowulf_netlab/topologies/mininet_topos.py"}
 PROJECT = set(LAYERS) | set(OTHER)
 
 
@@ -86,7 +86,7 @@ def is_verb(name: str) -> bool:
 def test_verbs_do_not_import_verbs():
     bad = sorted(f"{src} -> {dst}" for src, dsts in graph().items() if is_verb(src)
                  for dst in dsts if is_verb(dst))
-    assert bad == [], "a verb imports another verb (move what they share under run/ or judge/):\n" + "\n".join(bad)
+    assert bad == [], "a verb imports another verb (move what they share under beowulf_netlab/run/ or beowulf_netlab/judge/):\n" + "\n".join(bad)
 
 
 def test_no_import_cycles():

@@ -1,4 +1,4 @@
-"""The machine is resolved once: after a spec is built, nothing reads hardware/*.json again."""
+"""The machine is resolved once: after a spec is built, nothing reads beowulf_netlab/hardware/*.json again."""
 from types import SimpleNamespace
 
 import pytest
@@ -14,7 +14,7 @@ from beowulf_netlab.topologies.spec import Machine
 
 
 def _forbid_profile_reads(monkeypatch) -> None:
-    """From here on, loading a profile by name (or listing hardware/) fails the test."""
+    """From here on, loading a profile by name (or listing beowulf_netlab/hardware/) fails the test."""
     def refuse(*_a, **_k):
         raise AssertionError("a hardware profile was read after the spec was built")
     hardware.load.cache_clear()

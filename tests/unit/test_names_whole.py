@@ -123,12 +123,12 @@ def test_no_code_anchors_with_a_dollar_and_match():
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("match", "search")
                     and isinstance(node.func.value, ast.Name) and node.func.value.id in dollar):
                 bad.append(f"{rel}:{node.lineno}: {node.func.value.id}.{node.func.attr}")
-    allowed = {"core/values.py": "numbers: the $ follows \\s*, which takes a newline anyway",
-               "netlab/running.py": "a run id, stripped first",
-               "judge/sheet.py": "a line of the project's own sheet, from splitlines",
-               "commands/completion.py": "words of the project's own flags, from split()",
-               "judge/exercise.py": "a letter answer, stripped first (another owner's file)",
-               "judge/binding.py": "a hand-out code (another owner's file)"}
+    allowed = {"beowulf_netlab/core/values.py": "numbers: the $ follows \\s*, which takes a newline anyway",
+               "beowulf_netlab/netlab/running.py": "a run id, stripped first",
+               "beowulf_netlab/judge/sheet.py": "a line of the project's own sheet, from splitlines",
+               "beowulf_netlab/commands/completion.py": "words of the project's own flags, from split()",
+               "beowulf_netlab/judge/exercise.py": "a letter answer, stripped first (another owner's file)",
+               "beowulf_netlab/judge/binding.py": "a hand-out code (another owner's file)"}
     bad = [b for b in bad if b.split(":")[0] not in allowed]
     assert bad == [], "\n".join(bad)
 

@@ -18,21 +18,22 @@ from beowulf_netlab.topologies.settings import SIZES
 from beowulf_netlab.workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+PKG = ROOT / "beowulf_netlab"   # the package: paths below are relative to it
 PACKAGES = ("core", "topologies", "netlab", "workloads", "run", "judge", "commands")
 FIXTURES = ROOT / "tests" / "fixtures"
 
 # keys a setting shares its name with in another record, read there with that record's own
 # default (not a point's nor a sweep's): (module, key) -> what the record is
 OTHER_RECORDS = {
-    ("topologies/presets.py", "channels"): "a topology file's wires per node (topologies/schema.json)",
-    ("netlab/manifest.py", "topology"): "a running network's manifest",
-    ("judge/report.py", "hardware"): "the paper's description of its machine (an experiment's paper block)",
-    ("judge/report.py", "repeats"): "a claim's result: how many repeats it read",
-    ("judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
-    ("topologies/files.py", "rate_mbit"): "a topology file's wire's own rate (else the file's)",
-    ("topologies/hardware.py", "queue_packets"): "a hardware profile's host_cost block (its dataclass default)",
-    ("netlab/manifest.py", "disks"): "a running network's manifest",
-    ("run/calibration.py", "today_disk"): "a disk workload without the setting (pfs) gets the filecopy default",
+    ("beowulf_netlab/topologies/presets.py", "channels"): "a topology file's wires per node (beowulf_netlab/topologies/schema.json)",
+    ("beowulf_netlab/netlab/manifest.py", "topology"): "a running network's manifest",
+    ("beowulf_netlab/judge/report.py", "hardware"): "the paper's description of its machine (an experiment's paper block)",
+    ("beowulf_netlab/judge/report.py", "repeats"): "a claim's result: how many repeats it read",
+    ("beowulf_netlab/judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
+    ("beowulf_netlab/topologies/files.py", "rate_mbit"): "a topology file's wire's own rate (else the file's)",
+    ("beowulf_netlab/topologies/hardware.py", "queue_packets"): "a hardware profile's host_cost block (its dataclass default)",
+    ("beowulf_netlab/netlab/manifest.py", "disks"): "a running network's manifest",
+    ("beowulf_netlab/run/calibration.py", "today_disk"): "a disk workload without the setting (pfs) gets the filecopy default",
 }
 # names still declared both as a setting and as a point field of another meaning (not done yet)
 TWO_MEANINGS_LEFT: dict[str, str] = {}
@@ -40,8 +41,8 @@ TWO_MEANINGS_LEFT: dict[str, str] = {}
 
 def trees():
     for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text())
+        for path in sorted((PKG / pkg).rglob("*.py")):
+            yield path.relative_to(PKG).as_posix(), ast.parse(path.read_text())
 
 
 def _calls(name: str) -> dict[str, list[str]]:
@@ -148,9 +149,9 @@ def test_one_description_of_pairs():
 
 
 def test_results_readme_is_made_from_the_declarations():
-    """results/README.md is what run.readme makes now (python3 -m run.readme writes it)."""
+    """beowulf_netlab/results/README.md is what run.readme makes now (python3 -m beowulf_netlab.run.readme writes it)."""
     from beowulf_netlab.run.readme import README_FILE, readme
-    assert README_FILE.read_text() == readme(), "results/README.md is stale: python3 -m run.readme"
+    assert README_FILE.read_text() == readme(), "beowulf_netlab/results/README.md is stale: python3 -m beowulf_netlab.run.readme"
 
 
 def test_one_name_one_quantity_on_a_time_scaled_point():
@@ -178,7 +179,7 @@ def test_rooms_ask_rather_than_know():
         if rel.split("/")[0] not in ("judge", "workloads", "run"):
             continue
         for n in ast.walk(tree):
-            if isinstance(n, ast.ImportFrom) and n.module == "netlab.shaping":
+            if isinstance(n, ast.ImportFrom) and n.module == "beowulf_netlab.netlab.shaping":
                 raise AssertionError(f"{rel}:{n.lineno} imports netlab.shaping")
             if rel.startswith("judge/") and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
                     and n.func.attr == "startswith" and n.args and isinstance(n.args[0], ast.Constant) \
@@ -194,20 +195,20 @@ def test_records_are_declared_beside_what_produces_them():
     from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS
     from beowulf_netlab.run.monitor import FIDELITY
     from beowulf_netlab.topologies.hardware import TCP_KEYS
-    tree = ast.parse((ROOT / "run" / "monitor.py").read_text())
+    tree = ast.parse((PKG / "run" / "monitor.py").read_text())
     report = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "report")
     keys = {k.value for n in ast.walk(report) if isinstance(n, ast.Dict) for k in n.keys
             if isinstance(k, ast.Constant)}
     assert keys and keys <= set(FIDELITY.schema["properties"]), keys - set(FIDELITY.schema["properties"])
     assert {*TCP_KEYS, *TCP_COUNTERS.values()} == set(TCP_RECORD.schema["properties"])
-    tree = ast.parse((ROOT / "run" / "environment.py").read_text())
+    tree = ast.parse((PKG / "run" / "environment.py").read_text())
     env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "environment")
     written = {k.value for n in ast.walk(env) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)
                for k in n.value.keys if isinstance(k, ast.Constant)}
     assert written <= {f.name for f in ENVIRONMENT_FIELDS}, written - {f.name for f in ENVIRONMENT_FIELDS}
 
     from beowulf_netlab.netlab.record import NETWORK_RECORD
-    tree = ast.parse((ROOT / "netlab" / "testbed.py").read_text())
+    tree = ast.parse((PKG / "netlab" / "testbed.py").read_text())
     env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "environment")
     written = {k.value for n in ast.walk(env) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)
                for k in n.value.keys if isinstance(k, ast.Constant)} - {"capabilities"}   # the document's, once
@@ -236,4 +237,4 @@ def test_the_runner_records_a_point_through_the_declarations():
     real = P.recorded(pt, "pfs", 1.0)
     assert real["throughput_mbyte_s"] == real["measured_throughput_mbyte_s"] == 2.0
     assert real["tx_gap_us"] == 0 and real["queue_packets"] == 0 and real["contention"] == "off"
-    assert "recorded(" in (ROOT / "run" / "runner.py").read_text()
+    assert "recorded(" in (PKG / "run" / "runner.py").read_text()

@@ -85,7 +85,7 @@ def test_every_package_of_the_checkout_is_installed():
 
 
 def test_the_package_data_ships_no_solutions():
-    """Issue 44: the wheel shipped exercises/*/solutions (the answer key and the measured answers)
+    """Issue 44: the wheel shipped beowulf_netlab/exercises/*/solutions (the answer key and the measured answers)
     into every installed copy. The package-data globs, expanded over the checkout, match every
     exercise's check.json and sheet and nothing under a solutions/ folder."""
     globs = pyproject()["tool"]["setuptools"]["package-data"]["exercises"]
@@ -93,7 +93,7 @@ def test_the_package_data_ships_no_solutions():
     assert not [p for p in shipped if "solutions" in p.split("/")], shipped
     for folder in (ROOT / "exercises").glob("*/check.json"):
         name = folder.parent.name
-        assert {f"exercises/{name}/check.json", f"exercises/{name}/README.md"} <= shipped, name
+        assert {f"beowulf_netlab/exercises/{name}/check.json", f"beowulf_netlab/exercises/{name}/README.md"} <= shipped, name
         assert (folder.parent / "solutions" / "key.json").is_file()          # the checkout has them
 
 
@@ -186,9 +186,9 @@ def test_installs_into_a_fresh_venv_and_runs(editable, tmp_path):
 
     assert run("--version").strip() == f"beowulf-netlab {__version__}"   # no .git in the copy
     assert "bonded-dual-net" in run("topo")
-    assert "message-size" in run("exercise", "list")                       # exercises/ found
+    assert "message-size" in run("exercise", "list")                       # beowulf_netlab/exercises/ found
     if not editable:                             # the wheel's files: no answer key, no solutions
-        installed = [p for p in venv.rglob("exercises/*/*") if "site-packages" in p.parts]
+        installed = [p for p in venv.rglob("beowulf_netlab/exercises/*/*") if "site-packages" in p.parts]
         assert any(p.name == "check.json" for p in installed), installed
         assert not [p for p in venv.rglob("solutions") if "site-packages" in p.parts]
     assert run("report", "--help").startswith("usage: beowulf-netlab report")

@@ -15,7 +15,7 @@ from beowulf_netlab.topologies.presets import build_spec
 def agent_module():
     """pfs_agent.py without mpi4py (only its pure functions are used here)."""
     sys.modules.setdefault("mpi4py", types.SimpleNamespace(MPI=None))
-    spec = importlib.util.spec_from_file_location("pfs_agent", "workloads/pfs_agent.py")
+    spec = importlib.util.spec_from_file_location("pfs_agent", "beowulf_netlab/workloads/pfs_agent.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

@@ -66,7 +66,7 @@ def test_every_key_a_sweep_puts_in_a_point_is_declared(workload, topology):
 
 
 def test_every_key_the_runner_writes_into_a_point_is_declared():
-    """run/runner.py's point literal and its point[...] = assignments, read from the source."""
+    """beowulf_netlab/run/runner.py's point literal and its point[...] = assignments, read from the source."""
     tree = ast.parse((Path(point.__file__).parent / "runner.py").read_text())
     keys = set()
     for node in ast.walk(tree):

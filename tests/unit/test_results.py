@@ -23,7 +23,7 @@ STORED = sorted(FIXTURES.glob("v*-*.json"))
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(results.SCHEMA_FILE.read_text()) == results.SCHEMA, \
-        "results/schema.json is stale: run python3 -m run.results"
+        "beowulf_netlab/results/schema.json is stale: run python3 -m beowulf_netlab.run.results"
 
 
 def described(node, path="$"):

@@ -1,4 +1,4 @@
-"""The safe reader and writer (core/safefile.py) against what a student could plant for root:
+"""The safe reader and writer (beowulf_netlab/core/safefile.py) against what a student could plant for root:
 links, FIFOs, devices, oversized files, and folders other users can change."""
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from tests.unit.test_reproduction import STORED, build, load  # noqa: E402
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(sensitivity.SCHEMA_FILE.read_text()) == sensitivity.SCHEMA, \
-        "claims/sensitivity.schema.json is stale: run python3 -m judge.sensitivity"
+        "beowulf_netlab/claims/sensitivity.schema.json is stale: run python3 -m beowulf_netlab.judge.sensitivity"
 
 
 @pytest.mark.parametrize("quick", [False, True])
@@ -76,7 +76,7 @@ def test_a_queue_of_one_frame_is_refused_before_anything_runs():
 
 
 def test_every_ranged_constant_runs_at_both_ends_of_every_experiment_on_its_profile():
-    """A profile's range is declared once (hardware/*.json) and its ends are derived: each
+    """A profile's range is declared once (beowulf_netlab/hardware/*.json) and its ends are derived: each
     single-profile experiment the claims read gets a low and a high variant that set the
     constant's setting to the profile's ends, and nothing else."""
     from beowulf_netlab.topologies.hardware import load as load_profile, ranged_constants

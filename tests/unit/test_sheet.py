@@ -1,4 +1,4 @@
-"""Exercise sheets as pages to hand out (judge/sheet.py): every question and choice, the
+"""Exercise sheets as pages to hand out (beowulf_netlab/judge/sheet.py): every question and choice, the
 task numbers kept, nothing of the sheet run as HTML, no solutions; rendered in Chromium."""
 import re
 import shutil

@@ -1,4 +1,4 @@
-"""Hostile text made safe for a terminal, a spreadsheet and a Markdown table (core/text.py)."""
+"""Hostile text made safe for a terminal, a spreadsheet and a Markdown table (beowulf_netlab/core/text.py)."""
 import sys
 from pathlib import Path
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-AGENT = os.path.join(os.path.dirname(__file__), "..", "..", "workloads", "token_agent.py")
+AGENT = os.path.join(os.path.dirname(__file__), "..", "..", "beowulf_netlab", "workloads", "token_agent.py")
 
 
 def free_port() -> int:
