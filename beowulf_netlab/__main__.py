@@ -25,8 +25,15 @@ def console() -> int:
 
 
 if __name__ == "__main__":
-    if __spec__ is None:   # run by path (the re-run under /usr/bin/python3 -I): the package's
-        # parent on the path, never its own folder (its subpackages are no top-level names)
+    if __spec__ is None:   # run by path (the re-run under /usr/bin/python3 -I of an installed copy)
+        # this package from this folder, by its path: never the folder itself on sys.path (its
+        # subpackages are no top-level names), nor its parent, another interpreter's site-packages
+        # whose compiled modules (matplotlib's) are not this one's: the rest comes from here
+        import importlib.util
         here = os.path.dirname(os.path.abspath(__file__))
-        sys.path[:] = [os.path.dirname(here), *(p for p in sys.path if os.path.abspath(p or os.curdir) != here)]
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+        spec = importlib.util.spec_from_file_location("beowulf_netlab", os.path.join(here, "__init__.py"),
+                                                      submodule_search_locations=[here])
+        sys.modules["beowulf_netlab"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["beowulf_netlab"])
     sys.exit(launch(os.environ.get("NETLAB_PROG") or "python3 -m beowulf_netlab", __file__))

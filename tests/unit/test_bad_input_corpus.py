@@ -503,6 +503,7 @@ def write_files(tmp: Path) -> None:
 
 
 PROJECT = {"core", "topologies", "netlab", "workloads", "run", "judge", "commands"}
+PROJECT_PREFIXES = [["beowulf_netlab", pkg] for pkg in sorted(PROJECT)]
 
 
 def _source(value) -> str:
@@ -522,7 +523,7 @@ def without_mininet(monkeypatch):
     while grew:
         grew = False
         for name, mod in list(sys.modules.items()):
-            if name in hidden or mod is None or name.split(".")[0] not in PROJECT:
+            if name in hidden or mod is None or name.split(".")[:2] not in PROJECT_PREFIXES:
                 continue
             if any(_source(v) in hidden and not _source(v).startswith(name + ".")
                    for v in vars(mod).values()):

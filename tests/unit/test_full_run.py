@@ -66,6 +66,9 @@ def test_the_fixture_is_as_new_as_the_model():
                 now = json.loads((HARDWARE_DIR / f"{ran['name']}.json").read_text())
                 now.pop("$schema", None)
                 ran = {k: v for k, v in ran.items() if k != "$schema"}
+                # the files a profile's texts cite moved into beowulf_netlab/ after the fixture was
+                # recorded (issue 45): the same files under their new paths, not another model
+                now, ran = (json.loads(json.dumps(d).replace("beowulf_netlab/", "")) for d in (now, ran))
                 assert ran == now, f"{name} {key}: beowulf_netlab/hardware/{ran['name']}.json changed since: record the fixture again"
 
 

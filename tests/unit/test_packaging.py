@@ -119,9 +119,12 @@ def test_console_entry_is_the_packages_main():
 
 
 def test_python_m_beowulf_netlab_is_the_command_line():
-    for argv in (["-m", "beowulf_netlab"], [str(ROOT / "emulate.py")]):
+    """`python3 -m beowulf_netlab`, emulate.py, and __main__.py run by path, isolated, from another
+    folder (the re-run under /usr/bin/python3 of an installed copy: the package by its path)."""
+    for argv, cwd in ((["-m", "beowulf_netlab"], ROOT), ([str(ROOT / "emulate.py")], ROOT),
+                      (["-I", str(PKG / "__main__.py")], "/")):
         r = subprocess.run([sys.executable, *argv, "--version"], capture_output=True, text=True,
-                           timeout=60, cwd=ROOT)
+                           timeout=60, cwd=cwd)
         assert r.returncode == 0 and r.stdout.strip() == version_line(), (argv, r.stdout, r.stderr)
     r = subprocess.run([sys.executable, "-m", "beowulf_netlab", "report", "--help"], capture_output=True,
                        text=True, timeout=60, cwd=ROOT)
