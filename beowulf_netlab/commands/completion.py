@@ -374,6 +374,9 @@ ENVIRONMENT = [
     ("NETLAB_DISK_DIR", "the folder of node disk images (default /var/lib/beowulf-netlab/disks)"),
     ("NETLAB_REQUIRE_KERNEL", "1: refuse every fallback implementation (the lab-VM test mode)"),
     ("NETLAB_NO_REEXEC", "set: do not re-run under /usr/bin/python3 when Mininet is not importable"),
+    ("NETLAB_ENGINE", "the medium engine's binary, beowulf-medium (default: the checkout's "
+                      "engine/target/release/beowulf-medium; an installed copy has none: build it in a "
+                      "checkout with cargo build --release --manifest-path engine/Cargo.toml)"),
 ]
 
 
@@ -381,7 +384,7 @@ def man(root: Node) -> str:
     """The man page (roff, man macros), the same on every host: nothing in it is measured."""
     title = root.description.split(":", 1)[-1].strip().split(".")[0]
     out = [f'.TH "{NAME.upper()}" "1" "{RELEASED}" "{NAME} {__version__}" "User Commands"',
-           ".\\\" made by `beowulf-netlab completion man`: edit commands/, not this file",
+           ".\\\" made by `beowulf-netlab completion man`: edit beowulf_netlab/commands/, not this file",
            ".nh", ".ad l",   # no hyphens inside flags, no stretched usage lines
            ".SH NAME", f"{NAME}, emulate.py \\- {roff(title)}",
            ".SH SYNOPSIS", _usage(root) + " [\\fIARGS\\fR ...]", ".br",

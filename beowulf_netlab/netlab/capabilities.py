@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from beowulf_netlab.core.command import execute
 from beowulf_netlab.netlab.disk import throttle_impl
-from beowulf_netlab.netlab.medium import engine_available
+from beowulf_netlab.netlab.medium import engine_available, engine_hint
 
 # name -> (shell probe run inside a fresh netns, what its absence costs)
 KERNEL_PROBES: dict[str, tuple[str, str]] = {
@@ -225,7 +225,8 @@ def doctor_lines(caps: Capabilities) -> list[str]:
     lines += ["", "implementations this host will use:",
               "  shared wire : " + ("medium engine (frame-timed: each frame takes its wire time, CSMA/CD per "
                                     "frame; up to 100 Mbit/s at time scale 1), else "
-                                    if caps.medium_engine else "NO medium engine (build it: ./setup.sh): ")
+                                    if caps.medium_engine else
+                                    f"NO medium engine, so the tc wire runs instead ({engine_hint()}): ")
               + "bridge + ingress u32/mirred -> IFB -> HTB with Ethernet size table (--wire tc)",
               f"  bonding     : {caps.bonding_impl or 'NONE (bonded topologies cannot run)'}",
               f"  switches    : {caps.switch_impl}",

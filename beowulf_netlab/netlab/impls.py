@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from beowulf_netlab.core.errors import BadInput
 from beowulf_netlab.netlab.capabilities import Capabilities
-from beowulf_netlab.netlab.medium import ENGINE_MAX_RATE_MBIT
+from beowulf_netlab.netlab.medium import ENGINE_MAX_RATE_MBIT, engine_hint
 from beowulf_netlab.topologies.impairments import needs_netem
 from beowulf_netlab.topologies.spec import NetworkSpec
 
@@ -125,7 +125,7 @@ def wire_impl(spec: NetworkSpec, caps: Capabilities, opts: BuildOptions) -> str:
     scale = spec.machine.time_scale
     fast = [w.rate_mbit for w in spec.wires if w.rate_mbit > ENGINE_MAX_RATE_MBIT]   # real rates
     impaired = any(w.impairment.active for w in spec.wires)
-    why = ("it is not built (run ./setup.sh)" if not caps.medium_engine
+    why = (f"it is absent ({engine_hint()})" if not caps.medium_engine
            else f"this network is time-scaled (D = {scale:g})" if scale != 1
            else f"a wire runs at {max(fast):g} Mbit/s, above {ENGINE_MAX_RATE_MBIT:g}" if fast
            else "a wire has --delay/--jitter/--loss, which only the tc wire applies" if impaired

@@ -64,8 +64,11 @@ from beowulf_netlab.topologies.spec import NetworkSpec
 from beowulf_netlab.topologies.timescale import host_cost, scaled_time, wire_rate
 
 REPO = Path(__file__).resolve().parents[2]   # the checkout's top (beowulf_netlab/'s parent)
-ENGINE_BIN = REPO / "engine" / "target" / "release" / "beowulf-medium"
 ENGINE_NAME = "beowulf-medium"       # its process name (run.monitor watches its CPU)
+ENGINE_BIN = REPO / "engine" / "target" / "release" / ENGINE_NAME   # a checkout's cargo build
+# An installed copy has no engine/ (pip installs the Python package only): this names a build
+# of it, e.g. a checkout's, `sudo NETLAB_ENGINE=/path/to/beowulf-medium beowulf-netlab ...`
+ENGINE_ENV = "NETLAB_ENGINE"
 
 # Propagation between two stations of a hub segment: two 100 m runs of Cat 3 UTP (10BASE-T's
 # longest) at 0.585 c (the cable's nominal velocity of propagation): 2 x 100 / (0.585 x 3e8) s.
@@ -105,9 +108,34 @@ CAPTURE_LIMIT_BYTES = 64 << 20
 SNAPSHOT_TIMEOUT_S = 2.0
 
 
+def engine_path() -> Path:
+    """The engine's binary: $NETLAB_ENGINE where set, else the checkout's build (setup.sh builds
+    it with cargo)."""
+    given = os.environ.get(ENGINE_ENV)
+    return Path(given) if given else ENGINE_BIN
+
+
 def engine_available() -> bool:
-    """The engine is built (setup.sh builds it with cargo)."""
-    return ENGINE_BIN.is_file() and os.access(ENGINE_BIN, os.X_OK)
+    """The engine is built (or named by $NETLAB_ENGINE): an executable file called beowulf-medium
+    (its process name is how the monitor finds it)."""
+    path = engine_path()
+    return path.name == ENGINE_NAME and path.is_file() and os.access(path, os.X_OK)
+
+
+def engine_hint() -> str:
+    """How to get the engine where it is absent, said plainly: a checkout builds it with
+    ./setup.sh; an installed copy has no engine/ and no setup.sh, so it names cargo's command for
+    a checkout and the variable that points at the binary."""
+    given = os.environ.get(ENGINE_ENV)
+    if given:
+        return (f"{ENGINE_ENV}={given} is no executable file named {ENGINE_NAME}: point it at a build "
+                f"(cargo build --release --manifest-path CHECKOUT/engine/Cargo.toml makes "
+                f"CHECKOUT/engine/target/release/{ENGINE_NAME})")
+    if (REPO / "engine" / "Cargo.toml").is_file():
+        return "build it: ./setup.sh"
+    return (f"this installed copy has no engine/: build it in a checkout with cargo build --release "
+            f"--manifest-path CHECKOUT/engine/Cargo.toml, then run with "
+            f"{ENGINE_ENV}=CHECKOUT/engine/target/release/{ENGINE_NAME} (sudo {ENGINE_ENV}=... beowulf-netlab ...)")
 
 
 def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], seed: int = 1,
@@ -184,7 +212,7 @@ class Medium:
             if p.is_symlink() or p.exists():
                 p.unlink()
         _write_private(self.config_path, self.config)
-        self.proc = subprocess.Popen([str(ENGINE_BIN), "--config", str(self.config_path), "--stats",
+        self.proc = subprocess.Popen([str(engine_path()), "--config", str(self.config_path), "--stats",
                                       str(self.stats_path), "--fifo", str(FIFO_PRIORITY),
                                       "--max-early-us", str(MAX_EARLY_US),
                                       "--cpu-latency-us", str(CPU_LATENCY_US), *self._capture_args()],
@@ -195,7 +223,7 @@ class Medium:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace").strip() if self.proc.stderr else ""
                 raise RuntimeFailure(f"the medium engine did not start: {err or 'exit ' + str(self.proc.returncode)}"
-                                     " (rebuild it with ./setup.sh, or run with --wire tc)")
+                                     f" ({engine_hint().replace('build it', 'rebuild it')}; or run with --wire tc)")
             if self._read():
                 return self
             time.sleep(0.005)
