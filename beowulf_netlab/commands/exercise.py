@@ -67,7 +67,7 @@ def add_parser(sub) -> None:
     check.add_argument("answers", help="answers file (JSON; see show NAME --answers-template)")
     check.add_argument("--out", default=None, metavar="FILE",
                        help="the record as JSON (default: ANSWERS with .check.json; for a file inside "
-                            "exercises/, results/exercises/NAME-FILE.check.json)")
+                            "beowulf_netlab/exercises/, results/exercises/NAME-FILE.check.json)")
     check.add_argument("--reveal", action="store_true",
                        help="also print each question's reference value (a teacher's checkout only; "
                             "grade does not take the record it writes)")

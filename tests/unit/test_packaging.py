@@ -247,6 +247,10 @@ def test_installs_into_a_fresh_venv_and_runs(editable, tmp_path):
                         *(["--editable", str(src)] if editable else [str(wheel)])],
                        capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    if editable:   # a finder for beowulf_netlab alone: never the checkout's folder on sys.path (its shims)
+        paths = [line for p in venv.rglob("*.pth") if "site-packages" in p.parts
+                 for line in p.read_text().splitlines() if line.strip() and not line.startswith(("import", "#"))]
+        assert not [line for line in paths if Path(line.strip()).resolve() == src.resolve()], paths
     exe = venv / "bin" / "beowulf-netlab"
 
     def run(*argv: str) -> str:
