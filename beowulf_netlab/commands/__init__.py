@@ -14,7 +14,7 @@ import sys
 import traceback
 
 from beowulf_netlab.commands import (clean, cli, compare, completion, doctor, exercise, experiment, merge, plot, quick,
-                      report, reproduce, run, topo)
+                                     report, reproduce, run, topo)
 from beowulf_netlab.commands import capture, inspect, shell
 from beowulf_netlab.core.parser import Parser
 from beowulf_netlab.core.errors import EXIT_FAILURE, EXIT_INTERRUPTED, NetlabError

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from beowulf_netlab.commands.args import (add_build_args, add_machine_args, add_network_args, build_options, require_root,
-                           spec_from)
+                                          spec_from)
 from beowulf_netlab.core.errors import BadInput
 from beowulf_netlab.core.safefile import probe_folder
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from beowulf_netlab.commands.args import (add_build_args, add_impairment_args, add_machine_args, add_network_args,
-                           build_options, require_root, spec_from)
+                                          build_options, require_root, spec_from)
 from beowulf_netlab.run.session import open_cli
 
 

@@ -22,8 +22,8 @@ from beowulf_netlab.topologies.spec import Impairment, QUEUE_PACKETS
 # the Ethernet arithmetic is the model's, below netlab (topologies.ethernet): re-exported for the
 # tc builders here and the benchmarks
 from beowulf_netlab.topologies.ethernet import (ETH_HEADER, FCS, IFG, MAX_FRAME_ON_WIRE, MIN_FRAME, MSS, MTU,  # noqa: F401
-                                 PREAMBLE_SFD, WIRE_OVERHEAD, frame_time_s, payload_capacity_bytes_s,
-                                 tcp_goodput_limit_mbit, wire_bytes)
+                                                PREAMBLE_SFD, WIRE_OVERHEAD, frame_time_s, payload_capacity_bytes_s,
+                                                tcp_goodput_limit_mbit, wire_bytes)
 
 
 def burst_bytes(rate_mbit: float) -> int:

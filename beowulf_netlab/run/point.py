@@ -11,7 +11,7 @@ the keys that tell repeats apart (judge.claims) and the network's settings
 from __future__ import annotations
 
 from beowulf_netlab.core.fields import (CSV_AFTER, CSV_BEFORE, MEASURED_PREFIX, RECORD, SETTING, Field, by_name, fill_defaults,
-                         prop, with_twins)
+                                        prop, with_twins)
 from beowulf_netlab.core.settings import SWEEP, Setting
 from beowulf_netlab.netlab.tcpstat import TCP_RECORD
 from beowulf_netlab.run.monitor import FIDELITY, NUMBERS

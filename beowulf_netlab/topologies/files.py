@@ -24,7 +24,7 @@ from typing import Any
 
 from beowulf_netlab.core.jsonfile import check_schema, read_json
 from beowulf_netlab.topologies.spec import (MAX_CHANNELS, MAX_NODES, NetworkSpec, Node, Route, SpecError, Switch,
-                             Wire, check_rate, node_ip)
+                                            Wire, check_rate, node_ip)
 
 DIR = Path(__file__).resolve().parent
 LIBRARY = DIR / "library"

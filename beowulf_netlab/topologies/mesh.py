@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from beowulf_netlab.topologies.spec import (DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node, Route, SpecError,
-                             Switch, Wire, check_nodes, check_rate, node_ip, node_name)
+                                            Switch, Wire, check_nodes, check_rate, node_ip, node_name)
 
 ROW_NIC, COL_NIC = 0, 1
 

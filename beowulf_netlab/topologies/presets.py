@@ -19,8 +19,8 @@ from beowulf_netlab.topologies.hardware import NONE, resolve
 from beowulf_netlab.topologies.impairments import Impairment, apply
 from beowulf_netlab.topologies.timescale import scale
 from beowulf_netlab.topologies.spec import (DEFAULT_CHANNELS, DEFAULT_TIME_SCALE, DEFAULT_NODES, DEFAULT_RATE_MBIT, NetworkSpec, Node,
-                             SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
-                             check_card_latency, node_name)
+                                            SpecError, Wire, check_channels, check_nodes, check_rate, check_tx_gap,
+                                            check_card_latency, node_name)
 
 
 @dataclass(frozen=True)

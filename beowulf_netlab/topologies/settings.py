@@ -12,8 +12,8 @@ from beowulf_netlab.core.settings import AS_DEFAULT, IMPAIRMENT, MACHINE, SIZE, 
 from beowulf_netlab.topologies.hardware import ERA, NONE, profile_names
 from beowulf_netlab.topologies.presets import PRESETS, check_topology
 from beowulf_netlab.topologies.spec import (DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, MAX_CARD_LATENCY_US,
-                             MAX_CHANNELS, MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US,
-                             MIN_RATE_MBIT)
+                                            MAX_CHANNELS, MAX_DELAY_MS, MAX_NODES, MAX_RATE_MBIT, MAX_TX_GAP_US,
+                                            MIN_RATE_MBIT)
 from beowulf_netlab.topologies.timescale import DEFAULT_TIME_SCALE, MAX_TIME_SCALE
 
 NETWORK_SETTINGS = (

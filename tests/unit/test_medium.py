@@ -10,7 +10,7 @@ import pytest
 from beowulf_netlab.netlab.capabilities import Capabilities
 from beowulf_netlab.netlab.impls import BuildError, BuildOptions, wire_impl
 from beowulf_netlab.netlab.medium import (LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, interval_lag, lag_percentiles,
-                           point_record)
+                                          point_record)
 from beowulf_netlab.run.gates import engine_late
 from beowulf_netlab.topologies.presets import build_spec
 
