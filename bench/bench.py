@@ -23,7 +23,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.interpreter import reexec_with_mininet  # noqa: E402
+from beowulf_netlab.core.interpreter import reexec_with_mininet  # noqa: E402
 
 reexec_with_mininet(__file__)
 
@@ -32,16 +32,16 @@ from mininet.net import Mininet  # noqa: E402
 from mininet.node import Switch  # noqa: E402
 from mininet.topo import Topo  # noqa: E402
 
-from netlab.capabilities import Capabilities, probe  # noqa: E402
-from netlab.manifest import claim, release  # noqa: E402
-from netlab.shaping import frame_time_s, tcp_goodput_limit_mbit  # noqa: E402
-from netlab.testbed import Testbed  # noqa: E402
-from run.gates import evaluate  # noqa: E402
-from run.monitor import Monitor  # noqa: E402
-from run.runner import tcp_counters, wire_capacities  # noqa: E402
-from topologies.presets import PRESETS, build_spec  # noqa: E402
-from topologies.spec import NetworkSpec  # noqa: E402
-from workloads import iperf, token  # noqa: E402
+from beowulf_netlab.netlab.capabilities import Capabilities, probe  # noqa: E402
+from beowulf_netlab.netlab.manifest import claim, release  # noqa: E402
+from beowulf_netlab.netlab.shaping import frame_time_s, tcp_goodput_limit_mbit  # noqa: E402
+from beowulf_netlab.netlab.testbed import Testbed  # noqa: E402
+from beowulf_netlab.run.gates import evaluate  # noqa: E402
+from beowulf_netlab.run.monitor import Monitor  # noqa: E402
+from beowulf_netlab.run.runner import tcp_counters, wire_capacities  # noqa: E402
+from beowulf_netlab.topologies.presets import PRESETS, build_spec  # noqa: E402
+from beowulf_netlab.topologies.spec import NetworkSpec  # noqa: E402
+from beowulf_netlab.workloads import iperf, token  # noqa: E402
 
 
 def one_line(e: BaseException) -> str:

@@ -35,20 +35,20 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.interpreter import reexec_with_mininet  # noqa: E402
+from beowulf_netlab.core.interpreter import reexec_with_mininet  # noqa: E402
 
 reexec_with_mininet(__file__)
 
 from mininet.log import setLogLevel  # noqa: E402
 
-from netlab.capabilities import probe  # noqa: E402
-from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
-from netlab.medium import point_record  # noqa: E402
-from run.gates import engine_late, lag_bounds_us  # noqa: E402
-from netlab.shaping import wire_bytes  # noqa: E402
-from netlab.testbed import BuildOptions, Testbed  # noqa: E402
-from topologies.presets import build_spec  # noqa: E402
-from workloads import iperf, ping  # noqa: E402
+from beowulf_netlab.netlab.capabilities import probe  # noqa: E402
+from beowulf_netlab.netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
+from beowulf_netlab.netlab.medium import point_record  # noqa: E402
+from beowulf_netlab.run.gates import engine_late, lag_bounds_us  # noqa: E402
+from beowulf_netlab.netlab.shaping import wire_bytes  # noqa: E402
+from beowulf_netlab.netlab.testbed import BuildOptions, Testbed  # noqa: E402
+from beowulf_netlab.topologies.presets import build_spec  # noqa: E402
+from beowulf_netlab.workloads import iperf, ping  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -7,7 +7,7 @@ Per profile: one TCP flow at 10 and 100 Mbit/s against the era's figures the
 profile cites (ttcp), and the model's own prediction; the small-token round
 trip against lmbench's loopback latencies; then what the model costs: build
 time of a 16-node network and host CPU during a 100 Mbit/s flow, with and
-without a profile; last the era validation table (claims/era-checks.json), as
+without a profile; last the era validation table (beowulf_netlab/claims/era-checks.json), as
 the reproduction report shows it.
 """
 from __future__ import annotations
@@ -19,19 +19,19 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.interpreter import reexec_with_mininet  # noqa: E402
+from beowulf_netlab.core.interpreter import reexec_with_mininet  # noqa: E402
 
 reexec_with_mininet(__file__)
 
-from netlab.contention import drop_probability, efficiency  # noqa: E402
-from netlab.testbed import Testbed  # noqa: E402
-from run.monitor import Monitor  # noqa: E402
-from netlab.hostcost import round_trip_us  # noqa: E402
-from topologies.hardware import load, profile_names  # noqa: E402
-from topologies.presets import build_spec  # noqa: E402
-from workloads import iperf, token  # noqa: E402
+from beowulf_netlab.netlab.contention import drop_probability, efficiency  # noqa: E402
+from beowulf_netlab.netlab.testbed import Testbed  # noqa: E402
+from beowulf_netlab.run.monitor import Monitor  # noqa: E402
+from beowulf_netlab.netlab.hostcost import round_trip_us  # noqa: E402
+from beowulf_netlab.topologies.hardware import load, profile_names  # noqa: E402
+from beowulf_netlab.topologies.presets import build_spec  # noqa: E402
+from beowulf_netlab.workloads import iperf, token  # noqa: E402
 
-ERA = {  # figures the profiles cite as checks (hardware/*.json)
+ERA = {  # figures the profiles cite as checks (beowulf_netlab/hardware/*.json)
     "prototype-1995": "ttcp 10 Mbit/s 486DX2-66 Linux 1.3: send 1.063, receive 0.998 MB/s; "
                       "lmbench lat_tcp loopback 1465-1592 us, lat_udp 351-368 us",
     "demonstration-1996": "no Fast Ethernet ttcp found; lmbench lat_tcp loopback 467-1291 us, "
@@ -110,14 +110,14 @@ def contention_table() -> None:
 
 
 def era_validation(quick: bool) -> None:
-    """The era validation table (claims/era-checks.json), measured by the experiments it names,
-    exactly as `reproduce` measures and reads it (judge/validation.py)."""
+    """The era validation table (beowulf_netlab/claims/era-checks.json), measured by the experiments it names,
+    exactly as `reproduce` measures and reads it (beowulf_netlab/judge/validation.py)."""
     import tempfile
     from pathlib import Path
-    from netlab.testbed import BuildOptions
-    from run.experiment import experiment_files, load as load_experiment
-    from run.session import Session
-    from judge.validation import experiments, readings, table
+    from beowulf_netlab.netlab.testbed import BuildOptions
+    from beowulf_netlab.run.experiment import experiment_files, load as load_experiment
+    from beowulf_netlab.run.session import Session
+    from beowulf_netlab.judge.validation import experiments, readings, table
     docs = {}
     with tempfile.TemporaryDirectory(prefix="bench-era-") as tmp:
         names = experiments()

@@ -3,7 +3,7 @@
 measured in one run on whatever host runs it (not a test; nothing asserted).
 
   sudo python3 bench/kernel_vs_fallback.py            # on a host
-  sudo python3 -m labvm run 'python3 bench/kernel_vs_fallback.py'   # in the lab VM
+  sudo python3 -m beowulf_netlab.labvm run 'python3 bench/kernel_vs_fallback.py'   # in the lab VM
 
 Prints, for each implementation the host has:
 - one TCP flow over bonded-dual-net (2 x 10 Mbit/s): goodput and its ratio to
@@ -22,17 +22,17 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.interpreter import reexec_with_mininet  # noqa: E402
+from beowulf_netlab.core.interpreter import reexec_with_mininet  # noqa: E402
 
 reexec_with_mininet(__file__)
 
 from mininet.log import setLogLevel  # noqa: E402
 
-from netlab.capabilities import probe  # noqa: E402
-from netlab.testbed import BuildOptions, Testbed  # noqa: E402
-from netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
-from topologies.presets import build_spec  # noqa: E402
-from workloads import iperf, ping  # noqa: E402
+from beowulf_netlab.netlab.capabilities import probe  # noqa: E402
+from beowulf_netlab.netlab.testbed import BuildOptions, Testbed  # noqa: E402
+from beowulf_netlab.netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
+from beowulf_netlab.topologies.presets import build_spec  # noqa: E402
+from beowulf_netlab.workloads import iperf, ping  # noqa: E402
 
 
 def flow_mbit(tb: Testbed, src: str, dst: str, seconds: float) -> tuple[float, int]:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.interpreter import reexec_with_mininet  # noqa: E402
+from beowulf_netlab.core.interpreter import reexec_with_mininet  # noqa: E402
 
 reexec_with_mininet(__file__)
 
-from netlab.testbed import BuildOptions, Testbed  # noqa: E402
-from topologies.presets import build_spec  # noqa: E402
+from beowulf_netlab.netlab.testbed import BuildOptions, Testbed  # noqa: E402
+from beowulf_netlab.topologies.presets import build_spec  # noqa: E402
 
 
 def main() -> dict:

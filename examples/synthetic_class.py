@@ -19,7 +19,7 @@ record of their own, none edited or copied, so `exercise grade` measures nothing
 so the pages and outputs the docs show give away no real answer.
 
 Then it grades: with every record present, through `emulate.py exercise grade` (no root); with
---teacher-measured FILE (e.g. exercises/NAME/solutions/measured.json), in-process against that
+--teacher-measured FILE (e.g. beowulf_netlab/exercises/NAME/solutions/measured.json), in-process against that
 measurement; otherwise it prints the command that measures (root). The class is the same for the
 same arguments (one seeded random generator).
 """
@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from judge import binding, handout  # noqa: E402
-from judge import exercise as ex_mod  # noqa: E402
+from beowulf_netlab.judge import binding, handout  # noqa: E402
+from beowulf_netlab.judge import exercise as ex_mod  # noqa: E402
 
 FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Radia", "Ken",
          "Margaret", "Dennis", "Sophie", "Linus", "Hedy", "Tim", "Karen", "Vint", "Shafi", "Niklaus",
@@ -145,7 +145,7 @@ def check_record(ex: dict, measured: dict[str, float], path: Path) -> dict:
 
 
 def load(exercise: str) -> dict:
-    """An exercise by name (exercises/) or folder (examples/made-up-exercise)."""
+    """An exercise by name (beowulf_netlab/exercises/) or folder (examples/made-up-exercise)."""
     folder = Path(exercise)
     return ex_mod.load_folder(folder) if (folder / "check.json").is_file() else ex_mod.load(exercise)
 
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         roster_names = ex_mod.read_roster(made["roster"])
         rows = ex_mod.grade(ex, klass, measured, klass / "grades.csv", roster=roster_names,
                             codes=binding.read_codes(made["codes"]))
-        from judge import classpage
+        from beowulf_netlab.judge import classpage
         classpage.write(out / "class.html", classpage.render(ex, rows, measured, roster_names))
         for s in ex_mod.summarize(ex, rows):
             print(f"{s['id']}: {ex_mod.counts_line(s)}"

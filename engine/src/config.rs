@@ -1,5 +1,5 @@
 //! The engine's configuration: a text file, one item a line, written by the Python side
-//! (netlab/medium.py), so the engine needs no parser crate and a person can read it:
+//! (beowulf_netlab/netlab/medium.py), so the engine needs no parser crate and a person can read it:
 //!
 //! ```text
 //! seed 42

@@ -200,7 +200,7 @@ struct Port {
     socket_drops: u64,
     // the frames delivered to this port and their time inside the engine, from each frame's
     // arrival (its kernel timestamp) to its release here: what a trip spent in the engine, the
-    // rest being the host's own path (run/hostpath.py reads it)
+    // rest being the host's own path (beowulf_netlab/run/hostpath.py reads it)
     held: u64,
     held_ns: u128,
 }

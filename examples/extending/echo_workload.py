@@ -1,20 +1,20 @@
 """A toy workload (docs/extending.md, recipe 2): ping round trips between the first two nodes.
 
-What a workload is to the runner (workloads/base.py): its settings, each declared once
+What a workload is to the runner (beowulf_netlab/workloads/base.py): its settings, each declared once
 (core.settings: the flag, the experiment key, the point's field and its default come from it),
 the fields its points measure (core.fields), how its points are drawn (Figure), a check before
 anything is built and a run on a built network. Register it by adding WORKLOAD to
-workloads/__init__.py's WORKLOADS; tests/unit/test_extending.py registers it for a test only.
+beowulf_netlab/workloads/__init__.py's WORKLOADS; tests/unit/test_extending.py registers it for a test only.
 """
 from __future__ import annotations
 
 import statistics
 
-from core.errors import BadInput
-from core.fields import Field
-from core.settings import Setting, axes, fields
-from workloads.base import Figure, Workload
-from workloads.ping import rtts_ms
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.fields import Field
+from beowulf_netlab.core.settings import Setting, axes, fields
+from beowulf_netlab.workloads.base import Figure, Workload
+from beowulf_netlab.workloads.ping import rtts_ms
 
 SETTINGS = (
     Setting("echo_count", "int", [5], "pings per point (echo: the toy workload of docs/extending.md)",

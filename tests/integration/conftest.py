@@ -7,7 +7,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def caps():
-    from netlab.capabilities import probe
+    from beowulf_netlab.netlab.capabilities import probe
     return probe()
 
 
@@ -22,8 +22,8 @@ def engine_built(caps):
 @pytest.fixture
 def testbed(caps):
     """testbed(topo, **opts) builds a real network and always tears it down."""
-    from netlab.testbed import BuildOptions, Testbed
-    from topologies.presets import build_spec
+    from beowulf_netlab.netlab.testbed import BuildOptions, Testbed
+    from beowulf_netlab.topologies.presets import build_spec
 
     stack = contextlib.ExitStack()
 
@@ -37,7 +37,7 @@ def testbed(caps):
 def needs_kernel(caps, feature: str) -> None:
     """Skip a test the kernel cannot run, except in NETLAB_REQUIRE_KERNEL mode
     (the lab VM), where a missing feature is a failure, never a skip."""
-    from netlab.impls import require_kernel_default
+    from beowulf_netlab.netlab.impls import require_kernel_default
     if not caps.kernel.get(feature):
         if require_kernel_default():
             pytest.fail(f"NETLAB_REQUIRE_KERNEL=1 but this kernel lacks {feature}")

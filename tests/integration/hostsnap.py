@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import re
 
-from core.command import run
-from netlab.disk import DISK_DIR
-from netlab.manifest import PREFIX, STATE_DIR, bridge_tables, labelled_pids, ovs_bridges, root_links
+from beowulf_netlab.core.command import run
+from beowulf_netlab.netlab.disk import DISK_DIR
+from beowulf_netlab.netlab.manifest import PREFIX, STATE_DIR, bridge_tables, labelled_pids, ovs_bridges, root_links
 
 SYSCTLS = ["net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter",
            "net.ipv6.conf.all.disable_ipv6", "net.ipv4.conf.all.send_redirects"]

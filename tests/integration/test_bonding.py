@@ -3,7 +3,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from workloads.iperf import run_pairs
+from beowulf_netlab.workloads.iperf import run_pairs
 
 SECONDS, OMIT = 6, 2
 

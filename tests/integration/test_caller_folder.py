@@ -17,7 +17,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.pfs import missing_tools  # noqa: E402
+from beowulf_netlab.netlab.pfs import missing_tools  # noqa: E402
 
 EMULATE = [sys.executable, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py"))]
 MODULES = ("mpi4py", "json", "charge", "forker", "socket", "argparse", "selectors", "statistics",

@@ -12,12 +12,12 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from core.command import python  # noqa: E402
+from beowulf_netlab.core.command import python  # noqa: E402
 from tests.pcapng_reader import read_pcapng  # noqa: E402
-from netlab.medium import PROP_NS  # noqa: E402
-from netlab.testbed import BuildOptions, Testbed  # noqa: E402
-from topologies.presets import build_spec  # noqa: E402
-from workloads import iperf  # noqa: E402
+from beowulf_netlab.netlab.medium import PROP_NS  # noqa: E402
+from beowulf_netlab.netlab.testbed import BuildOptions, Testbed  # noqa: E402
+from beowulf_netlab.topologies.presets import build_spec  # noqa: E402
+from beowulf_netlab.workloads import iperf  # noqa: E402
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
 RATE = 10e6
@@ -98,7 +98,7 @@ def test_a_saturated_hubs_capture_says_its_collisions_and_stops_at_its_limit(cap
 
 
 def test_a_capture_is_refused_on_a_tc_wire_and_for_a_wire_the_network_lacks(caps):
-    from netlab.impls import BuildError
+    from beowulf_netlab.netlab.impls import BuildError
     with pytest.raises(BuildError, match="medium engine"):
         Testbed(build_spec("single-net", nodes=2, rate_mbit=10), BuildOptions(wire="tc", capture=("w0",)), caps)
     with pytest.raises(BuildError, match="no wire w7"):

@@ -12,8 +12,8 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.capabilities import probe
-from netlab.manifest import root_links
+from beowulf_netlab.netlab.capabilities import probe
+from beowulf_netlab.netlab.manifest import root_links
 from tests.integration.hostsnap import diff, snapshot
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
@@ -160,7 +160,7 @@ def test_clean_spares_a_namespace_that_reuses_a_recorded_number(tmp_path):
     kernel gives those numbers to new namespaces (a container, a sandbox). clean must not kill
     the processes of such a namespace: here a foreign one whose number the manifest names,
     with the run's node shell long gone (issue 33)."""
-    from netlab import manifest as mf
+    from beowulf_netlab.netlab import manifest as mf
     foreign = subprocess.Popen(["unshare", "--net", "sleep", "120"], env={"PATH": os.environ["PATH"]})
     try:
         deadline = time.monotonic() + 5

@@ -18,7 +18,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from judge import exercise  # noqa: E402
+from beowulf_netlab.judge import exercise  # noqa: E402
 from tests.integration.hostsnap import diff, snapshot  # noqa: E402
 from tests.unit.test_exercises import in_unit, passes, passing_without_measuring, sheet_commands  # noqa: E402
 
@@ -117,11 +117,11 @@ def test_check_exits_0_on_the_solution_and_1_on_a_wrong_answer(tmp_path):
 
 
 def test_a_students_check_measures_and_records_without_the_key(tmp_path):
-    """Issue 44 on a real network: exercises/ as a lab VM holds it (no solutions/), a partial
+    """Issue 44 on a real network: beowulf_netlab/exercises/ as a lab VM holds it (no solutions/), a partial
     answers file. check measures, prints how each answer reads and nothing of right or wrong,
     exits 1 (a blank), and writes a sealed record that the teacher's grade then judges against."""
     import shutil
-    from judge import binding
+    from beowulf_netlab.judge import binding
     vm = tmp_path / "vm-exercises"
     shutil.copytree(exercise.EXERCISES_DIR, vm, ignore=shutil.ignore_patterns("solutions"))
     sol = exercise.EXERCISES_DIR / "shared-hub" / "solutions"
@@ -133,8 +133,8 @@ def test_a_students_check_measures_and_records_without_the_key(tmp_path):
     klass.mkdir()
     mine = klass / "ada.json"
     mine.write_text(json.dumps(answers))
-    code = ("import sys; from pathlib import Path; import judge.exercise as e; e.EXERCISES_DIR = Path(sys.argv[1]); "
-            "import commands; sys.exit(commands.main(sys.argv[2:]))")
+    code = ("import sys; from pathlib import Path; import beowulf_netlab.judge.exercise as e; e.EXERCISES_DIR = Path(sys.argv[1]); "
+            "from beowulf_netlab import commands; sys.exit(commands.main(sys.argv[2:]))")
     r = subprocess.run([sys.executable, "-c", code, str(vm), "exercise", "check", "shared-hub", str(mine)],
                        capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 1, r.stdout + r.stderr[-1500:]

@@ -11,12 +11,12 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from core.errors import DataCorrupted
-from netlab.disk import DiskSet
-from netlab.disk_profiles import PROFILES, parse_disk
-from netlab.testbed import Testbed
-from topologies.presets import build_spec
-from workloads import filecopy
+from beowulf_netlab.core.errors import DataCorrupted
+from beowulf_netlab.netlab.disk import DiskSet
+from beowulf_netlab.netlab.disk_profiles import PROFILES, parse_disk
+from beowulf_netlab.netlab.testbed import Testbed
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.workloads import filecopy
 
 MB = 1 << 20
 IDE = PROFILES["ide-1995"].read_mbyte_s

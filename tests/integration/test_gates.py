@@ -6,11 +6,11 @@ require_testbed()
 
 import pytest  # noqa: E402
 
-from netlab.testbed import BuildOptions  # noqa: E402
-from run.monitor import THREAD_SATURATED  # noqa: E402
-from run.results import new_document  # noqa: E402
-from run.runner import run_sweep  # noqa: E402
-from run.sweep import Sweep  # noqa: E402
+from beowulf_netlab.netlab.testbed import BuildOptions  # noqa: E402
+from beowulf_netlab.run.monitor import THREAD_SATURATED  # noqa: E402
+from beowulf_netlab.run.results import new_document  # noqa: E402
+from beowulf_netlab.run.runner import run_sweep  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep  # noqa: E402
 
 
 def one_flow(tmp_path, switch: str, wire: str = "auto", rate_mbit: float = 100) -> dict:

@@ -10,13 +10,13 @@ require_testbed()
 
 import time  # noqa: E402
 
-from netlab.contention import DRAWS, drop_probability, drop_ruleset, efficiency, parse_counters  # noqa: E402
-from core.command import run  # noqa: E402
-from netlab.disk import DiskSet  # noqa: E402
-from netlab.disk_profiles import for_hardware  # noqa: E402
-from topologies.hardware import load  # noqa: E402
-from topologies.mesh import relay_for  # noqa: E402
-from workloads.iperf import run_pairs  # noqa: E402
+from beowulf_netlab.netlab.contention import DRAWS, drop_probability, drop_ruleset, efficiency, parse_counters  # noqa: E402
+from beowulf_netlab.core.command import run  # noqa: E402
+from beowulf_netlab.netlab.disk import DiskSet  # noqa: E402
+from beowulf_netlab.netlab.disk_profiles import for_hardware  # noqa: E402
+from beowulf_netlab.topologies.hardware import load  # noqa: E402
+from beowulf_netlab.topologies.mesh import relay_for  # noqa: E402
+from beowulf_netlab.workloads.iperf import run_pairs  # noqa: E402
 
 SECONDS, OMIT = 6, 1
 DATA, ACK = 1514, 66          # bytes of a full TCP frame and of an ACK as the qdiscs see them
@@ -92,7 +92,7 @@ def test_disk_transfers_and_packets_share_one_cpu(testbed):
     import sys
     import threading
     from tests.integration.test_filecopy import agent_rate
-    from workloads import filecopy
+    from beowulf_netlab.workloads import filecopy
     cost = load("prototype-1995").host_cost
     tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="prototype-1995")
     disk = for_hardware("hardware", load("prototype-1995"))

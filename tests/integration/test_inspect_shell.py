@@ -11,7 +11,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.manifest import STATE_DIR  # noqa: E402
+from beowulf_netlab.netlab.manifest import STATE_DIR  # noqa: E402
 from tests.integration.hostsnap import diff, snapshot  # noqa: E402
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]

@@ -10,7 +10,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.impls import require_kernel_default
+from beowulf_netlab.netlab.impls import require_kernel_default
 
 pytestmark = pytest.mark.skipif(not require_kernel_default(),
                                 reason="lab-VM mode only (NETLAB_REQUIRE_KERNEL=1)")
@@ -41,6 +41,6 @@ def test_switches_use_the_ovs_kernel_datapath(caps, testbed):
 
 
 def test_fallbacks_are_refused(caps, testbed):
-    from netlab.testbed import BuildError
+    from beowulf_netlab.netlab.testbed import BuildError
     with pytest.raises(BuildError, match="refuses fallbacks"):
         testbed("bonded-dual-net", nodes=2, bonding="nft")

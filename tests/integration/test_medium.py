@@ -10,18 +10,18 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from core.command import python  # noqa: E402
-from netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
-from netlab.hostcost import round_trip_us  # noqa: E402
-from netlab.shaping import wire_bytes  # noqa: E402
-from run.results import new_document  # noqa: E402
-from run.runner import run_sweep  # noqa: E402
-from run.sweep import Sweep  # noqa: E402
-from netlab.testbed import BuildOptions  # noqa: E402
-from run.hostpath import subtract_host_path  # noqa: E402
-from run.gates import engine_late, lag_bounds_us  # noqa: E402
-from netlab.medium import point_record  # noqa: E402
-from workloads import iperf, ping, token  # noqa: E402
+from beowulf_netlab.core.command import python  # noqa: E402
+from beowulf_netlab.netlab.contention import efficiency as metcalfe_boggs  # noqa: E402
+from beowulf_netlab.netlab.hostcost import round_trip_us  # noqa: E402
+from beowulf_netlab.netlab.shaping import wire_bytes  # noqa: E402
+from beowulf_netlab.run.results import new_document  # noqa: E402
+from beowulf_netlab.run.runner import run_sweep  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep  # noqa: E402
+from beowulf_netlab.netlab.testbed import BuildOptions  # noqa: E402
+from beowulf_netlab.run.hostpath import subtract_host_path  # noqa: E402
+from beowulf_netlab.run.gates import engine_late, lag_bounds_us  # noqa: E402
+from beowulf_netlab.netlab.medium import point_record  # noqa: E402
+from beowulf_netlab.workloads import iperf, ping, token  # noqa: E402
 
 
 pytestmark = pytest.mark.usefixtures("engine_built")
@@ -122,7 +122,7 @@ def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     """The same 1996 pair measured quiet and with one more core kept busy by another process
     agrees within 5 % in its rate and its round trips, and both pass their gates: the gates judge
     the run, not the host's load (the engine holds the model's time under SCHED_FIFO; the agents
-    count their own wake-ups inside each message's cost, workloads/charge.py; the round trips are
+    count their own wake-ups inside each message's cost, beowulf_netlab/workloads/charge.py; the round trips are
     checked against the model)."""
     quiet = token_pair(tmp_path, "quiet")
     assert quiet["gates"]["ok"], quiet["gates"]

@@ -5,10 +5,10 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.shaping import tcp_goodput_limit_mbit
-from topologies.mesh import relay_for, shares_wire
-from workloads.iperf import run_pairs
-from workloads.placement import place
+from beowulf_netlab.netlab.shaping import tcp_goodput_limit_mbit
+from beowulf_netlab.topologies.mesh import relay_for, shares_wire
+from beowulf_netlab.workloads.iperf import run_pairs
+from beowulf_netlab.workloads.placement import place
 
 SECONDS, OMIT = 6, 2
 K = 4

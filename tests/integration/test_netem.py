@@ -18,7 +18,7 @@ require_testbed()
 
 from tests.integration.conftest import needs_kernel
 from tests.integration.hostsnap import diff, snapshot
-from workloads import ping
+from beowulf_netlab.workloads import ping
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
 

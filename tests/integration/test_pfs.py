@@ -18,11 +18,11 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.impls import BuildOptions  # noqa: E402
-from netlab.pfs import missing_tools  # noqa: E402
-from run.runner import run_sweep  # noqa: E402
-from run.sweep import Sweep  # noqa: E402
-from run.results import new_document, real_rate  # noqa: E402
+from beowulf_netlab.netlab.impls import BuildOptions  # noqa: E402
+from beowulf_netlab.netlab.pfs import missing_tools  # noqa: E402
+from beowulf_netlab.run.runner import run_sweep  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep  # noqa: E402
+from beowulf_netlab.run.results import new_document, real_rate  # noqa: E402
 from tests.integration.hostsnap import diff, kill_then_clean, our_mounts, snapshot  # noqa: E402
 
 if missing_tools():

@@ -5,7 +5,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from topologies.presets import PRESETS
+from beowulf_netlab.topologies.presets import PRESETS
 
 
 def unreachable(tb) -> list[str]:
@@ -36,7 +36,7 @@ def profile_tcp_allowed():
     """Plain `mn` has no run to widen the host's allowed congestion controls (a Testbed does, and
     puts the list back): a host whose default is another (this CI host's bbr) allows the nodes'
     cubic only if something made it the default once. The test allows it, then restores the list."""
-    from topologies.presets import build_spec
+    from beowulf_netlab.topologies.presets import build_spec
     wanted = build_spec("single-net", nodes=2, rate_mbit=10).nodes[0].tcp.congestion_control
     with open(ALLOWED_CC) as f:
         before = f.read().split()
@@ -51,12 +51,12 @@ def profile_tcp_allowed():
 
 @pytest.mark.parametrize("topo", ["single-net,4,10", "bonded-dual-net,4,10,2", "routed-mesh,4,10"])
 def test_plain_mininet_runs_the_presets(topo, profile_tcp_allowed):
-    """`mn --custom topologies/mininet_topos.py` works (mn runs the file without __file__) where
+    """`mn --custom beowulf_netlab/topologies/mininet_topos.py` works (mn runs the file without __file__) where
     the host allows the nodes' TCP (the fixture sees to it)."""
     import os
     import subprocess
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = subprocess.run(["mn", "--custom", "topologies/mininet_topos.py", "--topo", topo,
+    r = subprocess.run(["mn", "--custom", "beowulf_netlab/topologies/mininet_topos.py", "--topo", topo,
                         "--controller", "none", "--test", "pingall"], cwd=root,
                        capture_output=True, text=True, timeout=120)
     assert "Results: 0% dropped" in r.stdout + r.stderr, r.stdout[-1500:] + r.stderr[-1500:]

@@ -5,10 +5,10 @@ require_testbed()
 
 import pytest
 
-from netlab.nic import gap_bytes
-from netlab.shaping import tcp_goodput_limit_mbit
-from run.monitor import Monitor
-from workloads.iperf import run_pairs
+from beowulf_netlab.netlab.nic import gap_bytes
+from beowulf_netlab.netlab.shaping import tcp_goodput_limit_mbit
+from beowulf_netlab.run.monitor import Monitor
+from beowulf_netlab.workloads.iperf import run_pairs
 
 SECONDS, OMIT = 8, 2
 FULL_DUPLEX_LIMIT = tcp_goodput_limit_mbit(10)  # 9.41: data frames only
@@ -75,7 +75,7 @@ def test_fast_ethernet_wire(testbed):
 
 
 def test_a_cards_gap_slows_its_sender_and_other_stations_fill_it(testbed):
-    """One frame in flight (--tx-gap-us, netlab/nic.py): a sender gets frame / (frame + gap) of
+    """One frame in flight (--tx-gap-us, beowulf_netlab/netlab/nic.py): a sender gets frame / (frame + gap) of
     its wire, and a second sender's frames fill the gaps, so two together still fill the wire.
     A gap charged on the wire instead of the card would hold the pair to one sender's share."""
     gap_us = 615                                    # half a full frame's 1230 us at 10 Mbit/s

@@ -13,7 +13,7 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from core.command import python  # noqa: E402
+from beowulf_netlab.core.command import python  # noqa: E402
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
 PINGS = 20

@@ -14,8 +14,8 @@ import time  # noqa: E402
 
 import pytest  # noqa: E402
 
-from topologies.hardware import load  # noqa: E402
-from workloads.token import run_exchange  # noqa: E402
+from beowulf_netlab.topologies.hardware import load  # noqa: E402
+from beowulf_netlab.workloads.token import run_exchange  # noqa: E402
 
 
 PROBE = """

@@ -10,10 +10,10 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.testbed import BuildOptions
-from run.results import load, new_document
-from run.runner import run_sweep
-from run.sweep import Sweep
+from beowulf_netlab.netlab.testbed import BuildOptions
+from beowulf_netlab.run.results import load, new_document
+from beowulf_netlab.run.runner import run_sweep
+from beowulf_netlab.run.sweep import Sweep
 from tests.integration.hostsnap import diff, snapshot
 
 EMULATE = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "emulate.py")]
@@ -90,7 +90,7 @@ def test_udp_round_trips_cross_the_wire(testbed):
     """--transport udp (lmbench's lat_udp): every datagram comes back intact, none is lost on an
     idle wire, and a round trip takes at least the wire time of two minimum frames (84 bytes on a
     10 Mbit/s wire: 67 us each way), which a loopback or an unshaped path would not."""
-    from workloads.token import run_exchange
+    from beowulf_netlab.workloads.token import run_exchange
     tb = testbed("single-net", nodes=2, rate_mbit=10)
     res = run_exchange([(tb.host("b0"), tb.host("b1"))], 1, 1, exchanges=300, transport="udp")
     [pair] = res["per_pair"]
@@ -104,8 +104,8 @@ def test_udp_round_trips_cross_the_wire(testbed):
 def test_a_later_pass_adds_repeats_to_the_same_document(tmp_path):
     """reproduce's passes (judge.repeats): the first measures two repeats, a later one the third
     of the points it picks into the same document; indexes stay unique, the file reads back."""
-    from commands.reproduce import first_pass
-    from run.session import Session
+    from beowulf_netlab.commands.reproduce import first_pass
+    from beowulf_netlab.run.session import Session
     sweep = Sweep.make("token", {"topology": ["single-net"], "nodes": 2, "pairs": [1], "token_size": [1024, 8192],
                                  "tokens_in_flight": [1], "duration": 0.5, "repeats": 3})
     out = tmp_path / "r.json"

@@ -1,7 +1,7 @@
 """A user's topology file builds a real network: its gateway relays, and both hubs carry what crosses.
 
 examples/topologies/two-hubs-gateway.json: a0-a2 on hub h1, b0-b2 on hub h2, gw on both with
-forwarding on. Its routes are computed from the file (topologies/files.py), so these check that
+forwarding on. Its routes are computed from the file (beowulf_netlab/topologies/files.py), so these check that
 what was computed is what the kernel does, and that the wires still take their time.
 """
 import re
@@ -11,9 +11,9 @@ from tests.integration import require_testbed  # noqa: E402
 
 require_testbed()
 
-from netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
-from workloads import ping  # noqa: E402
-from workloads.iperf import run_pairs  # noqa: E402
+from beowulf_netlab.netlab.shaping import tcp_goodput_limit_mbit  # noqa: E402
+from beowulf_netlab.workloads import ping  # noqa: E402
+from beowulf_netlab.workloads.iperf import run_pairs  # noqa: E402
 
 GATEWAY = str(Path(__file__).resolve().parents[2] / "examples" / "topologies" / "two-hubs-gateway.json")
 SECONDS, OMIT = 6, 2

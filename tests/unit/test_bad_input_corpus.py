@@ -20,13 +20,13 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-import commands  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
 import hostile_archives  # noqa: E402
-from netlab.manifest import STATE_DIR  # noqa: E402
-from run.results import RESULTS_DIR  # noqa: E402
+from beowulf_netlab.netlab.manifest import STATE_DIR  # noqa: E402
+from beowulf_netlab.run.results import RESULTS_DIR  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-EXERCISES = Path(__file__).resolve().parent.parent.parent / "exercises"
+EXERCISES = Path(__file__).resolve().parent.parent.parent / "beowulf_netlab" / "exercises"
 NOT_A_DIR = "/etc/hostname/sub/out.json"   # a path whose parent is a file: unwritable even for root
 
 
@@ -503,6 +503,7 @@ def write_files(tmp: Path) -> None:
 
 
 PROJECT = {"core", "topologies", "netlab", "workloads", "run", "judge", "commands"}
+PROJECT_PREFIXES = [["beowulf_netlab", pkg] for pkg in sorted(PROJECT)]
 
 
 def _source(value) -> str:
@@ -522,7 +523,7 @@ def without_mininet(monkeypatch):
     while grew:
         grew = False
         for name, mod in list(sys.modules.items()):
-            if name in hidden or mod is None or name.split(".")[0] not in PROJECT:
+            if name in hidden or mod is None or name.split(".")[:2] not in PROJECT_PREFIXES:
                 continue
             if any(_source(v) in hidden and not _source(v).startswith(name + ".")
                    for v in vars(mod).values()):
@@ -537,7 +538,7 @@ def test_mininet_is_hidden():
     with pytest.raises(ImportError):
         import mininet.net  # noqa: F401
     with pytest.raises(ImportError):
-        from run.runner import run_sweep  # noqa: F401
+        from beowulf_netlab.run.runner import run_sweep  # noqa: F401
 
 
 def listing(*dirs: Path) -> dict:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from netlab.disk_profiles import transfer_cost
-from topologies.hardware import load, profile_names
+from beowulf_netlab.netlab.disk_profiles import transfer_cost
+from beowulf_netlab.topologies.hardware import load, profile_names
 
 CHANNELS = 2            # the papers' bonded nodes: two cards each (IPPS'96, HPDC'96)
 FULL_FRAME_WIRE_B = 1538   # a full frame on the wire: preamble, 1514 B, FCS, inter-frame gap

@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from run import calibration as K  # noqa: E402
-from run.merge import merge  # noqa: E402
-from run.point import filled  # noqa: E402
-from run.sweep import Sweep  # noqa: E402
+from beowulf_netlab.run import calibration as K  # noqa: E402
+from beowulf_netlab.run.merge import merge  # noqa: E402
+from beowulf_netlab.run.point import filled  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep  # noqa: E402
 
 
 def test_the_calibrations_file_is_valid_and_current():
@@ -79,8 +79,8 @@ def test_the_host_cost_calibrations_are_the_profiles_own_constants():
     """A token claim rests on the host-cost model: its target is what the profile's constants
     charge a lone 1-byte round trip (netlab.hostcost.round_trip_us), never a paper's number, and
     it stays equal to them when a constant changes."""
-    from netlab.hostcost import round_trip_us
-    from topologies.hardware import load
+    from beowulf_netlab.netlab.hostcost import round_trip_us
+    from beowulf_netlab.topologies.hardware import load
     cals = {c["id"]: c for c in K.load_calibrations()}
     for cid, (profile, rate) in ROUND_TRIPS.items():
         c = cals[cid]
@@ -103,7 +103,7 @@ def test_the_host_cost_calibrations_are_the_profiles_own_constants():
 def test_every_token_figure_measures_its_round_trip_on_one_wire(name, topology, placement):
     """The round trip is measured where its target holds: one pair on one wire (a remote-wire pair
     would cross a relay), in every experiment whose token points rest on it."""
-    from run.experiment import experiment_files, load
+    from beowulf_netlab.run.experiment import experiment_files, load
     sweep = load(experiment_files()[name], quick=True)[0]
     schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
     extra = [(spec.topology, p) for spec, pts in schedule for p in pts if p.get("calibration_of")]
@@ -152,9 +152,9 @@ def test_each_view_measures_its_calibration_itself(name, quick):
     """Today's throttle and the profile's PIO disk share prototype-1995-disk: each hardware must
     still measure it twice (a view is judged from its own measurements; one view's two runs once
     left the other measured zero or one times)."""
-    from commands.reproduce import with_hardware
-    from run.experiment import experiment_files, load
-    from topologies.hardware import hardware_of
+    from beowulf_netlab.commands.reproduce import with_hardware
+    from beowulf_netlab.run.experiment import experiment_files, load
+    from beowulf_netlab.topologies.hardware import hardware_of
     sweep = with_hardware(load(experiment_files()[name], quick=quick)[0], "both", None)
     schedule, cannot = K.with_calibrations(sweep, sweep.schedule())
     planned = [K.as_recorded(sweep, spec, pt) for spec, pts in schedule for pt in pts]

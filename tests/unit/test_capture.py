@@ -9,13 +9,13 @@ from types import SimpleNamespace
 
 import pytest
 
-import commands
-from commands import capture as capture_verb
-from netlab.impls import BuildError, BuildOptions
-from netlab.medium import Medium
-from netlab import testbed
-from netlab.testbed import capture_line
-from topologies.presets import build_spec
+from beowulf_netlab import commands
+from beowulf_netlab.commands import capture as capture_verb
+from beowulf_netlab.netlab.impls import BuildError, BuildOptions
+from beowulf_netlab.netlab.medium import Medium
+from beowulf_netlab.netlab import testbed
+from beowulf_netlab.netlab.testbed import capture_line
+from beowulf_netlab.topologies.presets import build_spec
 
 
 @pytest.fixture(autouse=True)

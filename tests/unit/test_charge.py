@@ -1,11 +1,11 @@
-"""The agents' side of the charge channel (workloads/charge.py), on the host's loopback: no
+"""The agents' side of the charge channel (beowulf_netlab/workloads/charge.py), on the host's loopback: no
 budget passes the datagrams here, so this checks the arithmetic (pieces, carry, totals)."""
 import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "workloads"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "beowulf_netlab" / "workloads"))
 from charge import Charge  # noqa: E402
 
 

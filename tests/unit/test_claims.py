@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from run import calibration as K  # noqa: E402
-from judge import claims as C  # noqa: E402
-from run.point import filled  # noqa: E402
+from beowulf_netlab.run import calibration as K  # noqa: E402
+from beowulf_netlab.judge import claims as C  # noqa: E402
+from beowulf_netlab.run.point import filled  # noqa: E402
 
 
 def pt(throughput, gates_ok=True, repeat=0, **axes):
@@ -236,7 +236,7 @@ def test_the_claims_file_is_valid_and_states_its_precision():
     for c in claims:
         assert c["why_tolerance"] and c["statement"] and c["paper"].get("precision"), c["id"]
         for name in c["experiments"]:
-            assert (C.ROOT / "experiments" / f"{name}.json").exists(), name
+            assert (C.PACKAGE / "experiments" / f"{name}.json").exists(), name
         for check in _numeric_checks(c["check"]):
             bound, target = check.get("bound", {}), check.get("target")
             if target is not None and "max" in bound:     # the band never reaches past the bound
@@ -295,7 +295,7 @@ def test_tautologies_are_tests_not_claims():
 
 def test_reproduce_spends_repeats_where_claims_read():
     """Points some claim reads repeat; the rest of a figure's curve runs once (--quick: never)."""
-    from run.experiment import experiment_files, load
+    from beowulf_netlab.run.experiment import experiment_files, load
     sweep, _, _ = load(experiment_files()["ipps96-fig2-channels-10"])
     full = sweep.total_points()
     sweep.claimed = C.read_by_claims(C.load_claims(), "ipps96-fig2-channels-10")
@@ -330,7 +330,7 @@ def test_the_paper_view_is_each_profile_as_it_collides_by_default():
 
 
 def test_every_profiles_hubs_collide_by_default_and_contention_overrides():
-    from topologies.presets import build_spec
+    from beowulf_netlab.topologies.presets import build_spec
     # collisions are the medium's: every profile's hubs collide, today's hosts' too (44.3)
     for hw, shared in (("prototype-1995", True), ("demonstration-1996", True), ("none", True)):
         spec = build_spec("single-net", nodes=4, rate_mbit=10, hardware=hw)
@@ -428,7 +428,7 @@ def test_calibrations_and_era_readings_leave_out_failed_gates():
     assert v["verdict"] == K.MET and v["failed_gate"] == 3, v     # the 8.0s would have missed
     [none] = K.verdicts(bad, [CAL])
     assert none["verdict"] == K.NOT_MEASURED and "failed a fidelity gate" in none["reason"]
-    from judge import validation as V
+    from beowulf_netlab.judge import validation as V
     check = {"id": "x", "profile": "prototype-1995", "what": "w", "era_value": 1.0, "unit": "MB/s",
              "band": [0.7, 1.1], "why_band": "w", "source": "s",
              "measure": {"experiment": "e", "where": {"pairs": 1}, "metric": "throughput_mbyte_s"}}
@@ -454,7 +454,7 @@ def test_a_calibration_is_judged_in_each_experiment_that_rests_on_it():
 
 
 def test_a_tested_claim_says_what_its_tests_did_in_this_run():
-    from judge import tested
+    from beowulf_netlab.judge import tested
     c = claim({"kind": "tested", "note": "a wiring fact", "tests": ["tests/unit/test_x.py::test_y",
                                                                     "tests/integration/test_z.py"]},
               experiments=())
@@ -468,7 +468,7 @@ def test_a_tested_claim_says_what_its_tests_did_in_this_run():
 
 def test_the_tests_tested_claims_name_exist():
     root = Path(__file__).resolve().parent.parent.parent
-    from judge import tested
+    from beowulf_netlab.judge import tested
     names = tested.tests_of(C.load_claims())
     assert names
     for node in names:

@@ -22,11 +22,11 @@ if str(ROOT) not in sys.path:
 pytest.importorskip("jsonschema")
 pytest.importorskip("jinja2")
 
-import commands  # noqa: E402
-from core.errors import BadInput  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.core.errors import BadInput  # noqa: E402
 from examples import synthetic_class  # noqa: E402
-from judge import binding, classpage, handout  # noqa: E402
-from judge import exercise as ex_mod  # noqa: E402
+from beowulf_netlab.judge import binding, classpage, handout  # noqa: E402
+from beowulf_netlab.judge import exercise as ex_mod  # noqa: E402
 
 HUB = "shared-hub"
 SOLUTIONS = ex_mod.EXERCISES_DIR / HUB / "solutions"
@@ -226,11 +226,11 @@ def test_the_vagrantfile_never_syncs_solutions():
     """The lab VMs get the project by rsync with the Vagrantfile's excludes (and a class's
     hand-out, NETLAB_HANDOUT, with the same): run rsync with them over this project, dry, and no
     path under a solutions/ folder, nor tests/ (they quote answers, and need the key to pass),
-    may be listed. labvm/ (CI's VM, python3 -m labvm) copies the whole project on purpose: its
+    may be listed. beowulf_netlab/labvm/ (CI's VM, python3 -m beowulf_netlab.labvm) copies the whole project on purpose: its
     tests grade the solutions."""
     text = (ROOT / "Vagrantfile").read_text()
     never = json.loads(re.search(r"NETLAB_NEVER_SYNCED = (\[.*?\])", text).group(1))
-    assert {"exercises/*/solutions/", "solutions/", "/tests/"} <= set(never)
+    assert {"beowulf_netlab/exercises/*/solutions/", "solutions/", "/tests/"} <= set(never)
     assert text.count("*NETLAB_NEVER_SYNCED") == 1 and "rsync__exclude: NETLAB_NEVER_SYNCED" in text
     assert 'synced_folder NETLAB_HANDOUT, "/home/vagrant/handout"' in text
     if not shutil.which("rsync"):
@@ -271,8 +271,9 @@ def reference_texts() -> dict[str, str]:
 
 # What of a lab VM may state a number that happens to equal a reference: data that is no exercise's
 # (the main job's measured figures, engine constants, papers' tables), checked by hand once.
-NOT_EXERCISE_DATA = ("README.md", "docs/measured.json", "netlab/", "run/", "workloads/", "claims/", "hardware/",
-                     "experiments/", "results/", "topologies/", "bench/", "engine/", "docs/papers.md",
+NOT_EXERCISE_DATA = ("README.md", "docs/measured.json", *(f"beowulf_netlab/{d}/" for d in (
+                         "netlab", "run", "workloads", "claims", "hardware", "experiments", "results", "topologies")),
+                     "bench/", "engine/", "docs/papers.md",
                      "docs/emulation.md", "docs/time-scale.md", "docs/judging.md", "docs/platform.md")
 
 
@@ -329,9 +330,9 @@ HOST = {"machine_id": "m" * 32, "boot_id": "b" * 32, "hostname": "netlab1"}
 
 @pytest.fixture
 def student_vm(tmp_path, monkeypatch):
-    """exercises/ as a lab VM holds it (no solutions/), with check's measurement faked (no root,
+    """beowulf_netlab/exercises/ as a lab VM holds it (no solutions/), with check's measurement faked (no root,
     no network) as the stored solution's median."""
-    import commands.exercise as verb
+    import beowulf_netlab.commands.exercise as verb
     vm = tmp_path / "vm-exercises"
     shutil.copytree(ex_mod.EXERCISES_DIR, vm, ignore=shutil.ignore_patterns("solutions"))
     monkeypatch.setattr(ex_mod, "EXERCISES_DIR", vm)
@@ -388,7 +389,7 @@ def test_check_reads_a_partial_file_as_grade_does(student_vm, tmp_path, capsys, 
 def test_what_needs_the_key_is_refused_on_a_students_machine(student_vm, tmp_path, capsys, argv):
     """--reveal printed every reference, and grade took the record it wrote: without the key
     (a student's machine) it, grade and show --solutions are one line, exit 2, before measuring."""
-    import commands.exercise as verb
+    import beowulf_netlab.commands.exercise as verb
     (tmp_path / "a.json").write_text(json.dumps(solution()))
     verb.measure = lambda *a: pytest.fail("measured before refusing")
     args = [a.replace("{a}", str(tmp_path / "a.json")).replace("{d}", str(tmp_path)) for a in argv]
@@ -399,7 +400,7 @@ def test_what_needs_the_key_is_refused_on_a_students_machine(student_vm, tmp_pat
 
 
 def test_check_in_a_teachers_checkout_judges_and_its_reveal_record_is_not_graded(tmp_path, monkeypatch, capsys):
-    import commands.exercise as verb
+    import beowulf_netlab.commands.exercise as verb
     monkeypatch.setattr(verb, "measure", lambda ex, what, opts, out: (dict(TEACHER), []))
     mine = tmp_path / "ada.json"
     mine.write_text(json.dumps(solution()))
@@ -639,7 +640,7 @@ def plan_index(kind: str) -> int:
 
 
 def test_a_class_whose_every_student_checked_is_graded_without_root(tmp_path, monkeypatch, capsys):
-    import commands.exercise as verb
+    import beowulf_netlab.commands.exercise as verb
     made = synthetic_class.make(tmp_path / "c", all_checked=True)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     monkeypatch.setattr(verb, "measure", lambda *a: pytest.fail("measured with every own check present"))

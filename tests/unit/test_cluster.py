@@ -1,14 +1,14 @@
 """The 2001 cluster as data: full-duplex switch ports, the pc-2001 profile, time scaling."""
 import pytest
 
-from core.errors import BadInput
-from netlab.disk_profiles import for_hardware
-from netlab.shaping import shared_wire_cmds
-from topologies import hardware
-from topologies.presets import build_spec
-from topologies import timescale
-from topologies.timescale import LINUX_RTO_MIN_MS, scale
-from workloads.placement import place
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.netlab.disk_profiles import for_hardware
+from beowulf_netlab.netlab.shaping import shared_wire_cmds
+from beowulf_netlab.topologies import hardware
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.topologies import timescale
+from beowulf_netlab.topologies.timescale import LINUX_RTO_MIN_MS, scale
+from beowulf_netlab.workloads.placement import place
 
 
 def test_every_node_has_its_own_full_duplex_port_on_one_switch():
@@ -83,7 +83,7 @@ def test_a_scale_that_would_push_a_wire_under_the_shaper_floor_is_refused():
 def test_every_verb_means_the_same_switched_cluster():
     """`topo`/`cli` built 32 nodes at 1000 Mbit/s and `run` 16 at 10 (issue 34): the preset's
     own defaults are now the sweep's when the flags are not given."""
-    from run.sweep import Sweep
+    from beowulf_netlab.run.sweep import Sweep
     spec = build_spec("switched-cluster")
     sweep = Sweep.make("pfs", {"topology": ["switched-cluster"]})
     assert (sweep["nodes"], sweep["rate_mbit"]) == (len(spec.nodes), [spec.params["rate_mbit"]]) == (32, [1000.0])

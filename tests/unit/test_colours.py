@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("jsonschema")
 
-import commands  # noqa: E402
-from judge.plot import PALETTE, _home, configuration_colours  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.judge.plot import PALETTE, _home, configuration_colours  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CONFIGS = ["single-net @10Mb", "bonded-dual-net x2 @10Mb", "switched-mesh (local-wire) @10Mb",

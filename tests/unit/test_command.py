@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from core.command import CommandFailed, CommandLog, batchable
+from beowulf_netlab.core.command import CommandFailed, CommandLog, batchable
 
 pytestmark = pytest.mark.skipif(shutil.which("ip") is None, reason="needs iproute2's ip")
 

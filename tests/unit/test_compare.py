@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-import commands
+from beowulf_netlab import commands
 
 FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
 QUICK = FIXTURES / "reproduction"

@@ -1,4 +1,4 @@
-"""Shell completion and the man page, made from the parser (commands/completion.py): the bash
+"""Shell completion and the man page, made from the parser (beowulf_netlab/commands/completion.py): the bash
 and zsh scripts complete verbs, subverbs, flags and choices; docs/beowulf-netlab.1 is what the
 generator makes now (so it cannot go stale) and renders without warnings (no root)."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import commands
-from commands import completion
+from beowulf_netlab import commands
+from beowulf_netlab.commands import completion
 
 ROOT = Path(__file__).resolve().parents[2]
 MAN_PAGE = ROOT / "docs" / "beowulf-netlab.1"

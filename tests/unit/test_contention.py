@@ -3,7 +3,7 @@ import pytest
 
 
 def test_a_frame_is_dropped_after_16_collisions_as_the_model_says():
-    from netlab.contention import drop_probability
+    from beowulf_netlab.netlab.contention import drop_probability
     assert drop_probability(1) == 0.0                         # alone on the wire: never collides
     assert drop_probability(2) == pytest.approx(0.5 ** 16)    # 1.5e-5
     assert drop_probability(16) == pytest.approx((1 - (15 / 16) ** 15) ** 16)
@@ -12,7 +12,7 @@ def test_a_frame_is_dropped_after_16_collisions_as_the_model_says():
 
 
 def test_drop_rules_name_each_wire_s_ports_and_count_per_wire():
-    from netlab.contention import drop_ruleset, parse_counters
+    from beowulf_netlab.netlab.contention import drop_ruleset, parse_counters
     text = drop_ruleset("bnl0acollisions", {"w0": (["bnl0aw0p0", "bnl0aw0p1"], 340), "w1": (["x"], 0)},
                         create=True)
     assert "add table bridge bnl0acollisions" in text and "hook forward" in text

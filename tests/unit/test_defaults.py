@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-import commands
-from commands.args import spec_from
-from run.sweep import Sweep, network_default, network_defaults
-from topologies.presets import PRESETS, build_spec
+from beowulf_netlab import commands
+from beowulf_netlab.commands.args import spec_from
+from beowulf_netlab.run.sweep import Sweep, network_default, network_defaults
+from beowulf_netlab.topologies.presets import PRESETS, build_spec
 
 KEYS = ("nodes", "rate_mbit", "channels")
 
@@ -58,7 +58,7 @@ def test_network_default_is_none_for_a_setting_the_topology_does_not_take():
 
 def test_mn_custom_topos_take_the_presets_defaults():
     pytest.importorskip("mininet.topo")
-    from netlab.topo import topos
+    from beowulf_netlab.netlab.topo import topos
     t = topos["switched-cluster"]()
     assert len(t.hosts()) == 32 and t.spec.params["rate_mbit"] == 1000
 
@@ -87,9 +87,9 @@ def test_a_rate_out_of_bounds_is_one_line_alike_from_every_verb(rate, monkeypatc
 
 
 def test_run_token_alone_is_the_main_job():
-    """`run token` with no flags sweeps what `emulate.py` (experiments/quick-comparison.json) does,
+    """`run token` with no flags sweeps what `emulate.py` (beowulf_netlab/experiments/quick-comparison.json) does,
     from one place: the file gives no value of its own, the token workload's defaults are the job's."""
-    from run.experiment import EXPERIMENTS_DIR, load
+    from beowulf_netlab.run.experiment import EXPERIMENTS_DIR, load
     assert json.loads((EXPERIMENTS_DIR / "quick-comparison.json").read_text())["sweep"] == {}
     main, _, _ = load(EXPERIMENTS_DIR / "quick-comparison.json")
     alone = Sweep.make("token", {k: v for k, v in vars(_parsed(["run", "token"])).items()

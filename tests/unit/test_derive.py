@@ -3,9 +3,9 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from run.derive import shared_points  # noqa: E402
-from run.experiment import experiment_files, load  # noqa: E402
-from run.sweep import network_fields  # noqa: E402
+from beowulf_netlab.run.derive import shared_points  # noqa: E402
+from beowulf_netlab.run.experiment import experiment_files, load  # noqa: E402
+from beowulf_netlab.run.sweep import network_fields  # noqa: E402
 
 
 def fig6(quick=True):
@@ -72,8 +72,8 @@ def test_a_curve_another_figure_measures_is_taken_from_it(name, source_name, whe
 def test_a_calibration_measurement_a_source_holds_is_taken_not_measured():
     """Quick Disk/Net runs remote 1 and 5 only, so it adds IPPS'96 Fig 3's disk calibration (seven
     all-local 2 MB copies on the bonded prototype): Fig 3's quick sweep measured exactly those."""
-    from run.calibration import with_calibrations
-    from run.derive import shared_calibrations
+    from beowulf_netlab.run.calibration import with_calibrations
+    from beowulf_netlab.run.derive import shared_calibrations
     sweep = load(experiment_files()["hpdc96-fig4-disknet"], quick=True)[0]
     schedule, _ = with_calibrations(sweep, sweep.schedule())
     added = [pt for _, pts in schedule for pt in pts if pt.get("calibration_of")]

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-import commands
-from core.command import CommandFailed, run
-from core.errors import BadInput, DataCorrupted, RuntimeFailure
-from workloads.agent import Agent, Agents, WorkloadFailed
+from beowulf_netlab import commands
+from beowulf_netlab.core.command import CommandFailed, run
+from beowulf_netlab.core.errors import BadInput, DataCorrupted, RuntimeFailure
+from beowulf_netlab.workloads.agent import Agent, Agents, WorkloadFailed
 
 
 @pytest.mark.parametrize("error, code, label", [

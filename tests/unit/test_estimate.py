@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from run import estimate
-from run.experiment import EXPERIMENTS_DIR, load
-from run.progress import Progress, plain_line
-from run.sweep import Sweep
-from topologies.presets import build_spec
-from workloads import WORKLOADS
+from beowulf_netlab.run import estimate
+from beowulf_netlab.run.experiment import EXPERIMENTS_DIR, load
+from beowulf_netlab.run.progress import Progress, plain_line
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.workloads import WORKLOADS
 
 
 def test_token_point_costs_its_duration_and_setup():

@@ -16,15 +16,15 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from core.errors import BadInput  # noqa: E402
-from judge import exercise  # noqa: E402
+from beowulf_netlab.core.errors import BadInput  # noqa: E402
+from beowulf_netlab.judge import exercise  # noqa: E402
 
 NAMES = list(exercise.exercise_dirs())
 
 
 def test_schema_file_is_current():
     assert json.loads(exercise.SCHEMA_FILE.read_text()) == exercise.SCHEMA, \
-        "exercises/schema.json is stale: run python3 -m judge.exercise"
+        "beowulf_netlab/exercises/schema.json is stale: run python3 -m beowulf_netlab.judge.exercise"
 
 
 def test_at_least_six_exercises_with_sheets_and_solutions():
@@ -192,7 +192,7 @@ def test_every_sheet_has_commands():
 def test_grade_refuses_an_empty_folder_before_measuring(tmp_path, capsys, monkeypatch):
     import os
 
-    import commands
+    from beowulf_netlab import commands
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert commands.main(["exercise", "grade", "shared-hub", str(tmp_path)]) == 2
     assert "no *.json" in capsys.readouterr().err
@@ -270,7 +270,7 @@ def readme_section(text: str, title: str) -> str:
 
 def printed(ex: dict) -> tuple[set[float], set[tuple[float, str]], set[float]]:
     """What a student reads: (plain numbers, (rate, unit), ratios)."""
-    readme = (exercise.ROOT / "README.md").read_text()
+    readme = (exercise.PACKAGE.parent / "README.md").read_text()
     shown = "\n".join([(exercise.EXERCISES_DIR / ex["name"] / "README.md").read_text(),
                        f"{ex['minutes']} min {ex['title']}: {ex.get('teaches', '')}",
                        readme_section(readme, "Classroom exercises")])
@@ -405,7 +405,7 @@ def test_sheet_derived_answers_cover_what_a_student_can_read():
 # ---------------------------------------------------------------------------------------------
 def list_lines(capsys) -> dict[str, str]:
     """`exercise list`, one line per exercise, as printed."""
-    import commands
+    from beowulf_netlab import commands
     assert commands.main(["exercise", "list"]) == 0
     return {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
 
@@ -416,7 +416,7 @@ def before_questions(name: str) -> str:
 
 
 def classroom_section() -> str:
-    return readme_section((exercise.ROOT / "README.md").read_text(), "Classroom exercises")
+    return readme_section((exercise.PACKAGE.parent / "README.md").read_text(), "Classroom exercises")
 
 
 def is_count(q: dict) -> bool:
@@ -479,7 +479,7 @@ def test_no_exercise_list_line_prints_an_answer(name, capsys):
 def formula_printed(ex: dict, where: str) -> list[str]:
     """Formula questions (counts aside) that a number printed in `where` answers, or a number
     with a rate unit anywhere in the project README (converted), or a ratio it prints as 'N x'."""
-    readme = (exercise.ROOT / "README.md").read_text()
+    readme = (exercise.PACKAGE.parent / "README.md").read_text()
     found = answered_by_numbers({**ex, "questions": [q for q in ex["questions"] if "formula" in q["expected"]]},
                                 where + "\n" + "\n".join(f"{n:g} {u}" for n, u in numbers_with_units(readme)),
                                 counts=False)
@@ -612,7 +612,7 @@ def test_titles_name_only_what_is_built(name, capsys):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_answers_template_carries_each_questions_text_unit_and_choices(name, capsys):
-    import commands
+    from beowulf_netlab import commands
     ex = exercise.load(name)
     assert commands.main(["exercise", "show", name, "--answers-template"]) == 0
     printed_template = json.loads(capsys.readouterr().out)
@@ -678,7 +678,7 @@ def test_every_sheet_closes_its_network(name):
         for kind, lines in blocks:
             assert kind == "sh" and all(ln.startswith("sudo python3 emulate.py run ") for ln in lines), lines
         assert re.search(r"removes (it|them)", prose), (name, prose)
-    from commands.exercise import tasks as printed_tasks
+    from beowulf_netlab.commands.exercise import tasks as printed_tasks
     assert f"{close + 1}. Close the network" in printed_tasks(exercise.load(name))
 
 
@@ -709,7 +709,7 @@ def test_a_measurement_that_failed_a_gate_is_doubted():
 
 
 def test_check_writes_its_verdicts_outside_what_is_handed_out(tmp_path):
-    from commands.exercise import default_verdicts
+    from beowulf_netlab.commands.exercise import default_verdicts
     stored = exercise.EXERCISES_DIR / "shared-hub" / "solutions" / "answers.json"
     out = default_verdicts(stored, "shared-hub")
     assert exercise.EXERCISES_DIR not in out.parents and out.name == "shared-hub-answers.check.json"

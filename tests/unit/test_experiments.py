@@ -1,18 +1,18 @@
 """Every experiment file is valid data whose sweep can be placed (no root needed),
-and experiments/schema.json is the schema the code checks against."""
+and beowulf_netlab/experiments/schema.json is the schema the code checks against."""
 import json
 
 import pytest
 
 pytest.importorskip("jsonschema")
 
-from run import experiment  # noqa: E402
-from run.experiment import experiment_files, load  # noqa: E402
+from beowulf_netlab.run import experiment  # noqa: E402
+from beowulf_netlab.run.experiment import experiment_files, load  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(experiment.SCHEMA_FILE.read_text()) == experiment.schema(), \
-        "experiments/schema.json is stale: run python3 -m run.experiment"
+        "beowulf_netlab/experiments/schema.json is stale: run python3 -m beowulf_netlab.run.experiment"
 
 
 @pytest.mark.parametrize("name", sorted(experiment_files()))
@@ -34,8 +34,8 @@ def test_defaults_come_from_one_place():
     """Flags, experiment files and the sweep fall back to the same default; nodes, rate and
     channels to each topology's own (run.sweep.network_default: unset, None, where the
     default topologies' differ, as switched-cluster's do)."""
-    from run.sweep import Sweep, axes_for
-    from workloads import WORKLOADS
+    from beowulf_netlab.run.sweep import Sweep, axes_for
+    from beowulf_netlab.workloads import WORKLOADS
     for workload in ("token", "iperf", "filecopy"):
         sweep = Sweep.make(workload, {})
         own = WORKLOADS[workload].topologies       # the token exchange's: the main job's five networks
@@ -52,7 +52,7 @@ def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():
     """`experiment --help` once said both "the file's own profile" and "default none"."""
     import contextlib
     import io
-    import commands
+    from beowulf_netlab import commands
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         commands.main(["experiment", "--help"])
@@ -63,12 +63,12 @@ def test_experiment_help_says_an_unset_machine_flag_is_the_files_own():
 
 
 def test_only_the_projects_figure_files_are_paper_figures(tmp_path):
-    """experiments/NAME.json, or a copy of it (the campaign sends one), is the figure; a file of
+    """beowulf_netlab/experiments/NAME.json, or a copy of it (the campaign sends one), is the figure; a file of
     one's own under a figure's name is refused, not run and judged as the figure (issue 45)."""
     import json
     import pytest
-    from core.errors import BadInput
-    from run.experiment import experiment_files, paper_figure
+    from beowulf_netlab.core.errors import BadInput
+    from beowulf_netlab.run.experiment import experiment_files, paper_figure
     figure = experiment_files()["ipps96-fig6-balance"]
     assert paper_figure(figure, "ipps96-fig6-balance")
     copy = tmp_path / "experiment.json"
@@ -76,6 +76,6 @@ def test_only_the_projects_figure_files_are_paper_figures(tmp_path):
     assert paper_figure(copy, "ipps96-fig6-balance")
     data = json.loads(figure.read_text())
     copy.write_text(json.dumps({**data, "sweep": {**data["sweep"], "repeats": 1}}))
-    with pytest.raises(BadInput, match="a paper figure's name, but is not experiments/ipps96-fig6-balance.json"):
+    with pytest.raises(BadInput, match="a paper figure's name, but is not beowulf_netlab/experiments/ipps96-fig6-balance.json"):
         paper_figure(copy, "ipps96-fig6-balance")
     assert not paper_figure(copy, "my-own-sweep")

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from core.jsonfile import check_schema
-from judge import claims as C
-from run import point as P
-from run.results import SCHEMA as RESULTS_SCHEMA, load
-from run.sweep import Sweep
-from topologies import files
-from topologies import hardware as H
-from topologies.presets import build_spec
-from topologies.render import wiring_text
-from workloads import WORKLOADS
+from beowulf_netlab.core.jsonfile import check_schema
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.run import point as P
+from beowulf_netlab.run.results import SCHEMA as RESULTS_SCHEMA, load
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.topologies import files
+from beowulf_netlab.topologies import hardware as H
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.topologies.render import wiring_text
+from beowulf_netlab.workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLES = ROOT / "examples" / "extending"

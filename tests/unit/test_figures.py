@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from commands.quick import paper_lines
-from run.point import filled
-from judge.plot import runs
-from run.results import load
-from judge.table import config_key, limit, readings, series, table
+from beowulf_netlab.commands.quick import paper_lines
+from beowulf_netlab.run.point import filled
+from beowulf_netlab.judge.plot import runs
+from beowulf_netlab.run.results import load
+from beowulf_netlab.judge.table import config_key, limit, readings, series, table
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STORED = ROOT / "tests" / "fixtures" / "reproduction"
@@ -72,7 +72,7 @@ def test_the_reading_names_what_limited_a_point():
 
 
 def test_the_main_job_sets_the_papers_values_beside_its_own():
-    paper = json.loads((ROOT / "experiments" / "quick-comparison.json").read_text())["paper"]
+    paper = json.loads((ROOT / "beowulf_netlab" / "experiments" / "quick-comparison.json").read_text())["paper"]
     pts = [_pt(throughput_mbyte_s=9.0),
            _pt(topology="bonded-dual-net", placement="any", throughput_mbyte_s=2.0),
            _pt(topology="single-net", placement="any", throughput_mbyte_s=1.1)]

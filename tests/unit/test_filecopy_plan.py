@@ -1,13 +1,13 @@
 """Pure logic of the Disk/Net balance test: profiles, plans, argument parsing, tables."""
 import pytest
 
-from core.errors import BadInput
-from core.values import parse_counts
-from netlab.disk_profiles import PROFILES, parse_disk
-from judge.table import table
-from topologies.presets import build_spec
-from topologies.spec import SpecError
-from workloads.filecopy import nodes_used, plan
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.values import parse_counts
+from beowulf_netlab.netlab.disk_profiles import PROFILES, parse_disk
+from beowulf_netlab.judge.table import table
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.topologies.spec import SpecError
+from beowulf_netlab.workloads.filecopy import nodes_used, plan
 
 
 def test_ide_1995_comes_from_the_all_local_figure():
@@ -79,8 +79,8 @@ def test_filecopy_table_rows_per_size_columns_per_remote():
 def test_relays_copying_puts_local_copies_on_the_relays_first():
     """--relays copying (a sensitivity of HPDC'96 Fig 4): the local copies go to the relays of the
     remote ones before any idle node; idle (the default) keeps them off relays while it can."""
-    from topologies.presets import build_spec
-    from workloads.filecopy import plan
+    from beowulf_netlab.topologies.presets import build_spec
+    from beowulf_netlab.workloads.filecopy import plan
     spec = build_spec("routed-mesh", nodes=16, rate_mbit=10)
     for remote in (1, 2, 3, 4, 5):
         idle, busy = (plan(spec, 7, remote, "remote-wire", b) for b in (False, True))

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import BadInput
-from judge import claims as C
-from judge import fitted as F
-from judge import report as R
-from judge import sensitivity as S
-from run.calibration import load_calibrations
-from run.results import load
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.judge import fitted as F
+from beowulf_netlab.judge import report as R
+from beowulf_netlab.judge import sensitivity as S
+from beowulf_netlab.run.calibration import load_calibrations
+from beowulf_netlab.run.results import load
 from tests.unit.test_full_run import FIXTURE, documents
 
 pytestmark = pytest.mark.skipif(not (FIXTURE / "results").is_dir(), reason="no full-run fixture stored")
@@ -58,7 +58,7 @@ def training(run) -> list[int]:
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(F.SCHEMA_FILE.read_text()) == F.SCHEMA, \
-        "claims/fitting.schema.json is stale: run python3 -m judge.fitted"
+        "beowulf_netlab/claims/fitting.schema.json is stale: run python3 -m beowulf_netlab.judge.fitted"
 
 
 @pytest.mark.parametrize("edit, says", [

@@ -1,4 +1,4 @@
-"""Can a claim fail? The judge's own analysis (judge/bounds.py, judge/forced.py), on synthetic
+"""Can a claim fail? The judge's own analysis (beowulf_netlab/judge/bounds.py, beowulf_netlab/judge/forced.py), on synthetic
 points, on the stored reproduction and, claim by claim, on synthetic documents shaped like
 every current experiment (no root).
 
@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from core.verdicts import Forced
-from judge import bounds as B
-from judge import claims as C
-from judge import forced as F
-from netlab.hostcost import round_trip_us
-from netlab.shaping import payload_capacity_bytes_s
-from run.calibration import load_calibrations
-from run.point import filled
-from run.results import load as load_doc
-from topologies.hardware import load
+from beowulf_netlab.core.verdicts import Forced
+from beowulf_netlab.judge import bounds as B
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.judge import forced as F
+from beowulf_netlab.netlab.hostcost import round_trip_us
+from beowulf_netlab.netlab.shaping import payload_capacity_bytes_s
+from beowulf_netlab.run.calibration import load_calibrations
+from beowulf_netlab.run.point import filled
+from beowulf_netlab.run.results import load as load_doc
+from beowulf_netlab.topologies.hardware import load
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reproduction"
 CAP10 = payload_capacity_bytes_s(10) / 1e6       # one 10 Mbit/s wire's payload limit, MB/s
@@ -200,13 +200,13 @@ def shaped(name: str) -> dict:
     """The experiment's points as a full reproduce on both views would record them (2 repeats of
     each, the calibrations it adds included), with the network, disk and flow paths each really
     gets, and no reading yet."""
-    from commands.reproduce import with_hardware
-    from netlab.disk_profiles import for_spec
-    from netlab.medium import ENGINE_MAX_RATE_MBIT
-    from run.calibration import with_calibrations
-    from run.experiment import experiment_files, load as load_experiment
-    from topologies.point import network_fields
-    from workloads.placement import place
+    from beowulf_netlab.commands.reproduce import with_hardware
+    from beowulf_netlab.netlab.disk_profiles import for_spec
+    from beowulf_netlab.netlab.medium import ENGINE_MAX_RATE_MBIT
+    from beowulf_netlab.run.calibration import with_calibrations
+    from beowulf_netlab.run.experiment import experiment_files, load as load_experiment
+    from beowulf_netlab.topologies.point import network_fields
+    from beowulf_netlab.workloads.placement import place
     sweep = with_hardware(load_experiment(experiment_files()[name])[0], "both", None)
     settings = sweep.settings()
     schedule, _ = with_calibrations(sweep, list(sweep.schedule()))

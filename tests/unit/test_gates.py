@@ -1,11 +1,11 @@
 """The fidelity gates pass a point a real network could produce and fail the ones it could not."""
 import pytest
 
-from run import gates as G
-from run.gates import evaluate as gate
-from run.gates import payload_capacity_bytes_s
-from run.point import filled
-from workloads import WORKLOADS
+from beowulf_netlab.run import gates as G
+from beowulf_netlab.run.gates import evaluate as gate
+from beowulf_netlab.run.gates import payload_capacity_bytes_s
+from beowulf_netlab.run.point import filled
+from beowulf_netlab.workloads import WORKLOADS
 
 RATES = {"w0": 10.0, "w1": 10.0}
 CAP = payload_capacity_bytes_s(10)       # 1.177 MB/s of payload on a 10 Mbit/s wire
@@ -202,7 +202,7 @@ def test_a_cards_gap_is_not_a_stalled_transport():
 
 
 def test_a_contended_wire_is_judged_against_the_rate_its_controller_held():
-    from netlab.contention import ContentionControl
+    from beowulf_netlab.netlab.contention import ContentionControl
 
     class Wire:
         rate_mbit = 10.0
@@ -221,7 +221,7 @@ def test_a_contended_wire_is_judged_against_the_rate_its_controller_held():
 
 def test_a_lost_charge_fails_the_point():
     """A charge-channel datagram a full budget queue dropped left work uncharged."""
-    from run.gates import evaluate
+    from beowulf_netlab.run.gates import evaluate
     fid = {"wire_bytes": {}, "suspect": None}
     ok = evaluate({"flows": [], "per_copy": [{"charges_lost": 0}]}, fid, {})
     bad = evaluate({"flows": [], "per_pair": [{"charges_lost": 0}, {"charges_lost": 2}]}, fid, {})
@@ -246,7 +246,7 @@ def test_only_a_passing_host_stall_is_measured_again():
 
 
 def test_the_report_counts_the_points_measured_again():
-    from judge.report import gate_summary
+    from beowulf_netlab.judge.report import gate_summary
     base = {"topology": "single-net", "placement": "any", "fidelity": {"suspect": None},
             "gates": {"ok": True, "failed": []}}
     doc = {"points": [{**base, "point_index": 0}, {**base, "point_index": 1, "remeasured": ["late"]}]}
@@ -282,7 +282,7 @@ def test_a_lone_round_trip_off_the_models_time_fails_the_point():
 
 
 def test_the_lone_round_trip_tolerance_is_the_round_trip_calibrations():
-    from run.calibration import load_calibrations
+    from beowulf_netlab.run.calibration import load_calibrations
     tolerances = {c["tolerance"] for c in load_calibrations() if c["id"].endswith("-round-trip")}
     assert tolerances == {G.LONE_RTT_TOLERANCE}
 
@@ -329,8 +329,8 @@ def test_a_pair_through_a_switch_or_a_relay_is_held_to_its_own_paths_model():
     prototype at 10 Mbit/s); a relay adds that and a receive and a send on its own CPU (2.272 ms,
     no card latency): a relayed pair at 2.28 ms is on its model, not a slow host, and a switched
     one at 1.70 ms came in under its model."""
-    from netlab.hostcost import round_trip_us
-    from topologies.hardware import load
+    from beowulf_netlab.netlab.hostcost import round_trip_us
+    from beowulf_netlab.topologies.hardware import load
     cost = load("prototype-1995").host_cost
     assert round_trip_us(cost, 10, 1, via=("switch",)) - round_trip_us(cost, 10, 1) == pytest.approx(134.4)
     relayed = round_trip_us(cost, 10, 1, via=("relay",)) / 1e3

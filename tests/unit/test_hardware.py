@@ -3,19 +3,19 @@ import json
 
 import pytest
 
-from core.errors import BadInput
-from netlab.contention import acquisition, efficiency, parse_leaves, wait_slots
-from netlab.disk_profiles import PROFILES, for_hardware
-from netlab.hostcost import CHARGE_ADDR, IFB, charge_arg, cpu_cmds
-from topologies import hardware
-from topologies.presets import build_spec
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.netlab.contention import acquisition, efficiency, parse_leaves, wait_slots
+from beowulf_netlab.netlab.disk_profiles import PROFILES, for_hardware
+from beowulf_netlab.netlab.hostcost import CHARGE_ADDR, IFB, charge_arg, cpu_cmds
+from beowulf_netlab.topologies import hardware
+from beowulf_netlab.topologies.presets import build_spec
 
 jsonschema = pytest.importorskip("jsonschema")
 
 
 def test_schema_file_is_current():
     assert json.loads(hardware.SCHEMA_FILE.read_text()) == hardware.SCHEMA, \
-        "hardware/schema.json is stale: run python3 -m topologies.hardware"
+        "beowulf_netlab/hardware/schema.json is stale: run python3 -m beowulf_netlab.topologies.hardware"
 
 
 def test_every_profile_loads_and_states_its_sources():
@@ -84,7 +84,7 @@ def test_build_spec_gives_every_node_the_profiles_cost():
 def test_the_machine_is_resolved_once_into_the_spec():
     """Hardware, contention (and the profile's default) and D live in spec.machine, typed,
     and nowhere else in the spec: every reader goes through hardware_of / time_scale_of."""
-    from topologies.timescale import time_scale_of
+    from beowulf_netlab.topologies.timescale import time_scale_of
     spec = build_spec("bonded-dual-net", rate_mbit=10, hardware="era", contention="off", time_scale=4)
     m = spec.machine
     assert (m.hardware, m.contention, m.contention_default, m.time_scale) == ("prototype-1995", False, True, 4.0)
@@ -187,8 +187,8 @@ def test_the_1996_profiles_run_the_era_tcp():
     assert proto.reordering > 14335 // 1460 + 1 and demo.reordering == 3
     assert proto.recovery == proto.early_retrans == proto.sack == 0
     # a time-scaled network waits D times longer; today's view clamps nothing
-    from topologies import timescale
-    from topologies.presets import build_spec
+    from beowulf_netlab.topologies import timescale
+    from beowulf_netlab.topologies.presets import build_spec
     spec = build_spec("single-net", nodes=2, hardware="prototype-1995", time_scale=20)
     assert timescale.rto_min_ms(spec, spec.nodes[0]) == 4000
     assert hardware.load("none").tcp.route_metrics() == ["rto_min", "200ms"]

@@ -1,6 +1,6 @@
 """The host path's held-out table (judge.heldout): each lone exchange against its own path's model."""
-from judge import heldout as H
-from run.point import filled
+from beowulf_netlab.judge import heldout as H
+from beowulf_netlab.run.point import filled
 
 
 def _point(topology, pairs, via, medians, wires=None, ok=True, **over):

@@ -2,10 +2,10 @@
 the engine's configuration it yields, which pair it probes, and where it does nothing. No root."""
 from types import SimpleNamespace
 
-from netlab.impls import BuildOptions
-from netlab.medium import engine_config, one_way_hold_us
-from run.hostpath import KEEP, hold_ports, probe_pair, per_pass_us, subtract_host_path
-from topologies.presets import build_spec
+from beowulf_netlab.netlab.impls import BuildOptions
+from beowulf_netlab.netlab.medium import engine_config, one_way_hold_us
+from beowulf_netlab.run.hostpath import KEEP, hold_ports, probe_pair, per_pass_us, subtract_host_path
+from beowulf_netlab.topologies.presets import build_spec
 
 
 def ports(spec) -> list[tuple[str, str, str | None]]:
@@ -69,8 +69,8 @@ def test_nothing_is_probed_without_an_engine_or_with_keep():
 
 
 def test_a_failed_probe_leaves_the_delays_and_says_why(monkeypatch):
-    from core.errors import RuntimeFailure
-    from run import hostpath
+    from beowulf_netlab.core.errors import RuntimeFailure
+    from beowulf_netlab.run import hostpath
 
     def fail(*_a, **_k):
         raise RuntimeFailure("token agent on b1 did not start")

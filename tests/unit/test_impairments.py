@@ -1,12 +1,12 @@
 """Impairment options: parsing, what they do to a spec, and the netem/require-kernel refusals."""
 import pytest
 
-from core.errors import BadInput
-from core.values import parse_pct, parse_time_ms
-from netlab.capabilities import Capabilities
-from netlab.impls import BuildError, BuildOptions, choose_impls
-from topologies.presets import build_spec
-from topologies.spec import SpecError
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.values import parse_pct, parse_time_ms
+from beowulf_netlab.netlab.capabilities import Capabilities
+from beowulf_netlab.netlab.impls import BuildError, BuildOptions, choose_impls
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.topologies.spec import SpecError
 
 
 @pytest.mark.parametrize("text, ms", [("5ms", 5.0), ("5", 5.0), ("250us", 0.25), ("0.1s", 100.0)])

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from core.command import OWN_FOLDER, PYTHON, python
+from beowulf_netlab.core.command import OWN_FOLDER, PYTHON, python
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SKIP = ("tests/", "build/", "engine/", ".git/")
 ISOLATING = {"-I", "-P"}
 # where sys.executable may be named for something other than an argv's first word
-NAMES_ALLOWED = {"core/command.py": "defines PYTHON, the one interpreter the tool starts",
-                 "core/interpreter.py": "compares it with /usr/bin/python3 before re-running"}
+NAMES_ALLOWED = {"beowulf_netlab/core/command.py": "defines PYTHON, the one interpreter the tool starts",
+                 "beowulf_netlab/core/interpreter.py": "compares it with /usr/bin/python3 before re-running"}
 INTERPRETER_NAMES = {"PYTHON", "SYSTEM_PYTHON"}
 
 
@@ -104,7 +104,7 @@ def test_the_token_agent_runs_isolated_from_a_planted_folder(tmp_path):
     caller, marker = tmp_path / "caller", tmp_path / "marker"
     caller.mkdir()
     plant(caller, marker)
-    agent = str(ROOT / "workloads" / "token_agent.py")
+    agent = str(ROOT / "beowulf_netlab" / "workloads" / "token_agent.py")
     daemon = subprocess.Popen(python(agent, "daemon"), cwd=caller, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -112,7 +112,7 @@ def test_the_token_agent_runs_isolated_from_a_planted_folder(tmp_path):
     finally:
         daemon.stdin.close()
         daemon.wait(10)
-    r = subprocess.run(python(str(ROOT / "workloads" / "copy_agent.py"), "--help"), cwd=caller,
+    r = subprocess.run(python(str(ROOT / "beowulf_netlab" / "workloads" / "copy_agent.py"), "--help"), cwd=caller,
                        capture_output=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert not marker.exists(), marker.read_text()
@@ -130,7 +130,7 @@ class FakeHost:
 
 
 def test_agents_start_in_a_folder_of_their_own():
-    from workloads.agent import Agents
+    from beowulf_netlab.workloads.agent import Agents
     host = FakeHost()
     with Agents() as agents:
         agents.start(host, ["true"], "a")
@@ -139,7 +139,7 @@ def test_agents_start_in_a_folder_of_their_own():
 
 
 def test_mpi_ranks_run_isolated_in_the_runs_private_folder():
-    from workloads.pfs import AGENT, Context, mpirun, own_folder
+    from beowulf_netlab.workloads.pfs import AGENT, Context, mpirun, own_folder
     ctx = Context(disks=None, pfs=None, launcher="/var/lib/netlab/disks/nl3/mpi-rsh-agent.sh",
                   hosts=[type("H", (), {"address": "10.0.0.1"})()])
     argv = mpirun(ctx, ["--serve"])
@@ -150,5 +150,5 @@ def test_mpi_ranks_run_isolated_in_the_runs_private_folder():
 
 @pytest.mark.parametrize("script", ["token_agent.py", "copy_agent.py"])
 def test_agents_put_their_own_folder_last(script):
-    """Appended, not prepended: workloads/token.py must not shadow the standard library's token."""
-    assert "sys.path.append(os.path.dirname(os.path.realpath(__file__)))" in (ROOT / "workloads" / script).read_text()
+    """Appended, not prepended: beowulf_netlab/workloads/token.py must not shadow the standard library's token."""
+    assert "sys.path.append(os.path.dirname(os.path.realpath(__file__)))" in (ROOT / "beowulf_netlab" / "workloads" / script).read_text()

@@ -13,12 +13,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 pytest.importorskip("jsonschema")
 
-import commands  # noqa: E402
-from core.errors import BadInput  # noqa: E402
-from run import csvfile, results  # noqa: E402
-from run.csvfile import intervals_csv_path, write_csv  # noqa: E402
-from run.results import load, load_data, real_intervals, validate  # noqa: E402
-from workloads.iperf import MAX_SAMPLES, interval_for, series  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.core.errors import BadInput  # noqa: E402
+from beowulf_netlab.run import csvfile, results  # noqa: E402
+from beowulf_netlab.run.csvfile import intervals_csv_path, write_csv  # noqa: E402
+from beowulf_netlab.run.results import load, load_data, real_intervals, validate  # noqa: E402
+from beowulf_netlab.workloads.iperf import MAX_SAMPLES, interval_for, series  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CAPTURE = json.loads((FIXTURES / "iperf3-two-flows.json").read_text())   # a real run: 2 flows, 10 Mbit/s
@@ -205,7 +205,7 @@ def test_flow_names_cannot_inject_formulas(tmp_path):
 def drawn(monkeypatch):
     """The figures plot_series saves, with their axes' labels, captured before they close."""
     pytest.importorskip("matplotlib")
-    import judge.plot as plot
+    import beowulf_netlab.judge.plot as plot
     seen = []
     save = plot.save
 

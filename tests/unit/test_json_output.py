@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import commands
+from beowulf_netlab import commands
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -34,7 +34,7 @@ def test_topo_show(capsys):
 
 
 def test_inspect_reads_the_run_records(tmp_path, monkeypatch, capsys):
-    import netlab.running as running
+    import beowulf_netlab.netlab.running as running
     monkeypatch.setattr(running, "STATE_DIR", tmp_path)
     monkeypatch.setattr(running.runs, "__defaults__", (tmp_path,))
     assert _json(["inspect", "--json"], capsys) == {"inspect_version": 1, "runs": []}
@@ -74,7 +74,7 @@ def test_merge_of_shards(tmp_path, capsys):
 
 
 def test_exercise_grade(tmp_path, monkeypatch, capsys):
-    import commands.exercise as verb
+    import beowulf_netlab.commands.exercise as verb
     from examples import synthetic_class
     made = synthetic_class.make(tmp_path / "c", all_checked=True)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)

@@ -35,8 +35,8 @@ def test_vagrantfile_validates(vms):
 def test_the_campaign_sizes_what_it_fetches_as_merge_reads_it():
     """Each fetch from a lab host is sized first (issue 45), with the caps merge reads at."""
     yaml = pytest.importorskip("yaml")
-    from commands.merge import MAX_ARCHIVE_BYTES
-    from core.jsonfile import MAX_FILE_BYTES
+    from beowulf_netlab.commands.merge import MAX_ARCHIVE_BYTES
+    from beowulf_netlab.core.jsonfile import MAX_FILE_BYTES
     with open(os.path.join(ROOT, "playbooks", "campaign.yml")) as f:
         plays = yaml.safe_load(f)
     hosts = plays[0]

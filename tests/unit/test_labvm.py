@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from labvm import image, qemu
+from beowulf_netlab.labvm import image, qemu
 
 
 def test_accelerator_is_tcg_without_a_real_hypervisor_module(monkeypatch):
@@ -38,7 +38,7 @@ def test_inventory_line_reaches_the_forwarded_port():
 def test_the_image_cache_is_roots_own(tmp_path, monkeypatch):
     """It holds the guest's root key: made 0700, refused when another user could change it
     (issue 45, LOW: it was made with a plain mkdir)."""
-    from core.errors import RuntimeFailure
+    from beowulf_netlab.core.errors import RuntimeFailure
     monkeypatch.setattr(image, "CACHE", tmp_path / "cache" / "labvm")
     made = image.cache()
     assert made.is_dir() and (made.stat().st_mode & 0o777) == 0o700

@@ -1,20 +1,20 @@
-"""The machine is resolved once: after a spec is built, nothing reads hardware/*.json again."""
+"""The machine is resolved once: after a spec is built, nothing reads beowulf_netlab/hardware/*.json again."""
 from types import SimpleNamespace
 
 import pytest
 
-from core.command import CommandLog
-from netlab.disk_profiles import for_spec
-from run import calibration
-from judge import validation
-from run.sweep import Sweep
-from topologies import hardware
-from topologies.presets import build_spec
-from topologies.spec import Machine
+from beowulf_netlab.core.command import CommandLog
+from beowulf_netlab.netlab.disk_profiles import for_spec
+from beowulf_netlab.run import calibration
+from beowulf_netlab.judge import validation
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.topologies import hardware
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.topologies.spec import Machine
 
 
 def _forbid_profile_reads(monkeypatch) -> None:
-    """From here on, loading a profile by name (or listing hardware/) fails the test."""
+    """From here on, loading a profile by name (or listing beowulf_netlab/hardware/) fails the test."""
     def refuse(*_a, **_k):
         raise AssertionError("a hardware profile was read after the spec was built")
     hardware.load.cache_clear()
@@ -37,7 +37,7 @@ def test_the_spec_carries_the_resolved_profile():
 
 
 def test_disks_calibration_validation_and_testbed_never_reload_a_profile(monkeypatch):
-    from netlab.testbed import Testbed
+    from beowulf_netlab.netlab.testbed import Testbed
     demo = build_spec("bonded-dual-net", nodes=4, rate_mbit=100, hardware="demonstration-1996", time_scale=2)
     proto = build_spec("single-net", nodes=4, rate_mbit=10, hardware="prototype-1995")
     plain = build_spec("single-net", nodes=4, rate_mbit=10)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from netlab import manifest
-from netlab.manifest import LABEL_ENV, PREFIX, _kill_namespace_processes, kill_and_wait, survivors_line
+from beowulf_netlab.netlab import manifest
+from beowulf_netlab.netlab.manifest import LABEL_ENV, PREFIX, _kill_namespace_processes, kill_and_wait, survivors_line
 
 STUBBORN = ("import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
             "print('ready', flush=True); time.sleep(60)")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from netlab.capabilities import Capabilities
-from netlab.impls import BuildError, BuildOptions, wire_impl
-from netlab.medium import (LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, interval_lag, lag_percentiles,
-                           point_record)
-from run.gates import engine_late
-from topologies.presets import build_spec
+from beowulf_netlab.netlab.capabilities import Capabilities
+from beowulf_netlab.netlab.impls import BuildError, BuildOptions, wire_impl
+from beowulf_netlab.netlab.medium import (LAG_P50_BOUND_US, LAG_P99_BOUND_US, PROP_NS, engine_config, interval_lag, lag_percentiles,
+                                          point_record)
+from beowulf_netlab.run.gates import engine_late
+from beowulf_netlab.topologies.presets import build_spec
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
@@ -168,3 +168,39 @@ def test_the_lag_gate_fails_a_late_engine_and_passes_a_prompt_one():
     assert "half" in engine_late({"lag": {**ok, "p50_us": LAG_P50_BOUND_US + 1}, "engine_cpu": 0.3})
     assert "busy" in engine_late({"lag": ok, "engine_cpu": 0.95})
     assert engine_late({"lag": ok, "engine_cpu": 0.95, "engine_spin": 0.3}) is None   # spinning is not work
+
+
+def test_the_engine_is_the_checkouts_build_or_what_netlab_engine_names(monkeypatch, tmp_path):
+    from beowulf_netlab.netlab import medium
+    monkeypatch.delenv(medium.ENGINE_ENV, raising=False)
+    assert medium.engine_path() == medium.ENGINE_BIN == ENGINE / "target" / "release" / "beowulf-medium"
+    built = tmp_path / "beowulf-medium"
+    built.write_text("#!/bin/sh\n")
+    monkeypatch.setenv(medium.ENGINE_ENV, str(built))
+    assert medium.engine_path() == built and not medium.engine_available()     # not executable
+    built.chmod(0o755)
+    assert medium.engine_available()
+    other = tmp_path / "medium"                     # the monitor finds the engine by its name
+    other.write_bytes(built.read_bytes())
+    other.chmod(0o755)
+    monkeypatch.setenv(medium.ENGINE_ENV, str(other))
+    assert not medium.engine_available()
+    assert f"NETLAB_ENGINE={other} is no executable file named beowulf-medium" in medium.engine_hint()
+
+
+def test_doctor_says_how_to_get_the_engine_in_a_checkout_and_in_an_installed_copy(monkeypatch, tmp_path):
+    """An installed copy has no engine/ and no setup.sh: doctor says the tc wire runs instead and
+    how to build the engine and point at it, not ./setup.sh."""
+    from beowulf_netlab.netlab import capabilities, impls, medium
+    monkeypatch.delenv(medium.ENGINE_ENV, raising=False)
+    assert medium.engine_hint() == "build it: ./setup.sh"            # this checkout
+    monkeypatch.setattr(medium, "REPO", tmp_path / "site-packages")  # an installed copy's parent
+    hint = medium.engine_hint()
+    assert "./setup.sh" not in hint and "no engine/" in hint
+    assert "cargo build --release --manifest-path CHECKOUT/engine/Cargo.toml" in hint
+    assert "NETLAB_ENGINE=CHECKOUT/engine/target/release/beowulf-medium" in hint
+    wire = next(line for line in capabilities.doctor_lines(caps(False)) if line.startswith("  shared wire"))
+    assert "NO medium engine, so the tc wire runs instead (this installed copy has no engine/" in wire, wire
+    assert "(--wire tc)" in wire
+    with pytest.raises(BuildError, match="this installed copy has no engine/"):
+        impls.wire_impl(build_spec("single-net", nodes=2), caps(False), BuildOptions(wire="engine"))

@@ -1,8 +1,8 @@
 """Campaign shards partition a sweep, and merging them gives back the whole sweep."""
 import pytest
 
-from run.merge import MergeError, merge
-from run.sweep import Sweep
+from beowulf_netlab.run.merge import MergeError, merge
+from beowulf_netlab.run.sweep import Sweep
 
 
 def sweep(shard=None) -> Sweep:
@@ -83,10 +83,10 @@ def test_a_reproduction_sharded_over_two_hosts_merges_into_the_same_verdicts(tmp
 
     pytest.importorskip("jsonschema")
     pytest.importorskip("matplotlib")      # the report draws its figures
-    from commands.merge import merge_reproductions
-    from judge.claims import judge_all, load_claims, views_present
-    from run.results import load
-    from run.store import write_atomic
+    from beowulf_netlab.commands.merge import merge_reproductions
+    from beowulf_netlab.judge.claims import judge_all, load_claims, views_present
+    from beowulf_netlab.run.results import load
+    from beowulf_netlab.run.store import write_atomic
 
     stored = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
     whole = {p.stem: load(p) for p in stored}

@@ -1,7 +1,7 @@
 """The fidelity monitor's verdict, both ways (a monitor that never flags would fail here)."""
 import pytest
 
-from run.monitor import CPU_SATURATED, WIRE_FULL, suspect, verdict
+from beowulf_netlab.run.monitor import CPU_SATURATED, WIRE_FULL, suspect, verdict
 
 
 @pytest.mark.parametrize("softirq, process, util", [
@@ -48,7 +48,7 @@ def test_the_run_cpu_is_of_the_runs_own_namespaces():
     import os
     import time
 
-    from run.monitor import Monitor
+    from beowulf_netlab.run.monitor import Monitor
     with Monitor({}, pids=[os.getpid()]) as mon:
         t = time.monotonic()
         while time.monotonic() - t < 0.3:
@@ -65,7 +65,7 @@ def test_the_monitor_records_how_crowded_the_host_was():
     import os
     import time
 
-    from run.monitor import Monitor
+    from beowulf_netlab.run.monitor import Monitor
     with Monitor({}) as mon:
         time.sleep(0.3)
     rep = mon.report()

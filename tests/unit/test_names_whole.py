@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import BadInput
-from core.jsonfile import parse_json, validator, whole
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.core.jsonfile import parse_json, validator, whole
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SKIP = ("tests/", "build/", "engine/", ".git/")
@@ -41,9 +41,9 @@ def test_pythons_dollar_would_pass_a_trailing_newline():
 
 
 def _schemas() -> dict[str, dict]:
-    from run.experiment import schema as experiment_schema
-    from run.results import SCHEMA as results
-    from topologies.files import SCHEMA as topology
+    from beowulf_netlab.run.experiment import schema as experiment_schema
+    from beowulf_netlab.run.results import SCHEMA as results
+    from beowulf_netlab.topologies.files import SCHEMA as topology
     return {"topology": topology, "experiment": experiment_schema(), "results": results}
 
 
@@ -71,7 +71,7 @@ def test_every_name_pattern_in_a_schema_refuses_a_trailing_newline(name):
 
 
 def test_a_topology_file_with_a_newline_in_a_name_is_refused(tmp_path):
-    from topologies.files import load
+    from beowulf_netlab.topologies.files import load
     base = {"name": "t", "summary": "s", "kind": "explicit", "options": {"rate_mbit": 10},
             "wires": [{"name": "h1"}], "nodes": [{"name": "a0", "wires": ["h1"]}, {"name": "a1", "wires": ["h1"]}]}
     for bad in ({**base, "name": "t\n"}, {**base, "wires": [{"name": "h1\n"}]},
@@ -93,16 +93,16 @@ def test_integers_are_bounded_when_read():
 def test_interface_names_are_checked_when_a_network_is_described():
     """A wire's 100th port on a 3-character wire, or the 1000th on single-net's, was refused by
     Linux only after 99 ports were built."""
-    from topologies.presets import build_spec
-    from topologies.spec import SpecError
+    from beowulf_netlab.topologies.presets import build_spec
+    from beowulf_netlab.topologies.spec import SpecError
     build_spec("single-net", nodes=999)
     with pytest.raises(SpecError, match=r"wire w0: .* 16 characters \(bnlXXww0-eth1000\) and Linux allows 15"):
         build_spec("single-net", nodes=1000)
 
 
 def test_the_run_prefix_length_is_netlabs():
-    from netlab.manifest import PREFIX
-    from topologies.spec import RUN_PREFIX_CHARS
+    from beowulf_netlab.netlab.manifest import PREFIX
+    from beowulf_netlab.topologies.spec import RUN_PREFIX_CHARS
     assert len(PREFIX) + 2 == RUN_PREFIX_CHARS      # bnl + two hex digits
 
 
@@ -123,12 +123,12 @@ def test_no_code_anchors_with_a_dollar_and_match():
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("match", "search")
                     and isinstance(node.func.value, ast.Name) and node.func.value.id in dollar):
                 bad.append(f"{rel}:{node.lineno}: {node.func.value.id}.{node.func.attr}")
-    allowed = {"core/values.py": "numbers: the $ follows \\s*, which takes a newline anyway",
-               "netlab/running.py": "a run id, stripped first",
-               "judge/sheet.py": "a line of the project's own sheet, from splitlines",
-               "commands/completion.py": "words of the project's own flags, from split()",
-               "judge/exercise.py": "a letter answer, stripped first (another owner's file)",
-               "judge/binding.py": "a hand-out code (another owner's file)"}
+    allowed = {"beowulf_netlab/core/values.py": "numbers: the $ follows \\s*, which takes a newline anyway",
+               "beowulf_netlab/netlab/running.py": "a run id, stripped first",
+               "beowulf_netlab/judge/sheet.py": "a line of the project's own sheet, from splitlines",
+               "beowulf_netlab/commands/completion.py": "words of the project's own flags, from split()",
+               "beowulf_netlab/judge/exercise.py": "a letter answer, stripped first (another owner's file)",
+               "beowulf_netlab/judge/binding.py": "a hand-out code (another owner's file)"}
     bad = [b for b in bad if b.split(":")[0] not in allowed]
     assert bad == [], "\n".join(bad)
 

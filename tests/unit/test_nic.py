@@ -1,10 +1,10 @@
 """The network card's gap between frames (--tx-gap-us): its arithmetic, its tc argv, its record."""
 import pytest
 
-from netlab.nic import gap_bytes, nic_gaps, tx_gap_cmds
-from run.sweep import Sweep, network_fields, network_key
-from topologies.presets import build_spec
-from topologies.spec import SpecError
+from beowulf_netlab.netlab.nic import gap_bytes, nic_gaps, tx_gap_cmds
+from beowulf_netlab.run.sweep import Sweep, network_fields, network_key
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.topologies.spec import SpecError
 
 
 def test_the_gap_is_bytes_at_the_wires_real_rate():

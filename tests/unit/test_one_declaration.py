@@ -8,31 +8,32 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from core.fields import NO_DEFAULT
-from core.settings import Setting
-from run import point as P
-from run.results import load
-from run.sweep import NETWORK_AXES, SETTINGS
-from topologies import files
-from topologies.settings import SIZES
-from workloads import WORKLOADS
+from beowulf_netlab.core.fields import NO_DEFAULT
+from beowulf_netlab.core.settings import Setting
+from beowulf_netlab.run import point as P
+from beowulf_netlab.run.results import load
+from beowulf_netlab.run.sweep import NETWORK_AXES, SETTINGS
+from beowulf_netlab.topologies import files
+from beowulf_netlab.topologies.settings import SIZES
+from beowulf_netlab.workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+PKG = ROOT / "beowulf_netlab"
 PACKAGES = ("core", "topologies", "netlab", "workloads", "run", "judge", "commands")
 FIXTURES = ROOT / "tests" / "fixtures"
 
 # keys a setting shares its name with in another record, read there with that record's own
 # default (not a point's nor a sweep's): (module, key) -> what the record is
 OTHER_RECORDS = {
-    ("topologies/presets.py", "channels"): "a topology file's wires per node (topologies/schema.json)",
-    ("netlab/manifest.py", "topology"): "a running network's manifest",
-    ("judge/report.py", "hardware"): "the paper's description of its machine (an experiment's paper block)",
-    ("judge/report.py", "repeats"): "a claim's result: how many repeats it read",
-    ("judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
-    ("topologies/files.py", "rate_mbit"): "a topology file's wire's own rate (else the file's)",
-    ("topologies/hardware.py", "queue_packets"): "a hardware profile's host_cost block (its dataclass default)",
-    ("netlab/manifest.py", "disks"): "a running network's manifest",
-    ("run/calibration.py", "today_disk"): "a disk workload without the setting (pfs) gets the filecopy default",
+    ("beowulf_netlab/topologies/presets.py", "channels"): "a topology file's wires per node (beowulf_netlab/topologies/schema.json)",
+    ("beowulf_netlab/netlab/manifest.py", "topology"): "a running network's manifest",
+    ("beowulf_netlab/judge/report.py", "hardware"): "the paper's description of its machine (an experiment's paper block)",
+    ("beowulf_netlab/judge/report.py", "repeats"): "a claim's result: how many repeats it read",
+    ("beowulf_netlab/judge/repeats.py", "repeats"): "a claim's result: how many repeats it read",
+    ("beowulf_netlab/topologies/files.py", "rate_mbit"): "a topology file's wire's own rate (else the file's)",
+    ("beowulf_netlab/topologies/hardware.py", "queue_packets"): "a hardware profile's host_cost block (its dataclass default)",
+    ("beowulf_netlab/netlab/manifest.py", "disks"): "a running network's manifest",
+    ("beowulf_netlab/run/calibration.py", "today_disk"): "a disk workload without the setting (pfs) gets the filecopy default",
 }
 # names still declared both as a setting and as a point field of another meaning (not done yet)
 TWO_MEANINGS_LEFT: dict[str, str] = {}
@@ -40,7 +41,7 @@ TWO_MEANINGS_LEFT: dict[str, str] = {}
 
 def trees():
     for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
+        for path in sorted((PKG / pkg).rglob("*.py")):
             yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text())
 
 
@@ -148,9 +149,9 @@ def test_one_description_of_pairs():
 
 
 def test_results_readme_is_made_from_the_declarations():
-    """results/README.md is what run.readme makes now (python3 -m run.readme writes it)."""
-    from run.readme import README_FILE, readme
-    assert README_FILE.read_text() == readme(), "results/README.md is stale: python3 -m run.readme"
+    """beowulf_netlab/results/README.md is what run.readme makes now (python3 -m beowulf_netlab.run.readme writes it)."""
+    from beowulf_netlab.run.readme import README_FILE, readme
+    assert README_FILE.read_text() == readme(), "beowulf_netlab/results/README.md is stale: python3 -m beowulf_netlab.run.readme"
 
 
 def test_one_name_one_quantity_on_a_time_scaled_point():
@@ -158,8 +159,8 @@ def test_one_name_one_quantity_on_a_time_scaled_point():
     CSV's column of the same name, and the slowed figure is the measured twin."""
     import gzip
     import json
-    from run.csvfile import csv_columns
-    from run.results import load_data
+    from beowulf_netlab.run.csvfile import csv_columns
+    from beowulf_netlab.run.results import load_data
     data = gzip.decompress((FIXTURES / "full-run" / "results" / "mache01-pvfs.json.gz").read_bytes())
     raw = json.loads(data)
     doc = load_data(data, "mache01")
@@ -175,12 +176,12 @@ def test_rooms_ask_rather_than_know():
     """Ethernet's arithmetic is topologies.ethernet's: the judge, the workloads and the run never
     import netlab's tc command builder for it; the judge parses no network's naming."""
     for rel, tree in trees():
-        if rel.split("/")[0] not in ("judge", "workloads", "run"):
+        if rel.split("/")[1] not in ("judge", "workloads", "run"):
             continue
         for n in ast.walk(tree):
-            if isinstance(n, ast.ImportFrom) and n.module == "netlab.shaping":
+            if isinstance(n, ast.ImportFrom) and n.module == "beowulf_netlab.netlab.shaping":
                 raise AssertionError(f"{rel}:{n.lineno} imports netlab.shaping")
-            if rel.startswith("judge/") and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+            if rel.startswith("beowulf_netlab/judge/") and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
                     and n.func.attr == "startswith" and n.args and isinstance(n.args[0], ast.Constant) \
                     and n.args[0].value == "bnl":
                 raise AssertionError(f"{rel}:{n.lineno} parses netlab's naming (bnl...)")
@@ -190,24 +191,24 @@ def test_records_are_declared_beside_what_produces_them():
     """fidelity beside the monitor's report, tcp beside what reads the nodes' TCP (and the
     profile's tcp block it reads back), the environment beside environment(): each key the
     producer writes is a property of its declaration."""
-    from netlab.tcpstat import TCP_COUNTERS, TCP_RECORD
-    from run.environment import ENVIRONMENT_FIELDS
-    from run.monitor import FIDELITY
-    from topologies.hardware import TCP_KEYS
-    tree = ast.parse((ROOT / "run" / "monitor.py").read_text())
+    from beowulf_netlab.netlab.tcpstat import TCP_COUNTERS, TCP_RECORD
+    from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS
+    from beowulf_netlab.run.monitor import FIDELITY
+    from beowulf_netlab.topologies.hardware import TCP_KEYS
+    tree = ast.parse((PKG / "run" / "monitor.py").read_text())
     report = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "report")
     keys = {k.value for n in ast.walk(report) if isinstance(n, ast.Dict) for k in n.keys
             if isinstance(k, ast.Constant)}
     assert keys and keys <= set(FIDELITY.schema["properties"]), keys - set(FIDELITY.schema["properties"])
     assert {*TCP_KEYS, *TCP_COUNTERS.values()} == set(TCP_RECORD.schema["properties"])
-    tree = ast.parse((ROOT / "run" / "environment.py").read_text())
+    tree = ast.parse((PKG / "run" / "environment.py").read_text())
     env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "environment")
     written = {k.value for n in ast.walk(env) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)
                for k in n.value.keys if isinstance(k, ast.Constant)}
     assert written <= {f.name for f in ENVIRONMENT_FIELDS}, written - {f.name for f in ENVIRONMENT_FIELDS}
 
-    from netlab.record import NETWORK_RECORD
-    tree = ast.parse((ROOT / "netlab" / "testbed.py").read_text())
+    from beowulf_netlab.netlab.record import NETWORK_RECORD
+    tree = ast.parse((PKG / "netlab" / "testbed.py").read_text())
     env = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "environment")
     written = {k.value for n in ast.walk(env) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)
                for k in n.value.keys if isinstance(k, ast.Constant)} - {"capabilities"}   # the document's, once
@@ -218,7 +219,7 @@ def test_no_name_has_two_meanings_in_a_stored_document():
     """Read through the loader, no network record of a stored document keeps the controller's
     record under `contention` (the setting's name) and no point's disk is an object."""
     from tests.unit.test_stored_values import stored_documents
-    from run.results import load_data
+    from beowulf_netlab.run.results import load_data
     for name, data in stored_documents().items():
         doc = load_data(data, name)
         for net in doc["environment"]["topologies"].values():
@@ -236,4 +237,4 @@ def test_the_runner_records_a_point_through_the_declarations():
     real = P.recorded(pt, "pfs", 1.0)
     assert real["throughput_mbyte_s"] == real["measured_throughput_mbyte_s"] == 2.0
     assert real["tx_gap_us"] == 0 and real["queue_packets"] == 0 and real["contention"] == "off"
-    assert "recorded(" in (ROOT / "run" / "runner.py").read_text()
+    assert "recorded(" in (PKG / "run" / "runner.py").read_text()

@@ -5,17 +5,17 @@ import types
 
 import pytest
 
-from core.errors import BadInput
-from netlab.pfs import brick_volfile, client_volfile, timeouts
-from run.results import real_rate
-from run.sweep import Sweep
-from topologies.presets import build_spec
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.netlab.pfs import brick_volfile, client_volfile, timeouts
+from beowulf_netlab.run.results import real_rate
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.topologies.presets import build_spec
 
 
 def agent_module():
     """pfs_agent.py without mpi4py (only its pure functions are used here)."""
     sys.modules.setdefault("mpi4py", types.SimpleNamespace(MPI=None))
-    spec = importlib.util.spec_from_file_location("pfs_agent", "workloads/pfs_agent.py")
+    spec = importlib.util.spec_from_file_location("pfs_agent", "beowulf_netlab/workloads/pfs_agent.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -77,7 +77,7 @@ def test_impossible_points_are_refused_before_anything_is_built(given, message):
 def test_claims_read_the_real_networks_rate_on_a_time_scaled_point():
     """One meaning per name (v6): the name holds the real network's figure, its measured twin what
     the slowed network carried; a v5 point (the real one in `scaled`) reads the same after upgrade."""
-    from run.upgrade import real_rates
+    from beowulf_netlab.run.upgrade import real_rates
     point = {"workload": "pfs", "throughput_mbyte_s": 100.0, "read_mbyte_s": 100.0, "time_scale": 50,
              "measured_throughput_mbyte_s": 2.0, "measured_read_mbyte_s": 2.0}
     assert real_rate(point) == 100.0 and real_rate(point, "read_mbyte_s") == 100.0
@@ -88,7 +88,7 @@ def test_claims_read_the_real_networks_rate_on_a_time_scaled_point():
 
 
 def test_the_local_share_counts_bytes_on_the_movers_own_brick_and_never_guesses():
-    from workloads.pfs import _aggregate, local_share
+    from beowulf_netlab.workloads.pfs import _aggregate, local_share
     nodes = ["b0", "b1"]
     ranks = [{"rank": 0, "per_stripe": [300, 100], "bytes": 400, "write_s": 2.0, "read_s": 1.0},
              {"rank": 1, "per_stripe": [0, 400], "bytes": 400, "write_s": 4.0, "read_s": 1.0}]

@@ -2,9 +2,9 @@
 wire (and no node in two roles) while that is possible."""
 import pytest
 
-from topologies.mesh import relay_for, shares_wire
-from topologies.presets import build_spec
-from workloads.placement import path, place, wire_load
+from beowulf_netlab.topologies.mesh import relay_for, shares_wire
+from beowulf_netlab.topologies.presets import build_spec
+from beowulf_netlab.workloads.placement import path, place, wire_load
 
 
 @pytest.mark.parametrize("topo", ["switched-mesh", "routed-mesh"])
@@ -61,11 +61,11 @@ def test_placement_is_deterministic_and_described():
 import os  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import commands  # noqa: E402
-from core.errors import BadInput  # noqa: E402
-from run.sweep import Sweep  # noqa: E402
-from workloads.filecopy import plan  # noqa: E402
-from workloads.placement import LISTED, parse_pairs_list  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.core.errors import BadInput  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep  # noqa: E402
+from beowulf_netlab.workloads.filecopy import plan  # noqa: E402
+from beowulf_netlab.workloads.placement import LISTED, parse_pairs_list  # noqa: E402
 
 GATEWAY = str(Path(__file__).resolve().parents[2] / "examples" / "topologies" / "two-hubs-gateway.json")
 

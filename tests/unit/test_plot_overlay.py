@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 pytest.importorskip("matplotlib")
 pytest.importorskip("jsonschema")
 
-import commands  # noqa: E402
-from commands.plot import run_labels  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.commands.plot import run_labels  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -42,8 +42,8 @@ def test_different_workloads_are_not_overlaid(tmp_path, capsys):
 def test_curves_with_the_same_values_are_both_drawn_and_named():
     """switched-mesh and routed-mesh carry the same local-wire numbers: the second is drawn on top
     in alternate dashes and the legend says it lies on the first, instead of hiding it."""
-    from judge.plot import COINCIDE, coincides
-    from judge.table import Series
+    from beowulf_netlab.judge.plot import COINCIDE, coincides
+    from beowulf_netlab.judge.table import Series
     a = Series("switched-mesh (local-wire)", "none", "throughput_mbyte_s", "MB/s")
     b = Series("routed-mesh (local-wire)", "none", "throughput_mbyte_s", "MB/s")
     for x, v in ((512, 8.44), (1024, 9.16)):
@@ -58,7 +58,7 @@ def test_curves_with_the_same_values_are_both_drawn_and_named():
 
 def test_overlaid_runs_carry_their_environment_in_the_legend():
     """As flent's: when each ran and what differs (commit, version, kernel, CPUs)."""
-    from commands.plot import environment_notes, overlay
+    from beowulf_netlab.commands.plot import environment_notes, overlay
     a = {"workload": "token", "points": [], "created": "2026-11-27T10:07:42+0000",
          "environment": {"project_commit": "4a59724", "kernel": "6.1"}}
     b = {**a, "created": "2026-11-27T15:31:41+0000", "environment": {"project_commit": "ad66217", "kernel": "6.1"}}
@@ -72,7 +72,7 @@ def test_overlaid_runs_carry_their_environment_in_the_legend():
 def test_a_reference_line_of_this_run_is_drawn_per_view_from_its_own_points():
     """IPPS'96 Figure 3's "all-local / 4" is the view's own all-local rate / 4 (the prototype's
     7.2 MB/s on its hardware, the ide-1995 disk's 11.7 on today's), never one constant."""
-    from judge.plot import line_level
+    from beowulf_netlab.judge.plot import line_level
     doc = {"points": [{"hardware": "prototype-1995", "remote": 0, "throughput_mbyte_s": 7.2},
                       {"hardware": "none", "remote": 0, "throughput_mbyte_s": 11.6},
                       {"hardware": "none", "remote": 0, "throughput_mbyte_s": 11.8},
@@ -90,8 +90,8 @@ def test_a_plots_format_is_its_names_extension(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from core.errors import BadInput
-    from judge.plot import image_format, save
+    from beowulf_netlab.core.errors import BadInput
+    from beowulf_netlab.judge.plot import image_format, save
     for name, magic in (("a.png", b"\x89PNG"), ("a.svg", b"<?xml"), ("a.pdf", b"%PDF"), ("a", b"\x89PNG")):
         fig = plt.figure()
         save(fig, str(tmp_path / name), 50)

@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from core.fields import Field, by_name, schema_property  # noqa: E402
-from judge import claims
-from run import csvfile, derive, point, results  # noqa: E402
-from run.sweep import Sweep, network_fields  # noqa: E402
-from topologies.point import NETWORK_FIELDS  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from beowulf_netlab.core.fields import Field, by_name, schema_property  # noqa: E402
+from beowulf_netlab.judge import claims
+from beowulf_netlab.run import csvfile, derive, point, results  # noqa: E402
+from beowulf_netlab.run.sweep import Sweep, network_fields  # noqa: E402
+from beowulf_netlab.topologies.point import NETWORK_FIELDS  # noqa: E402
+from beowulf_netlab.workloads import WORKLOADS  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DOCUMENTS = sorted([*FIXTURES.glob("v*-*.json"), *FIXTURES.glob("reproduction/*.json")])
@@ -66,7 +66,7 @@ def test_every_key_a_sweep_puts_in_a_point_is_declared(workload, topology):
 
 
 def test_every_key_the_runner_writes_into_a_point_is_declared():
-    """run/runner.py's point literal and its point[...] = assignments, read from the source."""
+    """beowulf_netlab/run/runner.py's point literal and its point[...] = assignments, read from the source."""
     tree = ast.parse((Path(point.__file__).parent / "runner.py").read_text())
     keys = set()
     for node in ast.walk(tree):

@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from topologies.mesh import grid_side, relay_for, shares_wire
-from topologies.presets import PRESETS, build_spec
-from topologies.render import wiring_text
-from topologies.spec import SpecError, node_name
+from beowulf_netlab.topologies.mesh import grid_side, relay_for, shares_wire
+from beowulf_netlab.topologies.presets import PRESETS, build_spec
+from beowulf_netlab.topologies.render import wiring_text
+from beowulf_netlab.topologies.spec import SpecError, node_name
 
 
 def test_node_names_are_hex_like_the_papers():
@@ -128,7 +128,7 @@ def test_topo_show_draws_an_explicit_topology_file(path, tmp_path, capsys):
     """A user's own file draws as its wiring (two-hubs-gateway, with its routing node, crashed; the
     switched pairs drew every node on every wire): each node dropped to its own wires only, switches
     joined to theirs. Looked at as PNGs; here: it draws, and says so."""
-    import commands
+    from beowulf_netlab import commands
     png = tmp_path / "wiring.png"
     assert commands.main(["topo", "show", path, "--png", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -22,7 +22,7 @@ PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 SETUP = "sudo ./setup.sh && sudo python3 emulate.py"
 TESTS = "sudo python3 -m pytest tests"
-SAMPLE_MARKER = "<!-- sample: main job output (commands/quick.py) -->"
+SAMPLE_MARKER = "<!-- sample: main job output (beowulf_netlab/commands/quick.py) -->"
 GLOSSARY_TERMS = ("claim", "verdict", "reproduced", "reproduced in shape", "not reproduced",
                   "not checkable", "calibration point", "tested", "forced by construction",
                   "calibration consequence", "seed",
@@ -196,12 +196,12 @@ def test_counts_the_readme_quotes_are_those_of_their_files():
     """'the median of at least six exercise check runs' is what every runs.json holds; the results
     README's schema version is the one the code writes."""
     import json
-    from run.upgrade import SCHEMA_VERSION
+    from beowulf_netlab.run.upgrade import SCHEMA_VERSION
     readme = " ".join(README.read_text().split())
     m = re.search(r"median of at least (\w+) `exercise check` runs", readme)
     assert m, "the README no longer says how many recorded runs the solutions' median takes"
-    runs = {len(json.loads(p.read_text())["runs"]) for p in (ROOT / "exercises").glob("*/solutions/runs.json")}
+    runs = {len(json.loads(p.read_text())["runs"]) for p in (ROOT / "beowulf_netlab" / "exercises").glob("*/solutions/runs.json")}
     assert min(runs) == _WORDS[m.group(1)], (m.group(1), runs)
-    results_readme = (ROOT / "results" / "README.md").read_text()
+    results_readme = (ROOT / "beowulf_netlab" / "results" / "README.md").read_text()
     assert f"(schema version {SCHEMA_VERSION})" in results_readme
     assert f"| `schema_version` | {SCHEMA_VERSION} " in results_readme

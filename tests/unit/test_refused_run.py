@@ -5,18 +5,18 @@ import types
 
 import pytest
 
-from core.errors import RuntimeFailure
-from netlab.impls import BuildOptions
-from run import session as session_mod
-from run.sweep import Sweep
+from beowulf_netlab.core.errors import RuntimeFailure
+from beowulf_netlab.netlab.impls import BuildOptions
+from beowulf_netlab.run import session as session_mod
+from beowulf_netlab.run.sweep import Sweep
 
 SESSION = session_mod.Session
 
 
 def _session(monkeypatch, measure):
-    runner = types.ModuleType("run.runner")
+    runner = types.ModuleType("beowulf_netlab.run.runner")
     runner.run_sweep = measure
-    monkeypatch.setitem(sys.modules, "run.runner", runner)     # no Mininet: the run is a stub
+    monkeypatch.setitem(sys.modules, "beowulf_netlab.run.runner", runner)     # no Mininet: the run is a stub
     s = object.__new__(SESSION)
     s.opts, s.caps, s.docs = BuildOptions(), None, {}
     return s

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import claims as C
-from judge import repeats as R
+from beowulf_netlab.judge import claims as C
+from beowulf_netlab.judge import repeats as R
 from tests.unit.test_full_run import _read
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repeats-run"

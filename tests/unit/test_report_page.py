@@ -31,8 +31,8 @@ pytest.importorskip("jsonschema")
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-from judge.report import build  # noqa: E402
-from run.results import load  # noqa: E402
+from beowulf_netlab.judge.report import build  # noqa: E402
+from beowulf_netlab.run.results import load  # noqa: E402
 
 STORED = sorted((ROOT / "tests" / "fixtures" / "reproduction").glob("*.json"))
 BROWSER = next((b for b in (shutil.which("chromium-headless-shell"), "/usr/bin/chromium-headless-shell",

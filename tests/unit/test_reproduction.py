@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("jsonschema")
 pytest.importorskip("matplotlib")
 
-import commands  # noqa: E402
-from judge.claims import CALIBRATION, NOT_CHECKABLE, TESTED  # noqa: E402
-from judge.report import build  # noqa: E402
-from run.results import load  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.judge.claims import CALIBRATION, NOT_CHECKABLE, TESTED  # noqa: E402
+from beowulf_netlab.judge.report import build  # noqa: E402
+from beowulf_netlab.run.results import load  # noqa: E402
 
 STORED = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "reproduction").glob("*.json"))
 
@@ -89,8 +89,8 @@ def test_the_tally_leaves_out_what_could_not_fail_and_lists_it_per_view(docs, tm
     """Issue 42: 'reproduced' counts only verdicts that could have come out otherwise; the
     summary names, per view, the claims that could not fail and what forced each, and the
     'Could each verdict fail?' table a reading that flips every other."""
-    from judge.claims import FORCED, REPRODUCED
-    from judge.report import model
+    from beowulf_netlab.judge.claims import FORCED, REPRODUCED
+    from beowulf_netlab.judge.report import model
     m = model(docs, tmp_path, quick=True)
     results = {(r["hardware"], r["id"]): r for r in m["results"]}
     for s in m["summaries"]:
@@ -115,8 +115,8 @@ def test_the_tally_leaves_out_what_could_not_fail_and_lists_it_per_view(docs, tm
 def test_report_reads_without_a_key(docs, tmp_path):
     """Every measured number carries its unit and names what it is; verdicts are coloured with
     their text; the environment is labelled; the terms are explained; one heading per figure."""
-    from judge.report import measured_parts
-    from judge.claims import load_claims
+    from beowulf_netlab.judge.report import measured_parts
+    from beowulf_netlab.judge.claims import load_claims
     page = build(docs, tmp_path, quick=True)
     md = (tmp_path / "report.md").read_text()
     html = page.read_text()
@@ -162,7 +162,7 @@ def test_report_reads_without_a_key(docs, tmp_path):
 def test_the_report_shows_the_era_validation_table(docs, tmp_path):
     """Every era check has a row in both files, read (in/below/above band, or not measured with why),
     beside the claims and never among them."""
-    from judge.validation import load_checks
+    from beowulf_netlab.judge.validation import load_checks
     page = build(docs, tmp_path, quick=True)
     md, html = (tmp_path / "report.md").read_text(), page.read_text()
     section = md.split("## Era validation")[1].split("## Figures")[0]
@@ -174,7 +174,7 @@ def test_the_report_shows_the_era_validation_table(docs, tmp_path):
 
 
 def test_an_experiment_runs_after_those_it_takes_points_from():
-    from commands.reproduce import sources_first
+    from beowulf_netlab.commands.reproduce import sources_first
     shares = {"fig6": ["fig3", "fig5"], "fig5d": ["fig3t"], "loop": ["loop"]}
     order = sources_first(["fig6", "fig2", "fig5d", "fig3", "fig3t", "fig5", "loop"], shares)
     assert sorted(order) == sorted(["fig6", "fig2", "fig5d", "fig3", "fig3t", "fig5", "loop"])
@@ -190,7 +190,7 @@ def _net(wire_impl, medium=None, commands=None):
 def test_the_collision_row_and_wire_example_follow_the_wire_that_ran():
     """An engine-only run is not told its hubs charge an average cost, and its wire example shows
     the engine's configuration (a tc wire's argv is empty there)."""
-    from judge.report import not_modelled, wire_example
+    from beowulf_netlab.judge.report import not_modelled, wire_example
     config = ["seed 1", "segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1140",
               *(f"port bnl0aww0-eth{i} segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 tx_gap_ns=0"
                 for i in range(1, 6))]

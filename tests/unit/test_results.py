@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from core.errors import BadInput  # noqa: E402
-from run import csvfile, results, upgrade  # noqa: E402
-from judge.plot import plot  # noqa: E402
-from judge.table import table
-from run.results import load, new_document, validate  # noqa: E402
-from run.store import write_atomic  # noqa: E402
-from run.csvfile import write_csv  # noqa: E402
+from beowulf_netlab.core.errors import BadInput  # noqa: E402
+from beowulf_netlab.run import csvfile, results, upgrade  # noqa: E402
+from beowulf_netlab.judge.plot import plot  # noqa: E402
+from beowulf_netlab.judge.table import table
+from beowulf_netlab.run.results import load, new_document, validate  # noqa: E402
+from beowulf_netlab.run.store import write_atomic  # noqa: E402
+from beowulf_netlab.run.csvfile import write_csv  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 STORED = sorted(FIXTURES.glob("v*-*.json"))
@@ -23,7 +23,7 @@ STORED = sorted(FIXTURES.glob("v*-*.json"))
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(results.SCHEMA_FILE.read_text()) == results.SCHEMA, \
-        "results/schema.json is stale: run python3 -m run.results"
+        "beowulf_netlab/results/schema.json is stale: run python3 -m beowulf_netlab.run.results"
 
 
 def described(node, path="$"):

@@ -8,12 +8,12 @@ from collections import deque
 
 import pytest
 
-from topologies.files import _routes, explicit, load
-from topologies.spec import Route, SpecError, node_ip
+from beowulf_netlab.topologies.files import _routes, explicit, load
+from beowulf_netlab.topologies.spec import Route, SpecError, node_ip
 
 
 def reference(nodes: list[dict], domain_of: dict[str, int]) -> dict[int, tuple]:
-    """The search it replaced (topologies/files.py before issue 45), kept as the reference."""
+    """The search it replaced (beowulf_netlab/topologies/files.py before issue 45), kept as the reference."""
     n = len(nodes)
     doms = [[domain_of[w] for w in nd["wires"]] for nd in nodes]
     members: dict[int, list[int]] = {}

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from commands.shell import split
-from core.errors import BadInput
-from netlab import running
-from netlab.manifest import Manifest, _stat
+from beowulf_netlab.commands.shell import split
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.netlab import running
+from beowulf_netlab.netlab.manifest import Manifest, _stat
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The safe reader and writer (core/safefile.py) against what a student could plant for root:
+"""The safe reader and writer (beowulf_netlab/core/safefile.py) against what a student could plant for root:
 links, FIFOs, devices, oversized files, and folders other users can change."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from core.errors import BadInput, RuntimeFailure  # noqa: E402
-from core.safefile import atomic_text, private_dir, read_bytes, write_atomic_bytes  # noqa: E402
+from beowulf_netlab.core.errors import BadInput, RuntimeFailure  # noqa: E402
+from beowulf_netlab.core.safefile import atomic_text, private_dir, read_bytes, write_atomic_bytes  # noqa: E402
 
 NOBODY = 65534
 
@@ -150,7 +150,7 @@ def _tar(path: Path, members: list[tuple[str, str, bytes]]) -> Path:
 
 def test_an_archive_gives_only_its_matching_regular_files(tmp_path):
     import re
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     a = _tar(tmp_path / "lab-a.tgz", [
         ("results/a.json", "file", b"{}"),
         ("results/b.json", "link", b"/etc/shadow"),
@@ -164,7 +164,7 @@ def test_an_archive_gives_only_its_matching_regular_files(tmp_path):
 
 def test_an_archive_member_over_the_cap_is_refused(tmp_path):
     import re
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     a = _tar(tmp_path / "bomb.tgz", [("results/a.json", "file", b" " * 5000)])   # compresses to little
     with pytest.raises(BadInput, match="larger than"):
         archive_members(a, "reproduction archive", re.compile(r"results/[a-z]+\.json"), 1000, 10_000, 20_000)
@@ -183,7 +183,7 @@ def test_the_writer_writes_into_a_linked_folder(tmp_path):
 
 def test_a_damaged_archive_is_one_bad_input(tmp_path):
     import re
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     good = _tar(tmp_path / "a.tgz", [("results/a.json", "file", b"{}" * 5000)])
     data = good.read_bytes()
     (tmp_path / "cut.tgz").write_bytes(data[: len(data) // 2])
@@ -211,7 +211,7 @@ def test_archives_are_read_as_tarfile_reads_them(tmp_path, fmt, compression):
     import io
     import re
     import tarfile
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     long_dir = "results/" + "d" * 120
     names = [("results/a.json", b"{}"), ("results/empty.json", b""), (f"{long_dir}/b.json", b"x" * 5000),
              ("results/big.bin", bytes(range(256)) * 4096), ("results/a.json", b"[1]")]   # a duplicate: the last wins
@@ -241,7 +241,7 @@ def test_archives_gnu_tar_writes_are_read(tmp_path):
     import re
     import shutil
     import subprocess
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     if shutil.which("tar") is None:
         pytest.skip("no tar here")
     src = tmp_path / "src"
@@ -284,7 +284,7 @@ def test_a_header_bomb_is_refused_before_it_is_read(tmp_path, bomb, word):
     memory); refused here on the header's size, at once and with next to no memory."""
     import re
     import hostile_archives
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     path = tmp_path / "bomb.tgz"
     path.write_bytes(getattr(hostile_archives, bomb)())
     assert path.stat().st_size < 3 << 20
@@ -299,7 +299,7 @@ def test_a_skipped_member_is_inflated_only_to_the_budget(tmp_path):
     archive's expansion passes the budget, in a few MB of memory."""
     import re
     import hostile_archives
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     path = tmp_path / "bomb.tgz"
     path.write_bytes(hostile_archives.skipped_bomb())
     raised, took, peak = _peak(lambda: archive_members(path, "archive", re.compile(r".*\.json"), 64 << 20,
@@ -316,7 +316,7 @@ def test_a_skipped_member_is_inflated_only_to_the_budget(tmp_path):
 
 def test_an_archive_file_over_its_cap_is_refused_before_it_is_read(tmp_path):
     import re
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     path = tmp_path / "big.tgz"
     with open(path, "wb") as f:
         f.truncate((256 << 20) + 1)
@@ -328,7 +328,7 @@ def test_damaged_headers_are_one_bad_input(tmp_path):
     import gzip
     import re
     import hostile_archives
-    from core.safefile import archive_members
+    from beowulf_netlab.core.safefile import archive_members
     good = hostile_archives.header(b"results/a.json", 2) + b"{}".ljust(512, b"\0")
     cases = {
         "checksum": good[:148] + b"0000000\0" + good[156:],
@@ -362,7 +362,7 @@ def _shared_with_link(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_link_on_the_way_that_others_could_change_is_not_followed(tmp_path):
-    from run.store import check_writable
+    from beowulf_netlab.run.store import check_writable
     shared, secret = _shared_with_link(tmp_path)
     with pytest.raises(OSError, match="symbolic link another user made or could change"):
         write_atomic_bytes(shared / "out" / "doc.json", "{}")
@@ -387,7 +387,7 @@ def test_a_link_another_user_made_is_not_followed_even_in_roots_folder(tmp_path)
 def test_a_folder_swapped_for_a_link_during_a_write_keeps_the_write(tmp_path):
     """The folder is held by a descriptor: a student who renames it away and plants a link in
     its place while root writes (check's two-minute window) gets the file in the old folder."""
-    from core.safefile import atomic_binary
+    from beowulf_netlab.core.safefile import atomic_binary
     student, secret = tmp_path / "student", tmp_path / "secret"
     student.mkdir()
     secret.mkdir(mode=0o700)
@@ -400,7 +400,7 @@ def test_a_folder_swapped_for_a_link_during_a_write_keeps_the_write(tmp_path):
 
 
 def test_missing_folders_are_made_one_at_a_time(tmp_path):
-    from core.safefile import open_folder, probe_folder
+    from beowulf_netlab.core.safefile import open_folder, probe_folder
     write_atomic_bytes(tmp_path / "a" / "b" / "c" / "doc.json", "{}")
     assert (tmp_path / "a" / "b" / "c" / "doc.json").read_text() == "{}"
     probe_folder(tmp_path / "x" / "y")               # the nearest existing folder takes a file
@@ -419,7 +419,7 @@ def test_topo_png_goes_through_the_safe_writer(tmp_path, capsys):
     """topo show --png replaces a link planted at the target (never writes through it) and
     refuses a folder another user could swap."""
     pytest.importorskip("matplotlib")
-    import commands
+    from beowulf_netlab import commands
     secret = tmp_path / "shadow"
     secret.write_text("root's")
     secret.chmod(0o600)

@@ -5,15 +5,15 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from judge import sensitivity  # noqa: E402
-from judge.claims import load_claims  # noqa: E402
-from run.experiment import experiment_files, load as load_experiment  # noqa: E402
+from beowulf_netlab.judge import sensitivity  # noqa: E402
+from beowulf_netlab.judge.claims import load_claims  # noqa: E402
+from beowulf_netlab.run.experiment import experiment_files, load as load_experiment  # noqa: E402
 from tests.unit.test_reproduction import STORED, build, load  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(sensitivity.SCHEMA_FILE.read_text()) == sensitivity.SCHEMA, \
-        "claims/sensitivity.schema.json is stale: run python3 -m judge.sensitivity"
+        "beowulf_netlab/claims/sensitivity.schema.json is stale: run python3 -m beowulf_netlab.judge.sensitivity"
 
 
 @pytest.mark.parametrize("quick", [False, True])
@@ -54,8 +54,8 @@ def test_the_table_reports_moves_and_the_verdicts_stay_the_runs(tmp_path):
 def test_the_queue_variants_set_every_queue_a_packet_waits_in():
     """queue_packets (as built: the profile's kernel's queues) is swept: the variant's networks give
     every card's transmit queue and every node's CPU backlog its value, and record it."""
-    from netlab.hostcost import cpu_cmds
-    from topologies.point import network_fields
+    from beowulf_netlab.netlab.hostcost import cpu_cmds
+    from beowulf_netlab.topologies.point import network_fields
     for v in (v for v in sensitivity.load_variants() if v["id"].startswith("queues-")):
         sweep = sensitivity.variant_sweep(v, True)[0]
         for spec in sweep.specs():
@@ -68,18 +68,18 @@ def test_the_queue_variants_set_every_queue_a_packet_waits_in():
 
 
 def test_a_queue_of_one_frame_is_refused_before_anything_runs():
-    from topologies.spec import SpecError
-    from topologies.presets import build_spec
+    from beowulf_netlab.topologies.spec import SpecError
+    from beowulf_netlab.topologies.presets import build_spec
     with pytest.raises(SpecError, match="--queue-packets takes 0"):
         build_spec("single-net", nodes=2, hardware="prototype-1995", queue_packets=1)
     assert build_spec("single-net", nodes=2, queue_packets=2).wires[0].queue_packets == 2
 
 
 def test_every_ranged_constant_runs_at_both_ends_of_every_experiment_on_its_profile():
-    """A profile's range is declared once (hardware/*.json) and its ends are derived: each
+    """A profile's range is declared once (beowulf_netlab/hardware/*.json) and its ends are derived: each
     single-profile experiment the claims read gets a low and a high variant that set the
     constant's setting to the profile's ends, and nothing else."""
-    from topologies.hardware import load as load_profile, ranged_constants
+    from beowulf_netlab.topologies.hardware import load as load_profile, ranged_constants
     claims = load_claims()
     names = sorted({n for c in claims for n in c["experiments"]})
     variants = sensitivity.range_variants_of(names)
@@ -100,8 +100,8 @@ def test_every_ranged_constant_runs_at_both_ends_of_every_experiment_on_its_prof
 
 
 def test_a_ranged_constant_outside_its_range_or_without_a_setting_is_refused(monkeypatch, tmp_path):
-    from core.errors import BadInput
-    from topologies import hardware
+    from beowulf_netlab.core.errors import BadInput
+    from beowulf_netlab.topologies import hardware
     data = json.loads((hardware.HARDWARE_DIR / "prototype-1995.json").read_text())
     data["card"]["tx_gap_us"]["value"] = 91
     with pytest.raises(BadInput, match="outside its range"):

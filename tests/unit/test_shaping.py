@@ -1,7 +1,7 @@
 """Ethernet arithmetic and the tc/nft commands the wires and bonds are built from."""
-from netlab import shaping
-from netlab.bond import kernel_bond_cmds, nft_bond_cmds
-from netlab.relay import relay_egress_cmds
+from beowulf_netlab.netlab import shaping
+from beowulf_netlab.netlab.bond import kernel_bond_cmds, nft_bond_cmds
+from beowulf_netlab.netlab.relay import relay_egress_cmds
 
 
 def test_wire_bytes_adds_preamble_fcs_gap_and_pads():
@@ -52,7 +52,7 @@ def test_nft_bond_round_robins_over_k_nics():
 
 
 def test_impaired_leaves_are_netem_with_the_queue_limit():
-    from topologies.spec import Impairment
+    from beowulf_netlab.topologies.spec import Impairment
     imp = Impairment(delay_ms=5, jitter_ms=1.5, loss_pct=0.5)
     cmds = shaping.shared_wire_cmds("ifb0", 10, ["02:00:00:00:00:01"], 50, imp)
     leaves = [c for c in cmds if c[:3] == ["tc", "qdisc", "add"]]

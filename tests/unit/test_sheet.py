@@ -1,4 +1,4 @@
-"""Exercise sheets as pages to hand out (judge/sheet.py): every question and choice, the
+"""Exercise sheets as pages to hand out (beowulf_netlab/judge/sheet.py): every question and choice, the
 task numbers kept, nothing of the sheet run as HTML, no solutions; rendered in Chromium."""
 import re
 import shutil
@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-import commands  # noqa: E402
-from judge import exercise  # noqa: E402
-from judge.sheet import inline, page  # noqa: E402
+from beowulf_netlab import commands  # noqa: E402
+from beowulf_netlab.judge import exercise  # noqa: E402
+from beowulf_netlab.judge.sheet import inline, page  # noqa: E402
 
 NAMES = [p.name for p in sorted(exercise.EXERCISES_DIR.iterdir()) if (p / "check.json").exists()]
 BROWSER = next((b for b in (shutil.which("chromium-headless-shell"), "/usr/bin/chromium-headless-shell")

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 
-from core.fields import MEASURED_PREFIX
-from run.results import load_data
+from beowulf_netlab.core.fields import MEASURED_PREFIX
+from beowulf_netlab.run.results import load_data
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SNAPSHOT = FIXTURES / "stored-values.json.gz"

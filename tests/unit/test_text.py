@@ -1,10 +1,10 @@
-"""Hostile text made safe for a terminal, a spreadsheet and a Markdown table (core/text.py)."""
+"""Hostile text made safe for a terminal, a spreadsheet and a Markdown table (beowulf_netlab/core/text.py)."""
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from core.text import csv_cell, md_cell, plain  # noqa: E402
+from beowulf_netlab.core.text import csv_cell, md_cell, plain  # noqa: E402
 
 
 def test_escape_sequences_cannot_reach_the_terminal():
@@ -20,7 +20,7 @@ def test_bidirectional_controls_and_separators_cannot_reorder_a_line():
 
 
 def test_several_lines_stay_lines_each_plain():
-    from core.text import plain_lines
+    from beowulf_netlab.core.text import plain_lines
     assert plain_lines("head\x1b[2J\nrow\u202e1\r\n") == "head?[2J\nrow?1?\n"
 
 

@@ -17,23 +17,23 @@ import pytest
 
 pytest.importorskip("mininet.topo")
 
-from netlab.bond import kernel_bond_cmds, nft_bond_cmds   # noqa: E402
-from netlab.disk_profiles import for_spec                   # noqa: E402
-from netlab.hostcost import cpu_cmds                         # noqa: E402
-from netlab.impls import BuildOptions, wire_impl             # noqa: E402
-from netlab.medium import engine_config                      # noqa: E402
-from netlab.nic import tx_gap_cmds                           # noqa: E402
-from netlab.pfs import timeouts                              # noqa: E402
-from netlab.node import BeowulfHost                          # noqa: E402
-from netlab.relay import relay_egress_cmds                   # noqa: E402
-from netlab.shaping import shared_wire_cmds                  # noqa: E402
-from netlab.testbed import network_name                      # noqa: E402
-from netlab.topo import SpecTopo, switch_node, wire_node     # noqa: E402
-from run.runner import wire_capacities                  # noqa: E402
-from run.sweep import network_fields, network_key       # noqa: E402
-from topologies.presets import build_spec                    # noqa: E402
-from topologies.spec import QUEUE_PACKETS, SUBNET           # noqa: E402
-from workloads.base import path_rate_bytes_s                 # noqa: E402
+from beowulf_netlab.netlab.bond import kernel_bond_cmds, nft_bond_cmds   # noqa: E402
+from beowulf_netlab.netlab.disk_profiles import for_spec                   # noqa: E402
+from beowulf_netlab.netlab.hostcost import cpu_cmds                         # noqa: E402
+from beowulf_netlab.netlab.impls import BuildOptions, wire_impl             # noqa: E402
+from beowulf_netlab.netlab.medium import engine_config                      # noqa: E402
+from beowulf_netlab.netlab.nic import tx_gap_cmds                           # noqa: E402
+from beowulf_netlab.netlab.pfs import timeouts                              # noqa: E402
+from beowulf_netlab.netlab.node import BeowulfHost                          # noqa: E402
+from beowulf_netlab.netlab.relay import relay_egress_cmds                   # noqa: E402
+from beowulf_netlab.netlab.shaping import shared_wire_cmds                  # noqa: E402
+from beowulf_netlab.netlab.testbed import network_name                      # noqa: E402
+from beowulf_netlab.netlab.topo import SpecTopo, switch_node, wire_node     # noqa: E402
+from beowulf_netlab.run.runner import wire_capacities                  # noqa: E402
+from beowulf_netlab.run.sweep import network_fields, network_key       # noqa: E402
+from beowulf_netlab.topologies.presets import build_spec                    # noqa: E402
+from beowulf_netlab.topologies.spec import QUEUE_PACKETS, SUBNET           # noqa: E402
+from beowulf_netlab.workloads.base import path_rate_bytes_s                 # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "timescale-kernel-view.json"
 PREFIX = "bnl00"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-AGENT = os.path.join(os.path.dirname(__file__), "..", "..", "workloads", "token_agent.py")
+AGENT = os.path.join(os.path.dirname(__file__), "..", "..", "beowulf_netlab", "workloads", "token_agent.py")
 
 
 def free_port() -> int:
@@ -86,14 +86,14 @@ class LoopbackHost:
 
 
 def warm():
-    from workloads.agent import WarmAgents
+    from beowulf_netlab.workloads.agent import WarmAgents
     return WarmAgents(AGENT, "token agent")
 
 
 def test_a_warm_agent_runs_point_after_point_and_ends_its_children():
     """One daemon forks each point's server and client; results and corruption come back
     per child, and closing the pool leaves no child running."""
-    from core.errors import DataCorrupted
+    from beowulf_netlab.core.errors import DataCorrupted
     host = LoopbackHost()
     with warm() as pool:
         for n in (5, 7):
@@ -123,7 +123,7 @@ def test_a_warm_agent_runs_point_after_point_and_ends_its_children():
 
 
 def test_a_warm_agent_says_why_a_command_failed():
-    from workloads.agent import WorkloadFailed
+    from beowulf_netlab.workloads.agent import WorkloadFailed
     with warm() as pool:
         client = pool.start(LoopbackHost(), ["client", "--host", "127.0.0.1", "--port", "1", "--size", "9",
                                              "--exchanges", "1"], "client of nobody")

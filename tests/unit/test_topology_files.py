@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import BadInput
-from topologies import cluster, files, mesh, presets
-from topologies.presets import PRESETS, build_spec
-from topologies.spec import DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, SpecError
+from beowulf_netlab.core.errors import BadInput
+from beowulf_netlab.topologies import cluster, files, mesh, presets
+from beowulf_netlab.topologies.presets import PRESETS, build_spec
+from beowulf_netlab.topologies.spec import DEFAULT_CHANNELS, DEFAULT_NODES, DEFAULT_RATE_MBIT, SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
 GATEWAY = ROOT / "examples" / "topologies" / "two-hubs-gateway.json"
@@ -126,7 +126,7 @@ def test_a_wiring_mistake_is_one_line_naming_it(tmp_path, over, says):
 
 
 def test_nodes_cannot_change_an_explicit_file_and_a_sweep_takes_its_count(tmp_path):
-    from run.sweep import Sweep
+    from beowulf_netlab.run.sweep import Sweep
     with pytest.raises(BadInput, match="lists 7 nodes"):
         build_spec(str(GATEWAY), nodes=16)
     sweep = Sweep.make("iperf", {"topology": [str(GATEWAY)]})

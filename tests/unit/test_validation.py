@@ -5,14 +5,14 @@ import pytest
 
 pytest.importorskip("jsonschema")
 
-from judge import validation  # noqa: E402
-from run.experiment import experiment_files, load  # noqa: E402
-from topologies.hardware import profile_names  # noqa: E402
+from beowulf_netlab.judge import validation  # noqa: E402
+from beowulf_netlab.run.experiment import experiment_files, load  # noqa: E402
+from beowulf_netlab.topologies.hardware import profile_names  # noqa: E402
 
 
 def test_schema_file_is_the_schema_in_code():
     assert json.loads(validation.SCHEMA_FILE.read_text()) == validation.SCHEMA, \
-        "claims/era-checks.schema.json is stale: run python3 -m judge.validation"
+        "beowulf_netlab/claims/era-checks.schema.json is stale: run python3 -m beowulf_netlab.judge.validation"
 
 
 def test_every_check_names_a_point_its_experiment_runs():

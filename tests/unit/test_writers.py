@@ -22,25 +22,25 @@ FUNCTIONS = {("os", "replace"), ("os", "rename"), ("os", "symlink"), ("os", "lin
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"}
 
 ALLOWED = {
-    "core/safefile.py": (3, "the safe writer itself: its temporary (O_EXCL|O_NOFOLLOW, relative to the "
+    "beowulf_netlab/core/safefile.py": (3, "the safe writer itself: its temporary (O_EXCL|O_NOFOLLOW, relative to the "
                             "folder's descriptor), the rename, the probe file"),
-    "judge/plot.py": (1, "savefig into core.safefile.atomic_binary's file object"),
-    "topologies/render.py": (1, "savefig into core.safefile.atomic_binary's file object"),
-    "commands/__init__.py": (1, "os.devnull for a closed stdout"),
-    "workloads/pfs.py": (1, "mpirun's log in the run's private disk folder (private_dir)"),
-    "workloads/filecopy.py": (1, "a copy's source file on a node disk, in the run's private disk folder"),
-    "workloads/copy_agent.py": (1, "an agent in a node: its cgroup's procs file"),
-    "workloads/pfs_agent.py": (4, "an MPI rank: its cgroup's procs file, its files on the node disk and "
+    "beowulf_netlab/judge/plot.py": (1, "savefig into core.safefile.atomic_binary's file object"),
+    "beowulf_netlab/topologies/render.py": (1, "savefig into core.safefile.atomic_binary's file object"),
+    "beowulf_netlab/commands/__init__.py": (1, "os.devnull for a closed stdout"),
+    "beowulf_netlab/workloads/pfs.py": (1, "mpirun's log in the run's private disk folder (private_dir)"),
+    "beowulf_netlab/workloads/filecopy.py": (1, "a copy's source file on a node disk, in the run's private disk folder"),
+    "beowulf_netlab/workloads/copy_agent.py": (1, "an agent in a node: its cgroup's procs file"),
+    "beowulf_netlab/workloads/pfs_agent.py": (4, "an MPI rank: its cgroup's procs file, its files on the node disk and "
                                   "the parallel file system"),
-    "netlab/disk.py": (6, "node disk images (O_EXCL|O_NOFOLLOW) in the private disk folder; cgroup files"),
-    "netlab/pfs.py": (3, "GlusterFS volume files in the run's private folder; a cgroup's procs file"),
-    "netlab/manifest.py": (1, "the run id's lock, O_EXCL|O_NOFOLLOW in the private state folder"),
-    "netlab/medium.py": (1, "the engine's configuration, O_NOFOLLOW in the private state folder"),
+    "beowulf_netlab/netlab/disk.py": (6, "node disk images (O_EXCL|O_NOFOLLOW) in the private disk folder; cgroup files"),
+    "beowulf_netlab/netlab/pfs.py": (3, "GlusterFS volume files in the run's private folder; a cgroup's procs file"),
+    "beowulf_netlab/netlab/manifest.py": (1, "the run id's lock, O_EXCL|O_NOFOLLOW in the private state folder"),
+    "beowulf_netlab/netlab/medium.py": (1, "the engine's configuration, O_NOFOLLOW in the private state folder"),
     # whole files (None): tools run by hand, in folders of their own
-    "labvm/image.py": (None, "the lab VM's image build in its cache"),
-    "labvm/qemu.py": (None, "the lab VM's QEMU log in its cache"),
-    "labvm/stage.py": (None, "an Ansible inventory, a fresh temporary file"),
-    "exercises/record.py": (None, "records an exercise's solutions in the project"),
+    "beowulf_netlab/labvm/image.py": (None, "the lab VM's image build in its cache"),
+    "beowulf_netlab/labvm/qemu.py": (None, "the lab VM's QEMU log in its cache"),
+    "beowulf_netlab/labvm/stage.py": (None, "an Ansible inventory, a fresh temporary file"),
+    "beowulf_netlab/exercises/record.py": (None, "records an exercise's solutions in the project"),
     "examples/synthetic_class.py": (None, "an example writing a made-up class into a folder it makes"),
 }
 

@@ -1,0 +1,263 @@
+"""emulate.py reproduce [--quick]: run the papers' experiments and write the reproduction report."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+from beowulf_netlab.commands.args import add_build_args, build_options, shard_arg
+from beowulf_netlab.core.errors import BadInput, NetlabError
+from beowulf_netlab.judge.claims import load_claims, read_by_claims
+from beowulf_netlab.run.experiment import experiment_files, load
+from beowulf_netlab.judge.report import build, headline, headline_json
+from beowulf_netlab.run.results import RESULTS_DIR
+from beowulf_netlab.run.session import Session
+from beowulf_netlab.run.sweep import Sweep
+from beowulf_netlab.run import estimate
+from beowulf_netlab.judge import tested
+from beowulf_netlab.judge.repeats import doubtful, wanted
+from beowulf_netlab.judge.sensitivity import load_variants, range_variants, variant_sweep
+from beowulf_netlab.run import calibration
+from beowulf_netlab.judge.heldout import EXPERIMENT as HELDOUT
+from beowulf_netlab.judge.validation import experiments as era_experiments
+from beowulf_netlab.topologies.hardware import NONE
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("reproduce", help="run the papers' experiments and write a report with verdicts",
+                       description="Run every experiment the claims file (beowulf_netlab/claims/claims.json) reads, and the "
+                                   "era checks' (beowulf_netlab/claims/era-checks.json, on the 1996 profiles alone), one "
+                                   "network at a time, then write a report directory: report.md, a "
+                                   "self-contained report.html, figures/ and the results documents. "
+                                   "Ctrl-C keeps the finished experiments and writes the report from them. "
+                                   "Every experiment runs on the hardware profile its figure ran on and on "
+                                   "today's hosts (--hardware). Points a claim reads run twice, and a third time where "
+                                   "two leave its verdict in doubt (full run), the "
+                                   "rest of each curve once (--quick: not at all). Full run about 60 minutes on this "
+                                   "2-core host (about 13 of them the range ends, --ranges); --quick about "
+                                   "5.5.")
+    p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
+                   "points the claims read")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="report directory (default results/reproduction-<time>[-quick])")
+    p.add_argument("--only", metavar="NAME[,...]", default=None,
+                   help="run only these experiments (the report judges what it has)")
+    p.add_argument("--hardware", choices=("both", "paper", "none"), default="both",
+                   help="which machines: both (default: each experiment on the hardware profile its "
+                        "figure ran on, and on today's hosts), paper, or none (today's hosts only)")
+    p.add_argument("--contention", nargs="?", const="on", choices=("on", "off"), default=None,
+                   metavar="on|off",
+                   help="the CSMA/CD model on every shared wire of the paper's hardware, against each "
+                        "profile's default (the 1996 machines: on); with --hardware paper; alone: on")
+    p.add_argument("--sensitivity", action="store_true",
+                   help="also run each variant of beowulf_netlab/claims/sensitivity.json (the choices the papers leave "
+                        "open) on the paper's hardware; the report shows how each claim's verdict moves")
+    p.add_argument("--ranges", action=argparse.BooleanOptionalAction, default=None,
+                   help="run each hardware profile's ranged constants (the card's gap and latency: ranges the era "
+                        "sources do not narrow) at both ends on the points the claims' checks read in the "
+                        "experiments' quick sweeps, %d times each, so that a claim whose verdict differs "
+                        "between the ends reads 'undetermined by the sources' (default: on for the full "
+                        "run, off for --quick)" % RANGE_REPEATS)
+    p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
+                   help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print only the report's headline as JSON on stdout at the "
+                   "end (verdict counts per view, calibrations not met, the report's paths: docs/json.md); "
+                   "everything else goes to stderr")
+    add_build_args(p)
+
+
+RANGE_REPEATS = 2   # runs of each range end's point: a verdict needs two; a third costs a fifth more run
+FIRST_REPEATS = 2   # runs of a claimed point before its claims are judged: a third only where two
+                    # leave a verdict in doubt (judge.repeats)
+
+
+def first_pass(point: dict) -> bool:
+    """The points a full run measures before judging: calibrations whole, each other point's
+    first FIRST_REPEATS runs."""
+    return bool(point.get("calibration_of")) or point["repeat"] < FIRST_REPEATS
+
+
+def capped(sweep: Sweep) -> Sweep:
+    """The sweep as its first pass measures it (for the time estimate)."""
+    out = Sweep(sweep.workload, {**sweep.values, "repeats": min(sweep["repeats"], FIRST_REPEATS)}, sweep.shard)
+    out.claimed, out.unread_runs = sweep.claimed, sweep.unread_runs
+    return out
+
+
+def planned(only: str | None) -> list[str]:
+    """The experiments the claims read, then those the era checks read (beowulf_netlab/claims/era-checks.json),
+    then the host path's held-out exchanges (judge.heldout)."""
+    files = experiment_files()
+    wanted = [name for c in load_claims() for name in c["experiments"]] + era_experiments() + [HELDOUT]
+    names = [n for n in dict.fromkeys(wanted) if n in files]
+    if only:
+        chosen = [n.strip() for n in only.split(",")]
+        unknown = [n for n in chosen if n not in names]
+        if unknown:
+            raise BadInput(f"--only: {', '.join(unknown)} is not an experiment the claims or era checks "
+                           f"read; choose from {', '.join(names)}")
+        names = [n for n in names if n in chosen]
+    return names
+
+
+def with_hardware(sweep, which: str, contention: str | None):
+    """The experiment's sweep on the machines asked for (see --hardware); contention None:
+    each profile's default."""
+    paper = [h for h in sweep["hardware"] if h != NONE] or [NONE]
+    hardware = {"both": [NONE, *paper], "paper": paper, "none": [NONE]}[which]
+    values = {**sweep.values, "hardware": list(dict.fromkeys(hardware))}
+    if contention is not None:
+        if which != "paper":
+            raise BadInput(f"--contention {contention} judges the paper's hardware only: add --hardware paper")
+        values["contention"] = [contention]
+    return Sweep(sweep.workload, values, sweep.shard)
+
+
+def sources_first(names: list[str], shares: dict[str, list[str]]) -> list[str]:
+    """names in their order, except that an experiment runs after those whose points it
+    takes (same_points_as), so their documents exist when it starts."""
+    out: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...] = ()) -> None:
+        if name in out or name in path or name not in names:
+            return
+        for src in shares.get(name, []):
+            visit(src, (*path, name))
+        out.append(name)
+
+    for name in names:
+        visit(name)
+    return out
+
+
+def split_variants(docs: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(the experiments' documents, the sensitivity variants' by variant id)."""
+    main = {n: d for n, d in docs.items() if not n.startswith("sensitivity-")}
+    return main, {n[len("sensitivity-"):]: d for n, d in docs.items() if n.startswith("sensitivity-")}
+
+
+def third_repeats(session: Session, claims: list[dict], sweeps: dict[str, Sweep], out: Path,
+                  progress: bool) -> None:
+    """Judge every claim on the first pass's documents, then measure the later repeats of the
+    points read by the claims whose verdict is in doubt (judge.repeats), each experiment's into
+    its own document."""
+    docs = {n: session.docs[n] for n in session.docs if not n.startswith("sensitivity-")}
+    doubt = doubtful(claims, docs)
+    named = sorted({c["id"] for chosen in doubt.values() for c in chosen})
+    print(f"later repeats: {'claims ' + ', '.join(map(str, named)) if named else 'no claim'} in doubt after "
+          f"{FIRST_REPEATS} repeats (judge.repeats)", file=sys.stderr, flush=True)
+    for name, sweep in sweeps.items():
+        want = wanted(claims, docs, name)
+
+        def later(point: dict, want=want) -> bool:
+            return not point.get("calibration_of") and not first_pass(point) and want(point)
+        if name in session.docs and any(later(calibration.as_recorded(sweep, spec, pt))
+                                        for spec, pts in sweep.schedule() for pt in pts):
+            print(f"[later repeats] {name}", file=sys.stderr, flush=True)
+            session.extend(name, sweep, out / "results" / f"{name}.json", later, progress=progress)
+
+
+def run(args) -> int:
+    if not getattr(args, "json", False):
+        return _run(args)
+    with contextlib.redirect_stdout(sys.stderr):    # --json: stdout holds the JSON alone
+        out = _run(args)
+    print(headline_json(out))
+    return 0
+
+
+def _run(args) -> int | Path:
+    """Run, write the report, print its headline; with --json return its directory instead of 0."""
+    names = planned(args.only)
+    claims = load_claims()
+    sweeps, shares = {}, {}
+    era_only_names = set(era_experiments() + [HELDOUT]) - {n for c in claims for n in c["experiments"]}
+    for name in names:
+        sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
+        era_only = name in era_only_names
+        if era_only and args.hardware == "none":
+            continue        # an era check compares a 1996 profile: nothing to run on today's hosts
+        # an era check compares the era's profiles: it runs on them alone, every point repeated
+        sweep = with_hardware(sweep, "paper" if era_only else args.hardware, args.contention)
+        sweep.shard = args.shard
+        sweep.claimed = None if era_only else read_by_claims(claims, name)   # repeats where read
+        sweep.unread_runs = 0 if args.quick else 1     # --quick: only what the claims read
+        if sweep.schedule():      # a shard may hold no point of a small experiment
+            sweeps[name] = (sweep, paper)
+            shares[name] = meta.get("same_points_as") or []
+    sweeps = {n: sweeps[n] for n in sources_first(list(sweeps), shares)}
+    # the claims' experiments measure their later repeats only where the first leave a verdict
+    # in doubt (judge.repeats); the era checks' run whole
+    staged = {n for n, (s, _) in sweeps.items() if n not in era_only_names and s["repeats"] > FIRST_REPEATS}
+    variants = {}
+    with_ranges = (not args.quick) if args.ranges is None else args.ranges
+    ranges = [] if not with_ranges or args.hardware == "none" else \
+        range_variants({n: [h for h in s["hardware"] if h != NONE] for n, (s, _) in sweeps.items()
+                        if n not in era_only_names})
+    for v in ranges:
+        # each end on the experiment's quick sweep (its claims' checks read every point of it):
+        # the full sweep's points at two ends of two constants would more than double the run
+        vsweep = with_hardware(variant_sweep(v, True)[0], "paper", args.contention)
+        vsweep.values["repeats"] = min(vsweep["repeats"], RANGE_REPEATS)
+        vsweep.shard = args.shard
+        checks = read_by_claims(claims, v["experiment"], checks_only=True)
+        vsweep.claimed, vsweep.unread_runs = checks, 0     # only the points the claims' checks read
+        if vsweep.schedule():
+            variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
+    if args.sensitivity:
+        if args.hardware == "none":
+            raise BadInput("--sensitivity runs on the paper's hardware: drop --hardware none")
+        for v in load_variants():
+            if v["experiment"] in sweeps:
+                vsweep = with_hardware(variant_sweep(v, args.quick)[0], "paper", args.contention)
+                vsweep.shard = args.shard
+                vsweep.claimed = read_by_claims(claims, v["experiment"])
+                vsweep.unread_runs = 0 if args.quick else 1
+                if vsweep.schedule():
+                    variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else RESULTS_DIR / f"reproduction-{stamp}{'-quick' if args.quick else ''}"
+    session = Session("reproduce", build_options(args), [s for s, _ in (*sweeps.values(), *variants.values())],
+                      [out / "report.html"], checked=True)
+    total = sum(len(pts) for s, _ in (*sweeps.values(), *variants.values()) for _, pts in s.schedule())
+    print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
+          f"report in {out}/", flush=True)
+    ahead = estimate.of_sweeps([(n, capped(s) if n in staged else s, shares.get(n, []))
+                                for n, (s, _) in sweeps.items()]
+                               + [(f"sensitivity-{v}", s, []) for v, (s, _) in variants.items()])
+    print(f"measuring {ahead.line()}", flush=True)
+    t0 = time.monotonic()
+    try:
+        for k, (name, (sweep, paper)) in enumerate(sweeps.items(), 1):
+            points = sum(len(p) for _, p in (capped(sweep) if name in staged else sweep).schedule())
+            print(f"[{k}/{len(sweeps)}] {name}: {points} points", file=sys.stderr, flush=True)
+            session.run(sweep, out / "results" / f"{name}.json", paper, name, progress=not args.no_progress,
+                        same_points_as=shares.get(name), only=first_pass if name in staged else None)
+        if staged:
+            third_repeats(session, claims, {n: sweeps[n][0] for n in staged}, out, not args.no_progress)
+        for k, (vid, (vsweep, paper)) in enumerate(variants.items(), 1):
+            points = sum(len(p) for _, p in vsweep.schedule())
+            print(f"[sensitivity {k}/{len(variants)}] {vid}: {points} points", file=sys.stderr, flush=True)
+            vname = f"sensitivity-{vid}"
+            session.run(vsweep, out / "sensitivity" / f"{vid}.json", paper, vname, progress=not args.no_progress)
+    except (KeyboardInterrupt, NetlabError):
+        sys.stderr.write(f"\nstopped: writing the report from what finished ({len(session.docs)} "
+                         "document(s), the last one partly)\n")
+        main, varied = split_variants(session.docs)
+        page = build(main, out, args.quick, elapsed_s=time.monotonic() - t0, sensitivity=varied,
+                     ranges=ranges)
+        sys.stderr.write(f"report: {page}\n")
+        raise
+    main, varied = split_variants(session.docs)
+    elapsed = time.monotonic() - t0
+    print("running the tests the tested claims name ...", file=sys.stderr, flush=True)
+    page = build(main, out, args.quick, elapsed_s=elapsed, sensitivity=varied, tests=tested.run(claims),
+                 ranges=ranges)
+    print(headline((out / "report.md").read_text()))
+    print(f"report: {page}\n        {out / 'report.md'}")
+    if getattr(args, "json", False):
+        return out
+    return 0

@@ -1,0 +1,5 @@
+"""Deprecated: `commands` is `beowulf_netlab.commands` now. A checkout's shim, never installed
+(beowulf_netlab/_old_names.py): `import commands` still works here, with a DeprecationWarning."""
+from beowulf_netlab._old_names import alias
+
+alias(__name__)

@@ -1,0 +1,5 @@
+"""Deprecated: `judge` is `beowulf_netlab.judge` now. A checkout's shim, never installed
+(beowulf_netlab/_old_names.py): `import judge` still works here, with a DeprecationWarning."""
+from beowulf_netlab._old_names import alias
+
+alias(__name__)

@@ -1,0 +1,5 @@
+"""Deprecated: `labvm` is `beowulf_netlab.labvm` now. A checkout's shim, never installed
+(beowulf_netlab/_old_names.py): `import labvm` still works here, with a DeprecationWarning."""
+from beowulf_netlab._old_names import alias
+
+alias(__name__)

@@ -1,0 +1,5 @@
+"""Deprecated: `netlab` is `beowulf_netlab.netlab` now. A checkout's shim, never installed
+(beowulf_netlab/_old_names.py): `import netlab` still works here, with a DeprecationWarning."""
+from beowulf_netlab._old_names import alias
+
+alias(__name__)

@@ -1,0 +1,5 @@
+"""Deprecated: `run` is `beowulf_netlab.run` now. A checkout's shim, never installed
+(beowulf_netlab/_old_names.py): `import run` still works here, with a DeprecationWarning."""
+from beowulf_netlab._old_names import alias
+
+alias(__name__)
