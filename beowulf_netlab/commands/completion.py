@@ -73,6 +73,9 @@ class Node:
 
 def _values(action: argparse.Action, metavar: str | None) -> list[str]:
     choices = action.choices if action.choices is not None else getattr(action.type, "choices", ())
+    names = getattr(action, "completes", None)   # a command's own names (exercises, experiments)
+    if names is not None:
+        return [*names(), *([FILE] if getattr(action, "or_file", False) else [])]
     if action.dest in HINTS:
         return list(HINTS[action.dest])
     if choices:

@@ -20,6 +20,11 @@ from beowulf_netlab.judge.sheet import page as sheet_page
 from beowulf_netlab.run.session import Session, open_cli
 
 
+def exercise_names() -> list[str]:
+    """The exercises' names, for completion (read when a completion script is made)."""
+    return sorted(ex_mod.exercise_dirs())
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("exercise", help="classroom exercises: sheets, live checks, grading",
                        description="Exercises live in beowulf_netlab/exercises/<name>/: README.md (the sheet), check.json "
@@ -31,7 +36,7 @@ def add_parser(sub) -> None:
     verbs = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     verbs.add_parser("list", help="the exercises, with minutes and what each teaches")
     show = verbs.add_parser("show", help="print an exercise's sheet")
-    show.add_argument("name")
+    show.add_argument("name").completes = exercise_names
     show.add_argument("--answers-template", action="store_true",
                       help="print an answers file to fill in instead (JSON)")
     show.add_argument("--solutions", action="store_true",
@@ -46,7 +51,7 @@ def add_parser(sub) -> None:
                                         "the choices in the order that code deals, and the codes file for "
                                         "the teacher beside the folder (grade --codes reads it). Never the "
                                         "solutions.")
-    hand.add_argument("names", nargs="*", metavar="NAME", help="exercises (default: all)")
+    hand.add_argument("names", nargs="*", metavar="NAME", help="exercises (default: all)").completes = exercise_names
     hand.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
     hand.add_argument("--roster", default=None, metavar="FILE",
                       help="the class's names, one a line: one answers template each")
@@ -54,7 +59,7 @@ def add_parser(sub) -> None:
                       help="where the teacher's codes file goes (default: DIR.codes.json beside DIR; "
                            "never inside it)")
     start = verbs.add_parser("start", help="build the exercise's network and open the CLI with its tasks")
-    start.add_argument("name")
+    start.add_argument("name").completes = exercise_names
     check = verbs.add_parser("check", help="read an answers file as grading will, measure, write the record "
                                            "to hand in (exit 0: every answer readable and the measurement "
                                            "trusted, 1: not)",
@@ -63,7 +68,7 @@ def add_parser(sub) -> None:
                                          "of the measurement bound to the student, the answers file and this "
                                          "machine; nothing of right or wrong. In a teacher's checkout (the key "
                                          "in solutions/): judges too (exit 0: all pass).")
-    check.add_argument("name")
+    check.add_argument("name").completes = exercise_names
     check.add_argument("answers", help="answers file (JSON; see show NAME --answers-template)")
     check.add_argument("--out", default=None, metavar="FILE",
                        help="the record as JSON (default: ANSWERS with .check.json; for a file inside "
@@ -79,7 +84,7 @@ def add_parser(sub) -> None:
                                          "is usable, nothing is measured and no root is needed. A record "
                                          "edited, from a classmate's machine session, or (with --codes) of a "
                                          "code dealt to someone else is flagged.")
-    grade.add_argument("name")
+    grade.add_argument("name").completes = exercise_names
     grade.add_argument("folder", help="folder of answers files, one per student")
     grade.add_argument("--out", default=None, metavar="FILE", help="CSV (default: FOLDER/grades.csv)")
     grade.add_argument("--roster", default=None, metavar="FILE",

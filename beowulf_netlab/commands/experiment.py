@@ -13,6 +13,11 @@ from beowulf_netlab.run.session import run_one
 from beowulf_netlab.judge.summary import summary
 
 
+def experiment_names() -> list[str]:
+    """'list' and the experiments' names, for completion (a file is offered too)."""
+    return ["list", *experiment_files()]
+
+
 def add_parser(sub) -> None:
     e = sub.add_parser("experiment", help="run a paper figure's experiment file (beowulf_netlab/experiments/*.json)",
                        description="Run an experiment file: its topologies, rates and sweep axes, with "
@@ -22,7 +27,8 @@ def add_parser(sub) -> None:
                                    "(e.g. none: today's hosts) and --contention replace the file's values. The points some claim "
                                    "(beowulf_netlab/claims/claims.json) reads run the file's repeats (3; --quick 2), the "
                                    "rest of each curve once.")
-    e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
+    name = e.add_argument("name", help="'list', an experiment name (e.g. ipps96-fig5-demonstration), or a file")
+    name.completes, name.or_file = experiment_names, True
     e.add_argument("--quick", action="store_true", help="the file's quick sweep (its 'quick' values)")
     add_machine_args(e, from_file=True)
     add_output_args(e, "<name>")

@@ -57,6 +57,10 @@ needs_bash = pytest.mark.skipif(not shutil.which("bash"), reason="bash not insta
     (["beowulf-netlab", "--v"], ["--version"]),
     # an optional value (--contention alone means on): its values, then the positional's
     (["beowulf-netlab", "run", "--contention", "on", "to"], ["token"]),
+    # the exercises and the experiments by name (44.5)
+    (["beowulf-netlab", "exercise", "check", "me"], ["message-size"]),
+    (["beowulf-netlab", "exercise", "show", "s"], ["shared-hub", "software-routing"]),
+    (["beowulf-netlab", "experiment", "ipps96-fig5"], ["ipps96-fig5-demonstration"]),
 ])
 def test_bash_completes(bash_script, words, expected):
     got = bash_complete(bash_script, words)
