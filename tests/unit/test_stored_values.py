@@ -6,7 +6,9 @@ loader gave and a digest of every number under them (gates left out: they are re
 the measurements on every read). Keys renamed since are read back under their old names
 (`legacy`), keys added since (declared defaults filled by the loader) are ignored, so a digest
 that differs means a number moved. Made once, before the change, with
-`python3 -m tests.unit.test_stored_values --record` (only ever again for an intended change).
+`python3 -m tests.unit.test_stored_values --record` (only ever again for an intended change); a
+fixture recorded again adds its documents with `--add-new PREFIX...` (the snapshot's documents
+under each PREFIX dropped first), leaving every other document's digests as they were.
 """
 from __future__ import annotations
 
@@ -120,3 +122,15 @@ if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
     with gzip.open(SNAPSHOT, "wt") as f:
         json.dump(record(), f, separators=(",", ":"))
     print(f"wrote {SNAPSHOT}")
+elif __name__ == "__main__" and sys.argv[1:2] == ["--add-new"]:
+    # a fixture recorded again (a new full run): its documents' numbers are new, everyone else's
+    # stay as the snapshot has them; names given after --add-new are dropped first (documents gone)
+    want = json.loads(gzip.decompress(SNAPSHOT.read_bytes()))
+    gone = [n for n in want if any(n.startswith(prefix) for prefix in sys.argv[2:])]
+    for name in gone:
+        del want[name]
+    new = {n: rows for n, rows in record().items() if n not in want}
+    want.update(new)
+    with gzip.open(SNAPSHOT, "wt") as f:
+        json.dump(want, f, separators=(",", ":"))
+    print(f"wrote {SNAPSHOT}: {len(gone)} dropped, {len(new)} added")
