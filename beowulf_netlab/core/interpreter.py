@@ -16,9 +16,15 @@ import sys
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+def elsewhere() -> bool:
+    """Is this another interpreter than the system's: another binary, or the system's binary in a
+    venv (whose bin/python3 is a link to it, with its own site-packages)?"""
+    return (os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
+            or sys.prefix != sys.base_prefix)
+
+
 def reexec_with_mininet(script: str) -> None:
     if (importlib.util.find_spec("mininet") is None and os.path.exists(SYSTEM_PYTHON)
-            and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
-            and not os.environ.get("NETLAB_NO_REEXEC")):
+            and elsewhere() and not os.environ.get("NETLAB_NO_REEXEC")):
         os.environ["NETLAB_NO_REEXEC"] = "1"
         os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, "-I", os.path.abspath(script), *sys.argv[1:]])

@@ -152,3 +152,15 @@ def test_mpi_ranks_run_isolated_in_the_runs_private_folder():
 def test_agents_put_their_own_folder_last(script):
     """Appended, not prepended: beowulf_netlab/workloads/token.py must not shadow the standard library's token."""
     assert "sys.path.append(os.path.dirname(os.path.realpath(__file__)))" in (ROOT / "beowulf_netlab" / "workloads" / script).read_text()
+
+
+def test_a_venv_on_the_system_interpreter_counts_as_another_interpreter(monkeypatch):
+    """A venv's bin/python3 links to /usr/bin/python3 but has its own site-packages, without the
+    distribution's Mininet: the tool must re-run under the system interpreter from there too."""
+    from beowulf_netlab.core import interpreter
+    monkeypatch.setattr(interpreter.sys, "executable", interpreter.SYSTEM_PYTHON)
+    monkeypatch.setattr(interpreter.sys, "prefix", "/usr")
+    monkeypatch.setattr(interpreter.sys, "base_prefix", "/usr")
+    assert not interpreter.elsewhere()
+    monkeypatch.setattr(interpreter.sys, "prefix", "/home/s/v")
+    assert interpreter.elsewhere()
