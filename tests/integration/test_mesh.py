@@ -21,7 +21,7 @@ def hops(host, ip: str) -> list[str]:
 
 
 def test_routed_mesh_paths_have_one_relay_exactly_for_remote_peers(testbed):
-    tb = testbed("routed-mesh", nodes=16, rate_mbit=10)
+    tb = testbed("routed-mesh", nodes=16, rate_mbit=10, contention="off")   # the wires' capacity, not CSMA/CD
     names = [h.name for h in sorted(tb.net.hosts, key=lambda h: int(h.name[1:], 16))]
     for src in (0, 6, 15):
         host = tb.host(names[src])
@@ -37,7 +37,7 @@ def test_routed_mesh_paths_have_one_relay_exactly_for_remote_peers(testbed):
 
 
 def test_switched_mesh_paths_have_no_host_on_them(testbed):
-    tb = testbed("switched-mesh", nodes=16, rate_mbit=10)
+    tb = testbed("switched-mesh", nodes=16, rate_mbit=10, contention="off")   # the wires' capacity, not CSMA/CD
     b0 = tb.host("b0")
     for h in tb.net.hosts:
         if h is not b0:
@@ -45,7 +45,7 @@ def test_switched_mesh_paths_have_no_host_on_them(testbed):
 
 
 def test_four_flows_on_four_wires_each_get_a_wire(testbed):
-    tb = testbed("switched-mesh", nodes=16, rate_mbit=10)
+    tb = testbed("switched-mesh", nodes=16, rate_mbit=10, contention="off")   # the wires' capacity, not CSMA/CD
     pairs = place(tb.spec, 4, "local-wire")
     assert len({p.wire for p in pairs}) == 4
     flows = run_pairs([(tb.host(p.src), tb.host(p.dst)) for p in pairs], SECONDS, OMIT)

@@ -19,7 +19,7 @@ def frames_by_station(wire, before, after):
 
 
 def test_one_flow_fills_a_10mbit_wire_up_to_the_physical_limit(testbed):
-    tb = testbed("single-net", nodes=16, rate_mbit=10)
+    tb = testbed("single-net", nodes=16, rate_mbit=10, contention="off")   # the wire's capacity, not CSMA/CD
     wire = tb.wire("w0")
     before = wire.class_counters()
     [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], SECONDS, OMIT)
@@ -33,7 +33,7 @@ def test_one_flow_fills_a_10mbit_wire_up_to_the_physical_limit(testbed):
 
 
 def test_two_flows_on_one_wire_share_it_fairly(testbed):
-    tb = testbed("single-net", nodes=16, rate_mbit=10)
+    tb = testbed("single-net", nodes=16, rate_mbit=10, contention="off")   # the wire's capacity, not CSMA/CD
     h = tb.host
     with Monitor({"w0": tb.wire("w0")}) as mon:
         flows = run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))], SECONDS, OMIT)
@@ -69,7 +69,7 @@ def test_two_flows_on_one_wire_share_it_fairly(testbed):
 
 
 def test_fast_ethernet_wire(testbed):
-    tb = testbed("single-net", nodes=16, rate_mbit=100)
+    tb = testbed("single-net", nodes=16, rate_mbit=100, contention="off")   # the wire's capacity, not CSMA/CD
     [flow] = run_pairs([(tb.host("b0"), tb.host("b1"))], SECONDS, OMIT)
     assert 0.85 * 100 <= flow.goodput_mbit <= tcp_goodput_limit_mbit(100) * 1.01, flow
 
@@ -79,7 +79,7 @@ def test_a_cards_gap_slows_its_sender_and_other_stations_fill_it(testbed):
     its wire, and a second sender's frames fill the gaps, so two together still fill the wire.
     A gap charged on the wire instead of the card would hold the pair to one sender's share."""
     gap_us = 615                                    # half a full frame's 1230 us at 10 Mbit/s
-    tb = testbed("single-net", nodes=4, rate_mbit=10, tx_gap_us=gap_us)
+    tb = testbed("single-net", nodes=4, rate_mbit=10, tx_gap_us=gap_us, contention="off")   # the gap alone
     h = tb.host
     frame_us = 1538 * 8 / 10
     one_card = 1448 * 8 / (frame_us + gap_bytes(gap_us, 10) * 8 / 10)   # Mbit/s of payload: 6.28

@@ -90,7 +90,7 @@ def test_nodes_run_the_profiles_tcp_not_the_hosts(testbed, hardware):
 def test_many_tokens_in_flight_keep_a_shared_wire_busy(testbed):
     """4 pairs with 8 x 1 KB tokens each in flight are never short of demand: the wire
     must be nearly full (with the host's bbr it sat 45 % idle and read 0.62 MB/s)."""
-    tb = testbed("single-net", nodes=8, rate_mbit=10)
+    tb = testbed("single-net", nodes=8, rate_mbit=10, contention="off")   # the wire's capacity, not CSMA/CD
     wire = tb.wire("w0")
     before = wire.carried_bytes()
     res = run_exchange([(tb.host(f"b{i}"), tb.host(f"b{i + 4}")) for i in range(4)], 1024, 8, duration=3)

@@ -34,7 +34,7 @@ def mean(doc, topo, placement="any", size=8192):
 
 def test_single_net_never_exceeds_its_wire(tmp_path):
     doc = sweep_doc(tmp_path, topology=["single-net"], token_size=[64, 1024, 8192],
-                    tokens_in_flight=[1, 4], pairs=[1, 4])
+                    tokens_in_flight=[1, 4], pairs=[1, 4], contention=["off"])   # the wire's limit, not CSMA/CD
     assert len(doc["points"]) == 12
     for p in doc["points"]:
         assert 0 < p["throughput_mbyte_s"] <= WIRE_PAYLOAD_LIMIT * 1.01, p
