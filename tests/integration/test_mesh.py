@@ -58,7 +58,7 @@ def test_four_flows_on_four_wires_each_get_a_wire(testbed):
 
 
 def test_two_flows_forced_onto_one_wire_share_it(testbed):
-    tb = testbed("switched-mesh", nodes=16, rate_mbit=10)
+    tb = testbed("switched-mesh", nodes=16, rate_mbit=10, contention="off")   # the wire's sharing, not CSMA/CD
     h = tb.host
     flows = run_pairs([(h("b0"), h("b1")), (h("b2"), h("b3"))], SECONDS, OMIT)  # both on r0
     total = sum(f.goodput_mbit for f in flows)
@@ -67,7 +67,7 @@ def test_two_flows_forced_onto_one_wire_share_it(testbed):
 
 
 def test_routed_flow_is_charged_on_both_wires_it_crosses(testbed):
-    tb = testbed("routed-mesh", nodes=16, rate_mbit=10)
+    tb = testbed("routed-mesh", nodes=16, rate_mbit=10, contention="off")   # the wires' capacity, not CSMA/CD
     h = tb.host
     # b0 -> b5 goes b0 -(r0)-> b1 -(c1)-> b5; b9 -> bd is local on c1 only.
     assert relay_for(0, 5, K) == 1
