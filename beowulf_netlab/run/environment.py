@@ -9,9 +9,9 @@ from pathlib import Path
 from beowulf_netlab.core.command import execute
 from beowulf_netlab.core.fields import CSV_LAST, RECORD, Field
 from beowulf_netlab.core.version import __version__
+from beowulf_netlab.core.version import commit as project_commit
 from beowulf_netlab.netlab.record import NETWORK_RECORD
 
-ROOT = Path(__file__).resolve().parents[2]   # the checkout's top (beowulf_netlab/'s parent)
 
 
 def _version(cmd: list[str]) -> str | None:
@@ -56,15 +56,14 @@ def environment() -> dict:
         mn = mininet.net.VERSION
     except ImportError:
         mn = None
-    commit = _version(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
-    dirty = _version(["git", "-C", str(ROOT), "status", "--porcelain"])
     return {
         "kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "tools": {"mininet": mn, "iperf3": _version(["iperf3", "--version"]),
                   "ovs": _version(["ovs-vsctl", "--version"]), "tc": _version(["tc", "-V"]),
                   "nft": _version(["nft", "--version"])},
-        "project_commit": (commit or "unknown") + ("-dirty" if dirty else ""),
+        # the one reader of the checkout's commit: None outside a git checkout (an installed copy)
+        "project_commit": project_commit() or "unknown",
         "netlab_version": __version__,
         # When br_netfilter is loaded, bridged frames also traverse iptables.
         "bridge_nf_call_iptables": _read("/proc/sys/net/bridge/bridge-nf-call-iptables"),

@@ -274,3 +274,12 @@ def test_installs_into_a_fresh_venv_and_runs(editable, tmp_path):
                            capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path).stdout.split()
     base = src if editable else venv
     assert all(Path(p).resolve().is_relative_to(base.resolve()) for p in where), where
+
+
+def test_an_installed_copys_commit_is_recorded_as_unknown(monkeypatch, tmp_path):
+    """Outside a git checkout (an installed copy) a result records 'unknown', never git's error
+    text (a fresh venv's run recorded "fatal: not a git repository ...")."""
+    from beowulf_netlab.core import version
+    from beowulf_netlab.run import environment
+    monkeypatch.setattr(version, "ROOT", tmp_path)
+    assert environment.environment()["project_commit"] == "unknown"
