@@ -13,7 +13,6 @@ from beowulf_netlab.core.version import commit as project_commit
 from beowulf_netlab.netlab.record import NETWORK_RECORD
 
 
-
 def _version(cmd: list[str]) -> str | None:
     rc, out, err = execute(cmd, timeout=10)
     text = (out or err).strip().splitlines()
