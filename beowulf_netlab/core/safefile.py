@@ -258,6 +258,33 @@ def _unsafe(st: os.stat_result, euid: int) -> str | None:
     return None
 
 
+def untrusted_program(path: Path) -> str | None:
+    """Why root should not run the program at path (named by a variable, e.g. NETLAB_ENGINE), or
+    None: every component of the path and the file itself owned by root or this user, a link only
+    if its holder is, and nothing another user could write or swap (a sticky folder such as /tmp
+    keeps others from replacing a file they do not own)."""
+    euid = os.geteuid()
+    path = Path(os.path.abspath(path))
+    for part in [*reversed(path.parents), path]:
+        try:
+            st = os.lstat(part)
+        except OSError as e:
+            return f"{part}: {e.strerror}"
+        if st.st_uid not in (0, euid):
+            return f"{part} is owned by uid {st.st_uid}, not by root"
+        if stat.S_ISLNK(st.st_mode):
+            continue   # a link of root's: its target is checked as the path resolves
+        if part == path:
+            if not stat.S_ISREG(st.st_mode):
+                return f"{part} is not a regular file"
+            if st.st_mode & 0o022:
+                return f"{part} is writable by other users"
+        elif st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+            return f"{part} is writable by other users"
+    real = Path(os.path.realpath(path))
+    return None if real == path else untrusted_program(real)
+
+
 def private_dir(path: Path, what: str, env: str | None = None) -> Path:
     """path as a folder only this user can change (made 0700 if missing); RuntimeFailure naming
     what to do when it, or a folder above it, could be changed by another user."""

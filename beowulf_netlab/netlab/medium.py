@@ -62,7 +62,7 @@ import time
 from pathlib import Path
 
 from beowulf_netlab.core.errors import RuntimeFailure
-from beowulf_netlab.core.safefile import private_dir, read_bytes, write_atomic_bytes
+from beowulf_netlab.core.safefile import private_dir, read_bytes, untrusted_program, write_atomic_bytes
 from beowulf_netlab.topologies.spec import NetworkSpec
 from beowulf_netlab.topologies.timescale import host_cost, scaled_time, wire_rate
 
@@ -122,6 +122,8 @@ def engine_available() -> bool:
     """The engine is built (or named by $NETLAB_ENGINE): an executable file called beowulf-medium
     (its process name is how the monitor finds it)."""
     path = engine_path()
+    if os.environ.get(ENGINE_ENV) and untrusted_program(path):
+        return False   # root runs it: never a binary another user could write or swap
     return path.name == ENGINE_NAME and path.is_file() and os.access(path, os.X_OK)
 
 
@@ -130,6 +132,9 @@ def engine_hint() -> str:
     ./setup.sh; an installed copy has no engine/ and no setup.sh, so it names cargo's command for
     a checkout and the variable that points at the binary."""
     given = os.environ.get(ENGINE_ENV)
+    why = given and untrusted_program(Path(given))
+    if why:
+        return f"{ENGINE_ENV}={given} is not run as root: {why} (copy the build into a folder only root can change)"
     if given:
         return (f"{ENGINE_ENV}={given} is no executable file named {ENGINE_NAME}: point it at a build "
                 f"(cargo build --release --manifest-path CHECKOUT/engine/Cargo.toml makes "

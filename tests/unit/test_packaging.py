@@ -283,3 +283,24 @@ def test_an_installed_copys_commit_is_recorded_as_unknown(monkeypatch, tmp_path)
     from beowulf_netlab.run import environment
     monkeypatch.setattr(version, "ROOT", tmp_path)
     assert environment.environment()["project_commit"] == "unknown"
+
+
+def test_root_runs_no_engine_another_user_could_swap(monkeypatch, tmp_path):
+    """NETLAB_ENGINE names a binary root will run: refused (with why) in a folder or as a file
+    another user can write, accepted where only root can change it."""
+    import os
+    import shutil
+    from beowulf_netlab.netlab import medium
+    folder = tmp_path / "own"
+    folder.mkdir(mode=0o755)
+    binary = folder / medium.ENGINE_NAME
+    shutil.copy("/bin/true", binary)
+    os.chmod(binary, 0o755)
+    monkeypatch.setenv(medium.ENGINE_ENV, str(binary))
+    os.chmod(tmp_path, 0o755)
+    assert medium.engine_available()
+    os.chmod(binary, 0o777)
+    assert not medium.engine_available() and "writable by other users" in medium.engine_hint()
+    os.chmod(binary, 0o755)
+    os.chmod(folder, 0o777)
+    assert not medium.engine_available() and "writable by other users" in medium.engine_hint()
