@@ -75,7 +75,10 @@ def test_campaign_over_lab_vm_and_localhost(tmp_path):
     # two kernels measured the points, and the VM's stock kernel bonded with the driver
     by_host = {s["points"][0]["host"]: s["environment"] for s in shards}
     assert by_host["labvm"]["kernel"] != by_host["localhost"]["kernel"]
-    assert by_host["labvm"]["topologies"]["bonded-dual-net@100x2"]["bonding_impl"] == "kernel-balance-rr"
+    # the key grows with the machine model (+contention now that hubs collide by default)
+    bonded = [v for k, v in by_host["labvm"]["topologies"].items() if k.startswith("bonded-dual-net@100x2")]
+    assert bonded and all(v["bonding_impl"] == "kernel-balance-rr" for v in bonded), \
+        sorted(by_host["labvm"]["topologies"])
 
 
 def run_reproduction(inventory: str, hosts: tuple[str, ...], extra: list[str] = ()) -> dict:
