@@ -304,6 +304,24 @@ def test_the_lag_bounds_scale_with_the_wires_frame_time():
     assert "61.0 ms late" in G.engine_late(stalled, ten)
 
 
+def test_a_p99_needs_a_hundred_frames_and_an_idle_networks_chatter_is_not_judged():
+    """Of fewer than 100 frames the 99th percentile is their maximum (the longest lag's own
+    bound judges it); an all-local copy point (no flow on any wire) cannot feel the wires'
+    timing: its hosts' chatter, released late while the copies hold the cores, fails nothing."""
+    hundred = G.lag_bounds_us({"rate_mbit": 100})
+    few = {"lag": {"count": 24, "p50_us": 4.0, "p99_us": 1118.0, "max_us": 1118.0}}
+    assert G.engine_late(few, hundred) is None
+    assert "1 %" in G.engine_late({"lag": {**few["lag"], "count": 100}}, hundred)
+    chatter = {"lag": {"count": 24, "p50_us": 153.0, "p99_us": 1368.0, "max_us": 1368.0}}
+    assert "half the frames" in G.engine_late(chatter, hundred)
+    assert not G.uses_wires({"wire_load": {}}) and not G.uses_wires({"wire_load": {"w0": 0}})
+    assert G.uses_wires({"wire_load": {"w0": 1}}) and G.uses_wires({})   # a token point records none
+    local = {"rate_mbit": 100, "wire_load": {}, "flows": [], "medium": chatter}
+    assert not any("medium engine" in f for f in G.evaluate(local, {}, {})["failed"])
+    remote = {**local, "wire_load": {"w0": 1}}
+    assert any("half the frames" in f for f in G.evaluate(remote, {}, {})["failed"])
+
+
 def test_late_arrivals_and_lost_frames_fail_the_point():
     """Frames the engine read after the model had passed their arrival were delayed by that much;
     frames the kernel dropped before the engine read them never reached the model."""
