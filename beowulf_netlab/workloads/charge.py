@@ -30,6 +30,9 @@ well (on the host's loopback a 219 us charge took 245 us without it, 231 with it
 is measured once, by PROBES sent at start through the idle budget, never from the charges'
 own trips: under steady disk charges each trip queues behind the last one's debt, so a floor
 taken from them would grow, shorten each wait, and make the next datagram queue longer still.
+But no wait is shortened by more than its own trip took (less the netem delay below): a trip
+quicker than the start's probes would otherwise end a message before its cost, so a work paid
+`since` a moment ends no earlier than that moment plus its cost.
 On kernels with netem the budget
 also delays every datagram by the per-packet latency (LAT), which the payer counts as
 part of that time (else each piece would leave the CPU idle that long). The budget banks
@@ -79,6 +82,8 @@ AHEAD_CAP_S = 100e-6    # at most this of the host's own time is counted inside 
                         # (module doc: the agent's usual 12-60 us, not a stamp's rare 150-500 us)
 SO_TIMESTAMPNS = 35     # socket(7): the kernel stamps what it receives (also the cmsg's type)
 STAMP_SPACE = 64        # ancillary bytes for one stamp
+CLOCK_BRACKET_NS = 20_000   # a stamp's clock conversion read in a longer bracket was interrupted: read again
+CLOCK_READS = 3             # at most this many reads (any of them errs late, never early)
 
 
 def stamp_arrivals(sock: socket.socket) -> None:
@@ -99,8 +104,26 @@ def recv_stamped(sock: socket.socket, size: int) -> tuple[bytes, float]:
     for level, kind, raw in anc:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(raw) >= 16:
             sec, nsec = struct.unpack("qq", raw[:16])
-            return data, min(now, now - (time.time_ns() - (sec * 1_000_000_000 + nsec)) / 1e9)
+            return data, min(now, (sec * 1_000_000_000 + nsec + _real_to_perf_ns()) / 1e9)
     return data, now
+
+
+def _real_to_perf_ns() -> int:
+    """perf_counter_ns minus time_ns, never less than it is: the real-time clock is read first and
+    perf_counter after it, so a pause between the two reads (this process preempted) makes a
+    stamp read late, never early (an earlier version read perf_counter first: a pause there made
+    the stamp early by the pause, and the message's cost that much shorter, up to AHEAD_CAP_S).
+    A read whose bracket exceeds CLOCK_BRACKET_NS is taken again (at most CLOCK_READS times)."""
+    best = None
+    for _ in range(CLOCK_READS):
+        p0 = time.perf_counter_ns()
+        r = time.time_ns()
+        p1 = time.perf_counter_ns()
+        if best is None or p1 - p0 < best[0]:
+            best = (p1 - p0, p1 - r)
+        if p1 - p0 <= CLOCK_BRACKET_NS:
+            break
+    return best[1]
 
 
 def _tight_sleeps() -> None:
@@ -142,8 +165,9 @@ class _Channel:
                 break
             trips.append(time.perf_counter() - t0)
         self.lost = 0              # a probe lost at start is not a charge lost
-        # seconds of a trip through the idle budget: this host's, to come off each wait
-        self.floor = min(min(trips, default=0.0), FLOOR_CAP_S)
+        # seconds of a trip through the idle budget: this host's, to come off each wait; a netem
+        # leaf's delay (latency_s) is the budget's, not the host's (own_time takes it off already)
+        self.floor = min(max(0.0, min(trips, default=0.0) - self.latency_s), FLOOR_CAP_S)
 
     def _trip(self, payload: int) -> bool:
         """One datagram of payload bytes sent and waited for; False if it never came back."""
@@ -176,7 +200,10 @@ class _Channel:
             back = time.perf_counter()
             self.debt -= payload + self.overhead
             self.paid += payload + self.overhead
-            end = back - self.floor - ahead + self.own_time(payload + self.overhead)
+            # never more off than this trip's own host time: a trip quicker than the start's
+            # probes (warm caches) would otherwise end the work before its cost (module doc)
+            floor = min(self.floor, max(0.0, back - sent - self.latency_s))
+            end = back - floor - ahead + self.own_time(payload + self.overhead)
             now = time.perf_counter()
             self._wait(max(0.0, end - now))
             end = max(end, now)            # a host already past the work's end: now, never earlier

@@ -52,8 +52,9 @@ def test_the_payer_waits_a_datagrams_own_cost_less_the_netem_delay_it_waited():
 
 def test_the_wait_is_shortened_by_the_trip_an_idle_budget_costs_this_host():
     """The datagram's trip (send, redirect, wake-up) is this host's time: the shortest of the
-    probes' trips at start comes off each wait, at most FLOOR_CAP_S; the charges' own trips never
-    move it (under steady charges each queues behind the last one's debt)."""
+    probes' trips at start comes off each wait, at most FLOOR_CAP_S and at most the charge's own
+    trip; the charges' own trips never move it (under steady charges each queues behind the last
+    one's debt)."""
     import charge as C
     ch = Charge("127.0.0.99,405,1177.4,0,4032,248,0").channel
     assert 0 < ch.floor <= C.FLOOR_CAP_S and ch.lost == 0 and ch.paid == 0
@@ -63,7 +64,8 @@ def test_the_wait_is_shortened_by_the_trip_an_idle_budget_costs_this_host():
     ch.pay(1177.4)
     own = 1177 * 248e-9
     assert ch.floor == 12e-6                          # the charge's own trip did not move it
-    assert own - 12e-6 - 2e-3 < waits[0] <= own - 12e-6 + 1e-6
+    # less the floor, or less the trip itself where it was quicker (loopback here: no budget)
+    assert own - 12e-6 - 2e-3 < waits[0] <= own + 1e-6
 
 
 def test_a_messages_work_counts_the_hosts_time_since_its_arrival_up_to_the_cap():
@@ -111,3 +113,103 @@ def test_a_stamped_receive_reads_when_the_kernel_had_the_bytes():
     assert data == b"y" and abs(at - time.perf_counter()) < 0.01
     for s in (a, b, u):
         s.close()
+
+
+class _FakeTime:
+    """A virtual clock for charge.py's `time`: perf_counter (monotonic) and time_ns (real time,
+    `offset_ns` ahead); `pause_before_real_ns` is added to the clock before each real-time read
+    (the process preempted between two clock reads)."""
+
+    def __init__(self, offset_ns: int = 1_700_000_000_000_000_000):
+        self.ns = 10_000_000_000
+        self.offset_ns = offset_ns
+        self.pause_before_real_ns = 0
+
+    def advance(self, seconds: float) -> None:
+        self.ns += round(seconds * 1e9)
+
+    def perf_counter(self) -> float:
+        self.ns += 100                    # each read takes a moment: a spin reaches its end
+        return self.ns / 1e9
+
+    def perf_counter_ns(self) -> int:
+        return self.ns
+
+    def monotonic(self) -> float:
+        return self.ns / 1e9
+
+    def time_ns(self) -> int:
+        self.ns += self.pause_before_real_ns
+        return self.ns + self.offset_ns
+
+    def sleep(self, seconds: float) -> None:
+        self.advance(seconds)
+
+
+def _virtual_channel(monkeypatch, trip_s: float, latency_us: float = 0.0):
+    """A charge channel on a virtual clock whose every datagram is back trip_s after it was sent
+    (the probes at start included); its waits advance the clock."""
+    import charge as C
+    clock = _FakeTime()
+    monkeypatch.setattr(C, "time", clock)
+
+    def trip(self, payload):
+        clock.advance(trip_s)
+        return True
+    monkeypatch.setattr(C._Channel, "_trip", trip)
+    ch = Charge(f"127.0.0.99,405,1177.4,0,4032,248,{latency_us:g}").channel
+    return C, clock, ch
+
+
+def test_a_lone_message_never_ends_before_its_cost_when_its_trip_beats_the_floor(monkeypatch):
+    """The floor (the start's quickest probe) comes off each wait, but never more than the
+    charge's own trip took: a trip quicker than the probes' (warm caches) once ended a message
+    that much before its cost (up to FLOOR_CAP_S a charge, three charges a token round trip)."""
+    C, clock, ch = _virtual_channel(monkeypatch, trip_s=20e-6)
+    assert ch.floor == pytest.approx(20e-6, abs=1e-6)
+    own = 1177 * 248e-9
+    for trip_s in (20e-6, 5e-6, 0.0):             # as quick as the probes, quicker, instant
+        monkeypatch.setattr(C._Channel, "_trip", lambda self, payload, d=trip_s: clock.advance(d) or True)
+        since = clock.perf_counter()
+        end = ch.pay(1177.4, since=since)
+        assert end >= since + own - 1e-9, trip_s   # never before its cost
+        assert end <= since + own + 20e-6 + 1e-9   # and the floor still comes off a slow trip
+        assert clock.perf_counter() >= end - 1e-9  # the payer waited until then
+
+
+def test_a_netem_leafs_delay_is_not_taken_for_the_hosts_floor(monkeypatch):
+    """On kernels with netem every probe waits the leaf's delay (LAT): the floor is the trips less
+    LAT, not LAT itself (capped at FLOOR_CAP_S it once took 50 us off every charge there); a lone
+    message still ends at its cost."""
+    C, clock, ch = _virtual_channel(monkeypatch, trip_s=90e-6 + 12e-6, latency_us=90)
+    assert ch.floor == pytest.approx(12e-6, abs=1e-6)
+    since = clock.perf_counter()
+    end = ch.pay(1177.4, since=since)
+    assert since + 1177 * 248e-9 - 1e-9 <= end <= since + 1177 * 248e-9 + 1e-6
+
+
+def test_a_stamp_is_never_read_early_when_the_reader_pauses_between_its_clocks(monkeypatch):
+    """recv_stamped converts the kernel's real-time stamp to perf_counter's clock: a pause between
+    the two clocks' reads (the process preempted) once made the stamp early by the pause, and the
+    received message's cost that much shorter (up to AHEAD_CAP_S). Now it can only read late."""
+    import socket
+    import struct
+
+    import charge as C
+    clock = _FakeTime()
+    monkeypatch.setattr(C, "time", clock)
+    arrived_ns = clock.ns - 30_000                 # the kernel had the bytes 30 us ago
+    stamp = arrived_ns + clock.offset_ns
+
+    class Sock:
+        def recvmsg(self, size, space):
+            raw = struct.pack("qq", stamp // 1_000_000_000, stamp % 1_000_000_000)
+            return b"x", [(socket.SOL_SOCKET, C.SO_TIMESTAMPNS, raw)], 0, None
+
+    for pause_ns in (0, 300_000):                  # no pause; preempted 300 us before a real-time read
+        clock.pause_before_real_ns = pause_ns
+        _data, at = C.recv_stamped(Sock(), 16)
+        assert at >= arrived_ns / 1e9 - 1e-9, pause_ns
+    clock.pause_before_real_ns = 0
+    _data, at = C.recv_stamped(Sock(), 16)
+    assert at == pytest.approx(arrived_ns / 1e9, abs=1e-9)
