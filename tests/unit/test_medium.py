@@ -162,7 +162,7 @@ def test_an_older_engines_snapshots_leave_the_new_counters_unknown():
 
 def test_the_lag_gate_fails_a_late_engine_and_passes_a_prompt_one():
     assert engine_late(None) is None
-    ok = {"count": 10, "p50_us": LAG_P50_BOUND_US, "p99_us": LAG_P99_BOUND_US}
+    ok = {"count": 100, "p50_us": LAG_P50_BOUND_US, "p99_us": LAG_P99_BOUND_US}
     assert engine_late({"lag": ok, "engine_cpu": 0.3}) is None
     assert "1 %" in engine_late({"lag": {**ok, "p99_us": LAG_P99_BOUND_US + 1}, "engine_cpu": 0.3})
     assert "half" in engine_late({"lag": {**ok, "p50_us": LAG_P50_BOUND_US + 1}, "engine_cpu": 0.3})
