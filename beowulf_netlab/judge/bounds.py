@@ -16,8 +16,9 @@ of source (core.verdicts.Forced), so that a verdict that cannot fail says which 
   each byte over its node's CPU twice, a remote copy once at each end plus the profile's per-byte
   and per-packet cost of the network; a token pair's nodes each pay per message, per packet and
   per byte; a lone pair with one token in flight on the medium engine cannot beat the round trip
-  the profile's constants charge (netlab.hostcost.round_trip_us; today's hosts: its frames' wire
-  times), the model's own floor on a round trip, so a ceiling on such a pair's throughput.
+  the profile's constants charge (netlab.hostcost.round_trip_us; today's hosts: its frames'
+  delivery times, each frame's last bit and the path's delay, not the gap after it), the model's
+  own floor on a round trip, so a ceiling on such a pair's throughput.
 - a calibration: a point that measures one reads its target within its tolerance (outside it
   the calibration is missed and the claim not checkable), and so does a point a claim ties to one
   (a selection's `pin` in beowulf_netlab/claims/claims.json: the claim's own text says that point *is* the
@@ -32,13 +33,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 from beowulf_netlab.core.verdicts import Forced
 from beowulf_netlab.netlab.hostcost import TCP_IP_ETH_HEADERS, round_trip_us
 from beowulf_netlab.topologies.ethernet import MAX_FRAME_ON_WIRE, MSS, MTU, wire_bytes
 from beowulf_netlab.run import calibration as cal
-from beowulf_netlab.run.gates import BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_via, model_round_trip_us
+from beowulf_netlab.run.gates import (BOUND_SLACK, LONE_FRAME_BYTES, LONE_RTT_TOLERANCE, SLACK, flow_duplex, flow_via,
+                                      full_duplex_wires, model_round_trip_us)
 from beowulf_netlab.topologies.hardware import NONE, HostCost, hardware_of, load
 from beowulf_netlab.core.fields import MEASURED_PREFIX
 from beowulf_netlab.topologies.timescale import time_scale_of
@@ -71,20 +72,6 @@ def uses(level: Forced) -> set[Forced]:
 
 # -- the wiring -----------------------------------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _full_duplex(topology: str, nodes: int | None, rate: float, channels: int | None) -> frozenset[str] | None:
-    """The point's full-duplex wires (switched ports), from its topology as built; None when it
-    cannot be rebuilt (then every wire counts as full duplex: the looser cap)."""
-    from beowulf_netlab.topologies.presets import preset
-    try:
-        p = preset(topology)
-        given = {"nodes": nodes, "rate_mbit": rate, "channels": channels}
-        spec = p.build(**{k: v for k, v in given.items() if k in p.options and v is not None})
-    except Exception:        # a topology file gone or changed since the run: no duplex known
-        return None
-    return frozenset(w.name for w in spec.wires if w.full_duplex)
-
-
 def _payload_share(point: dict) -> float:
     """The most payload per byte on the wire a frame of this point carries: a full segment's, or
     less where a token and those in flight with it fill less than one (the gates' full-frame figure
@@ -106,7 +93,8 @@ def _wire_rows(point: dict) -> tuple[list[list[float]], list[float], str] | None
     if not flows or any(not f.get("path") for f in flows):
         return None
     cap = point["rate_mbit"] / 8 * _payload_share(point) * (1 + SLACK)       # MB/s: rate_mbit is real
-    duplex = _full_duplex(point["topology"], point["nodes"], point["rate_mbit"], point["channels"])
+    # None: every wire counts as full duplex (the looser cap)
+    duplex = full_duplex_wires(point["topology"], point["nodes"], point["rate_mbit"], point["channels"])
     one_way = 1.0 if "copies" in point else 0.5      # the share of a flow's payload in its busier direction
     wires = sorted({w for f in flows for seg in f["path"] for w in seg})
     rows, caps = [], []
@@ -233,8 +221,9 @@ def lone_round_trip_us(point: dict) -> tuple[float, float] | None:
             or time_scale_of(point) != 1:
         return None
     if hardware_of(point) == NONE:
-        return round_trip_us(FREE, point["rate_mbit"], size, via=flow_via(point, 0)), SLACK
-    model = model_round_trip_us(point, flow_via(point, 0))
+        return round_trip_us(FREE, point["rate_mbit"], size, via=flow_via(point, 0),
+                             full_duplex=flow_duplex(point, 0)), SLACK
+    model = model_round_trip_us(point, flow_via(point, 0), flow_duplex(point, 0))
     return None if model is None else (model, LONE_RTT_TOLERANCE)
 
 

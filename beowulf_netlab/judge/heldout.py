@@ -7,17 +7,18 @@ hostpath-heldout (beowulf_netlab/experiments/hostpath-heldout.json) runs the sam
 did not: pairs on separate wires of the meshes, a pair through a switch, through a software relay,
 bonded pairs through a switch (the file-copy networks), and 4 and 8 pairs at once. Each pair's
 round trip is set beside its own path's model (netlab.hostcost.round_trip_us: a switch adds a
-wire time, a relay a wire time and its CPU's and card's passes) and read against the round-trip
-calibration's tolerance: "on the model", "over" or "under". Pairs that share a wire wait for each
-other's frames, and a bonded pair's frames take two paths (one on a wire both share, the next
-through a switch), so those points are shown and not held to the model. Read, never judged as a
-claim: the gate run.gates.lone_round_trip fails such a point in any experiment.
+frame's delivery time on the next wire, a relay that and its CPU's and card's passes) and read
+against the round-trip calibration's tolerance: "on the model", "over" or "under". Pairs that
+share a wire wait for each other's frames, and a bonded pair's frames take two paths (one on a
+wire both share, the next through a switch), so those points are shown and not held to the model.
+Read, never judged as a claim: the gate run.gates.lone_round_trip fails such a point in any
+experiment.
 """
 from __future__ import annotations
 
 import statistics
 
-from beowulf_netlab.run.gates import LONE_RTT_TOLERANCE, flow_via, model_round_trip_us, trusted
+from beowulf_netlab.run.gates import LONE_RTT_TOLERANCE, flow_duplex, flow_via, model_round_trip_us, trusted
 from beowulf_netlab.topologies.timescale import time_scale_of
 
 EXPERIMENT = "hostpath-heldout"
@@ -45,8 +46,8 @@ def rows(docs: dict[str, dict]) -> list[dict]:
     for (topology, placement, pairs, hardware), points in groups.items():
         first = points[0]
         vias = {flow_via(first, i) for i in range(len(first["per_pair"]))}
-        model = model_round_trip_us(first, next(iter(vias)) if len(vias) == 1 else ())
-        if model is None or len(vias) != 1:
+        model = model_round_trip_us(first, next(iter(vias)), flow_duplex(first, 0)) if len(vias) == 1 else None
+        if model is None:
             continue
         scale = time_scale_of(first)
         medians = [pp["rtt_ms_median"] / scale for p in points for pp in p["per_pair"] if pp.get("rtt_ms_median")]

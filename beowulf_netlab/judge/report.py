@@ -938,8 +938,8 @@ HELDOUT_TEXT = ("This host's own path is timed on one pair of one wire and taken
                 "subtraction. Here the same lone exchange (1-byte tokens, one in flight) runs where the probe did "
                 "not: pairs on separate wires of the meshes, a pair through a switch or a software relay, bonded "
                 "pairs, and 4 or 8 pairs at once (beowulf_netlab/experiments/hostpath-heldout.json). Each pair's round trip is set "
-                "beside its own path's model (netlab.hostcost.round_trip_us: a switch adds a wire time, a relay a "
-                "wire time and its CPU's and card's passes) and read against the round-trip calibration's "
+                "beside its own path's model (netlab.hostcost.round_trip_us: a switch adds a frame's delivery time "
+                "on the next wire, a relay that and its CPU's and card's passes) and read against the round-trip calibration's "
                 "tolerance ({tolerance}): over it, the host's own time set the round trips, and the gate "
                 "'lone round trips on the model's time' fails such a point wherever it is measured. Pairs that "
                 "share a wire, or whose bonded frames take two paths, are shown and not held to the model.")

@@ -40,7 +40,8 @@ qdisc, so a relay's netem tree (netlab.relay) still applies after the CPU.
 """
 from __future__ import annotations
 
-from beowulf_netlab.netlab.shaping import frame_time_s, netem_args, rate_arg
+from beowulf_netlab.netlab.shaping import netem_args, rate_arg
+from beowulf_netlab.topologies.ethernet import delivery_time_s
 from beowulf_netlab.topologies.spec import Impairment
 from beowulf_netlab.topologies.hardware import HostCost
 
@@ -164,24 +165,33 @@ RELAY, SWITCH = "relay", "switch"   # what joins two segments of a path (workloa
 
 
 def round_trip_us(cost: HostCost, rate_mbit: float, payload: int = 1, card_latency_us: float = 0.0,
-                  via: tuple[str, ...] = ()) -> float:
+                  via: tuple[str, ...] = (), full_duplex: bool | tuple[bool, ...] = False) -> float:
     """What the model should charge one lone TCP message and its reply, from the profile's
     constants alone (a host-cost calibration's target, beowulf_netlab/claims/calibrations.json): each way, the
     sender's and the receiver's per-message cost (the charge channel), their per-packet cost and
-    the segment's bytes at per_byte_ns (the budget), and the frame's wire time, and each end's
-    card latency (the medium engine's, card_latency_us). No ACK of its own: each reply carries it.
-    `via` names what joins the path's segments in turn (one wire: none): a switch stores and
-    forwards, so each adds one more wire time and nothing else (its ports have no latency in the
-    engine); a relay (the routed mesh's software router) adds a wire time, a receive and a send
-    on its own CPU and card (per-packet cost, the bytes at per_byte_ns, the card's latency twice)
-    and Linux 1.2's forwarding copy (relay_copy_per_byte_ns). The per-message cost is the
-    endpoints' alone: a relay's kernel forwards without a process."""
+    the segment's bytes at per_byte_ns (the budget), the frame's delivery time on each segment it
+    crosses, and each end's card latency (the medium engine's, card_latency_us). No ACK of its own:
+    each reply carries it. The delivery time (topologies.ethernet.delivery_time_s) is when the
+    engine hands a lone frame to its receiver: its carrier and the segment's path delay (cable,
+    and a hub's repeater), not its wire time (frame_time_s): the gap after it belongs to the next
+    frame. `via` names what joins the path's segments in turn (one wire: none): a switch stores and
+    forwards, so each adds the next segment's delivery time and nothing else (its ports have no
+    latency and no gap in the engine); a relay (the routed mesh's software router) adds that, a
+    receive and a send on its own CPU and card (per-packet cost, the bytes at per_byte_ns, the
+    card's latency twice) and Linux 1.2's forwarding copy (relay_copy_per_byte_ns). The
+    per-message cost is the endpoints' alone: a relay's kernel forwards without a process.
+    full_duplex: whether the segments are full-duplex ports (no repeater), all of them or each in
+    path order (len(via) + 1). Real time: a time-scaled caller multiplies by D."""
+    segments = len(via) + 1
+    duplex = tuple(full_duplex) if isinstance(full_duplex, (tuple, list)) else (bool(full_duplex),) * segments
+    if len(duplex) != segments:
+        raise ValueError(f"a path of {segments} segment(s) needs {segments} duplex flag(s), not {len(duplex)}")
     l2 = payload + TCP_IP_ETH_HEADERS
     per_pass = cost.per_packet_us + l2 * cost.per_byte_ns / 1e3 + card_latency_us
-    wire = frame_time_s(l2, rate_mbit) * 1e6
-    one_way = 2 * cost.per_message_us + 2 * per_pass + wire
-    for hop in via:
+    one_way = 2 * cost.per_message_us + 2 * per_pass + delivery_time_s(l2, rate_mbit, duplex[0]) * 1e6
+    for hop, fd in zip(via, duplex[1:]):
         if hop not in (RELAY, SWITCH):
             raise ValueError(f"a path's segments are joined by a {RELAY} or a {SWITCH}, not {hop!r}")
-        one_way += wire + (2 * per_pass + l2 * cost.relay_copy_per_byte_ns / 1e3 if hop == RELAY else 0.0)
+        one_way += delivery_time_s(l2, rate_mbit, fd) * 1e6 \
+            + (2 * per_pass + l2 * cost.relay_copy_per_byte_ns / 1e3 if hop == RELAY else 0.0)
     return 2 * one_way

@@ -63,6 +63,7 @@ from pathlib import Path
 
 from beowulf_netlab.core.errors import RuntimeFailure
 from beowulf_netlab.core.safefile import private_dir, read_bytes, untrusted_program, write_atomic_bytes
+from beowulf_netlab.topologies.ethernet import PROP_NS
 from beowulf_netlab.topologies.spec import NetworkSpec
 from beowulf_netlab.topologies.timescale import host_cost, scaled_time, wire_rate
 
@@ -73,11 +74,10 @@ ENGINE_BIN = REPO / "engine" / "target" / "release" / ENGINE_NAME   # a checkout
 # of it, e.g. a checkout's, `sudo NETLAB_ENGINE=/path/to/beowulf-medium beowulf-netlab ...`
 ENGINE_ENV = "NETLAB_ENGINE"
 
-# Propagation between two stations of a hub segment: two 100 m runs of Cat 3 UTP (10BASE-T's
-# longest) at 0.585 c (the cable's nominal velocity of propagation): 2 x 100 / (0.585 x 3e8) s.
-# The engine adds the hub's repeater delay to it (its default, declared in engine/src/model.rs:
-# 10 bit times at 10 Mbit/s, 46 at 100; each segment's is in its statistics and the record).
-PROP_NS = 1140
+# Propagation between two stations of a segment (PROP_NS, declared with the Ethernet arithmetic in
+# topologies.ethernet: 1140 ns of cable). The engine adds the hub's repeater delay to it (its
+# default, declared in engine/src/model.rs and mirrored by topologies.ethernet.path_ns: 10 bit
+# times at 10 Mbit/s, 46 at 100; each segment's is in its statistics and the record).
 # The engine runs under SCHED_FIFO at this priority where the kernel allows it: a real-time
 # policy keeps its wake-ups prompt while the nodes keep both cores busy (platform.md: p99 timer
 # lateness 0.47 ms against 32 ms under SCHED_OTHER).

@@ -59,7 +59,7 @@ the time base of the figure the workload reports:
   calibration's tolerance, and its quickest may not fall below it by more: beyond, the host's
   own time (its cores crowded by the run's or another's work, a wait cut short) set the round
   trip, whatever the CPU and lag figures say (8 prototype pairs on 8 wires read 2.03 ms against
-  1.717 with every other gate green);
+  1.70 with every other gate green);
 - every frame on the model's time (engine_late, the medium engine's record): its releases'
   median lag within 10 us, the 99th percentile within a full frame's wire time at the point's
   rate (200 us at most), its longest lag within a quarter of the minimum RTO (lag_bounds_us); frames
@@ -74,6 +74,8 @@ rate its controller held over the point (`contended_rate_mbit`).
 A point failing a gate makes every claim that reads it "not checkable".
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 from beowulf_netlab.netlab.hostcost import RELAY, SWITCH, round_trip_us
 from beowulf_netlab.netlab.medium import LAG_P50_BOUND_US, LAG_P99_BOUND_US
@@ -247,11 +249,12 @@ def _stalled(point: dict, flows: list[dict], fidelity: dict) -> str | None:
     return None
 
 
-def model_round_trip_us(point: dict, via: tuple[str, ...] = ()) -> float | None:
+def model_round_trip_us(point: dict, via: tuple[str, ...] = (),
+                        full_duplex: bool | tuple[bool, ...] = False) -> float | None:
     """What the point's hardware profile charges a lone round trip of its token, in real time
     (netlab.hostcost.round_trip_us, the cards' latency as the point ran it, over a path whose
-    segments `via` joins); None without a host cost, or when the profile it names is gone (an
-    old document)."""
+    segments `via` joins, each a full-duplex port or not as `full_duplex` says: flow_duplex);
+    None without a host cost, or when the profile it names is gone (an old document)."""
     hardware = point.get("hardware")
     if not hardware or hardware == "none" or not point.get("token_size"):
         return None
@@ -260,7 +263,7 @@ def model_round_trip_us(point: dict, via: tuple[str, ...] = ()) -> float | None:
     except BadInput:
         return None
     return None if cost is None else round_trip_us(cost, point["rate_mbit"], point["token_size"],
-                                                   point["card_latency_us"], via)
+                                                   point["card_latency_us"], via, full_duplex)
 
 
 def flow_via(point: dict, index: int) -> tuple[str, ...]:
@@ -274,6 +277,37 @@ def flow_via(point: dict, index: int) -> tuple[str, ...]:
     hops = max(len(flow.get("path") or []) - 1, 0)
     relayed = index < len(placed) and " via " in placed[index]
     return (RELAY if relayed else SWITCH,) * hops
+
+
+@lru_cache(maxsize=None)
+def full_duplex_wires(topology: str | None, nodes: int | None, rate: float | None,
+                      channels: int | None) -> frozenset[str] | None:
+    """A point's full-duplex wires (switched ports), from its topology as built; None when it
+    cannot be rebuilt (a topology file gone or changed since the run)."""
+    from beowulf_netlab.topologies.presets import preset
+    try:
+        p = preset(topology)
+        given = {"nodes": nodes, "rate_mbit": rate, "channels": channels}
+        spec = p.build(**{k: v for k, v in given.items() if k in p.options and v is not None})
+    except Exception:        # a topology file gone or changed since the run: no duplex known
+        return None
+    return frozenset(w.name for w in spec.wires if w.full_duplex)
+
+
+def flow_duplex(point: dict, index: int) -> tuple[bool, ...]:
+    """Whether each segment of a point's flow `index` is a full-duplex port (every wire of it:
+    no hub's repeater on its path, topologies.ethernet.path_ns), in path order, from its topology
+    as built and the flow's recorded path. A topology that cannot be rebuilt: hubs, a wire's
+    default (topologies.spec.Wire; a full-duplex port's path is 1 us shorter at 10 Mbit/s); no
+    path recorded: every segment as the network's wires are, full duplex if any is."""
+    segments = len(flow_via(point, index)) + 1
+    duplex = full_duplex_wires(point.get("topology"), point.get("nodes"), point.get("rate_mbit"),
+                               point.get("channels"))
+    flows = point.get("flows") or []
+    path = (flows[index].get("path") if index < len(flows) else None) or []
+    if duplex is not None and len(path) == segments:
+        return tuple(all(w in duplex for w in seg) for seg in path)
+    return (bool(duplex),) * segments
 
 
 def lone_round_trip(point: dict) -> str | None:
@@ -291,7 +325,7 @@ def lone_round_trip(point: dict) -> str | None:
         return None
     scale = time_scale_of(point)
     for i, pair in enumerate(point["per_pair"]):
-        model_us = model_round_trip_us(point, flow_via(point, i))
+        model_us = model_round_trip_us(point, flow_via(point, i), flow_duplex(point, i))
         if model_us is None:
             return None
         model_ms = model_us / 1e3 * scale

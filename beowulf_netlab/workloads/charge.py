@@ -44,13 +44,14 @@ The wait itself is never shorter than the cost: it sleeps until a margin before 
 what it still overshoots comes off the next piece of the same work only (a long disk
 transfer keeps its rate), never off the next message: an earlier version carried every
 overshoot forward, so a lone round trip could come in far under its model (1.19 ms against
-the prototype's 1.717) while the median held.
+the prototype's 1.70) while the median held.
 A message's work begins when the message arrived, not when this host woke its process: the
 token agents ask the kernel to stamp what their sockets receive (recv_stamped) and pay each
 message's cost `since` that stamp (a send's, since the work before it ended), so the host's
 wake-up and the agent's own code between the two (12-60 us here, p2-p90 of 2,400 messages)
 are counted inside the modelled cost, not added to it: a 1996 round trip then reads its model's
-time on a quiet or a busy host. A prototype pair's 1 KB round trips (model 5.069 ms) read
+time on a quiet or a busy host. A prototype pair's 1 KB round trips (model 5.069 ms then, the
+frames' wire times with their gaps; 5.054 with their delivery times, 0.3 % less) read
 +1.3..+1.5 % over the model on a quiet host before, +2.6..+4.2 % with both cores kept busy by
 other processes (CI's busy host: +7 %); with it, +0.3..+0.5 % quiet and +0.6..+1.7 % busy
 (2026-11-29, three networks each). At most AHEAD_CAP_S is counted so: a stamp can be early (in about 2

@@ -115,7 +115,7 @@ def test_every_token_figure_measures_its_round_trip_on_one_wire(name, topology, 
 
 def test_an_under_charging_model_misses_its_round_trip():
     """Measurements at a model that paid no per-message cost or card latency (0.55 ms, the UDP
-    round trip without it) miss; the model as built (2.425 ms with the card's headline 177 us)
+    round trip without it) miss; the model as built (2.410 ms with the card's headline 177 us)
     meets it."""
     c = next(c for c in K.load_calibrations() if c["id"] == "prototype-1995-round-trip")
     def pts(*ms):

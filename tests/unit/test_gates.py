@@ -265,11 +265,11 @@ def _lone(pairs: list[tuple[float, float]], shared: bool = False, **over) -> dic
 
 
 def test_a_lone_round_trip_off_the_models_time_fails_the_point():
-    """The model's lone round trip on the prototype is 1.717 ms (netlab.hostcost.round_trip_us):
-    8 pairs on 8 wires that read 2.03 ms had every other gate green."""
+    """The model's lone round trip on the prototype is 1.702 ms (netlab.hostcost.round_trip_us, no
+    card latency): 8 pairs on 8 wires that read 2.03 ms had every other gate green."""
     assert G.lone_round_trip(_lone([(1.74, 1.71)])) is None
     slow = G.lone_round_trip(_lone([(1.74, 1.71), (2.03, 1.73)]))
-    assert slow and slow.startswith("slow host") and "b2->b3" in slow and "1.717" in slow
+    assert slow and slow.startswith("slow host") and "b2->b3" in slow and "1.702" in slow
     short = G.lone_round_trip(_lone([(1.72, 1.50)]))
     assert short and short.startswith("short round trip")
     # not the model's round trip alone: pairs sharing a wire, two tokens, big tokens, today's hosts
@@ -343,16 +343,18 @@ def test_late_arrivals_and_lost_frames_fail_the_point():
 
 
 def test_a_pair_through_a_switch_or_a_relay_is_held_to_its_own_paths_model():
-    """A switch adds one wire time each way (store and forward: 1.717 -> 1.851 ms on the
-    prototype at 10 Mbit/s); a relay adds that and a receive and a send on its own CPU (2.272 ms,
-    no card latency): a relayed pair at 2.28 ms is on its model, not a slow host, and a switched
-    one at 1.70 ms came in under its model."""
+    """A switch adds one frame's delivery time on the next wire each way (store and forward: its
+    carrier and the hub's path, no gap: 1.702 -> 1.822 ms on the prototype at 10 Mbit/s); a relay
+    adds that and a receive and a send on its own CPU (2.243 ms, no card latency): a relayed pair
+    at 2.28 ms is on its model, not a slow host, and a switched one at 1.70 ms came in under its
+    model."""
     from beowulf_netlab.netlab.hostcost import round_trip_us
     from beowulf_netlab.topologies.hardware import load
     cost = load("prototype-1995").host_cost
-    assert round_trip_us(cost, 10, 1, via=("switch",)) - round_trip_us(cost, 10, 1) == pytest.approx(134.4)
+    # 2 x (57.6 us of carrier + 1.14 us of cable + 1 us of the hub's repeater)
+    assert round_trip_us(cost, 10, 1, via=("switch",)) - round_trip_us(cost, 10, 1) == pytest.approx(119.48)
     relayed = round_trip_us(cost, 10, 1, via=("relay",)) / 1e3
-    assert relayed == pytest.approx(2.272, abs=1e-3)
+    assert relayed == pytest.approx(2.243, abs=1e-3)
     two = lambda via, m, q, **over: _lone([(m, q)], flows=[{"path": [["r0"], ["c1"]], "bytes": 100, "via": via}],
                                           **over)
     assert G.lone_round_trip(two(["relay"], 2.28, 2.26)) is None
@@ -365,3 +367,26 @@ def test_a_pair_through_a_switch_or_a_relay_is_held_to_its_own_paths_model():
     old["pairs_placed"] = ["b0->b5 [r0 + c1]"]
     assert G.flow_via(old, 0) == ("switch",)
     assert G.flow_via(old, 3) == ()
+
+
+def test_the_model_charges_each_segment_its_own_path_delay():
+    """Each frame's delivery time is its carrier and its segment's path (engine/src/model.rs): a
+    hub adds its repeater's 1 us at 10 Mbit/s, a full-duplex port none, so a lone round trip
+    through a switch between two switched ports (the switched cluster) is 4 us shorter than
+    between two hubs; the segments' duplex is read from the point's topology as built."""
+    from beowulf_netlab.netlab.hostcost import round_trip_us
+    from beowulf_netlab.topologies.hardware import load
+    cost = load("prototype-1995").host_cost
+    hubs = round_trip_us(cost, 10, 1, via=("switch",))
+    assert hubs - round_trip_us(cost, 10, 1, via=("switch",), full_duplex=True) == pytest.approx(4.0)
+    assert hubs - round_trip_us(cost, 10, 1, via=("switch",), full_duplex=(True, False)) == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        round_trip_us(cost, 10, 1, via=("switch",), full_duplex=(True,))
+    cluster = _lone([(1.85, 1.83)], topology="switched-cluster", nodes=4,
+                    flows=[{"path": [["p0"], ["p1"]], "bytes": 100, "via": ["switch"]}])
+    assert G.flow_duplex(cluster, 0) == (True, True)
+    assert G.model_round_trip_us(cluster, ("switch",), G.flow_duplex(cluster, 0)) == pytest.approx(hubs - 4.0)
+    mesh = _lone([(1.85, 1.83)], topology="switched-mesh", nodes=16,
+                 flows=[{"path": [["r0"], ["r1"]], "bytes": 100, "via": ["switch"]}])
+    assert G.flow_duplex(mesh, 0) == (False, False)
+    assert G.flow_duplex(_lone([(1.85, 1.83)]), 0) == (False,)   # no topology: hubs, a wire's default

@@ -1,4 +1,9 @@
 """Ethernet arithmetic and the tc/nft commands the wires and bonds are built from."""
+import re
+from pathlib import Path
+
+import pytest
+
 from beowulf_netlab.netlab import shaping
 from beowulf_netlab.netlab.bond import kernel_bond_cmds, nft_bond_cmds
 from beowulf_netlab.netlab.relay import relay_egress_cmds
@@ -18,6 +23,26 @@ def test_goodput_limits():
 
 def test_frame_time():
     assert abs(shaping.frame_time_s(1514, 10) - 1.2304e-3) < 1e-6
+
+
+def test_a_lone_frame_is_delivered_at_its_last_bit_plus_the_path_not_after_its_gap():
+    """The medium engine hands a frame to its receivers when its last bit arrives, the segment's
+    path delay later (engine/src/model.rs sent()); the gap after it only holds the next carrier.
+    A minimum frame at 10 Mbit/s: 72 B of carrier (57.6 us) + 1.14 us of cable + the hub's 1 us
+    repeater = 59.74 us, not its 67.2 us wire time; at 100 Mbit/s the repeater is 46 bit times;
+    a full-duplex port has none."""
+    from beowulf_netlab.topologies import ethernet as E
+    assert E.carrier_bytes(55) == 72 and E.carrier_bytes(1514) == 1526
+    assert E.delivery_time_s(55, 10) * 1e6 == pytest.approx(59.74)
+    assert E.frame_time_s(55, 10) * 1e6 == pytest.approx(67.2)
+    assert E.delivery_time_s(55, 100) * 1e6 == pytest.approx(5.76 + 1.14 + 0.46)
+    assert E.delivery_time_s(55, 10, full_duplex=True) * 1e6 == pytest.approx(57.6 + 1.14)
+    # the constants are the engine's own
+    model = (Path(__file__).resolve().parents[2] / "engine" / "src" / "model.rs").read_text()
+    for name, value in (("REPEATER_BITS_10", E.REPEATER_BITS_10), ("REPEATER_BITS_100", E.REPEATER_BITS_100),
+                        ("PREAMBLE", E.PREAMBLE_SFD), ("FCS", E.FCS), ("MIN_FRAME", E.MIN_FRAME)):
+        assert re.search(rf"pub const {name}: u64 = {value};", model), name
+    assert "rate_bps <= 10_000_000" in model   # REPEATER_BITS_10 up to 10 Mbit/s (path_ns)
 
 
 def test_shared_wire_tree_has_a_leaf_per_station_and_a_default():
