@@ -88,8 +88,10 @@ def test_sigint_keeps_finished_points_and_leaves_nothing(tmp_path):
 
 def test_udp_round_trips_cross_the_wire(testbed):
     """--transport udp (lmbench's lat_udp): every datagram comes back intact, none is lost on an
-    idle wire, and a round trip takes at least the wire time of two minimum frames (84 bytes on a
-    10 Mbit/s wire: 67 us each way), which a loopback or an unshaped path would not."""
+    idle wire, and a round trip takes at least two minimum frames' delivery time (a 72-byte carrier
+    on a 10 Mbit/s hub and its path: 59.7 us each way; the gap after a frame is the next frame's),
+    which a loopback or an unshaped path would not."""
+    from beowulf_netlab.topologies.ethernet import delivery_time_s
     from beowulf_netlab.workloads.token import run_exchange
     # the wire's floor alone: on the tc wire (a lab VM without the engine) the collision model's
     # controller once let a 1472 B round trip read 2.450 ms against the 2.461 floor
@@ -97,10 +99,10 @@ def test_udp_round_trips_cross_the_wire(testbed):
     res = run_exchange([(tb.host("b0"), tb.host("b1"))], 1, 1, exchanges=300, transport="udp")
     [pair] = res["per_pair"]
     assert pair["round_trips"] == 300 and pair["lost"] == 0
-    assert res["rtt_ms_median"] >= 2 * 84 * 8 / 10e6 * 1e3, res["rtt_ms_median"]
+    assert res["rtt_ms_median"] >= 2 * delivery_time_s(1 + 28 + 14, 10) * 1e3, res["rtt_ms_median"]
     big = run_exchange([(tb.host("b0"), tb.host("b1"))], 1472, 1, exchanges=100, transport="udp")
-    # 1472 B each way is a full 1538-byte frame on the wire: 1.23 ms each way at 10 Mbit/s
-    assert big["rtt_ms_median"] >= 2 * 1538 * 8 / 10e6 * 1e3, big["rtt_ms_median"]
+    # 1472 B each way is a full frame: a 1526-byte carrier, 1.223 ms each way at 10 Mbit/s
+    assert big["rtt_ms_median"] >= 2 * delivery_time_s(1472 + 28 + 14, 10) * 1e3, big["rtt_ms_median"]
 
 
 def test_a_later_pass_adds_repeats_to_the_same_document(tmp_path):
