@@ -35,9 +35,9 @@ def add_parser(sub) -> None:
                                    "Every experiment runs on the hardware profile its figure ran on and on "
                                    "today's hosts (--hardware). Points a claim reads run twice, and a third time where "
                                    "two leave its verdict in doubt (full run), the "
-                                   "rest of each curve once (--quick: not at all). Full run about 60 minutes on this "
+                                   "rest of each curve once (--quick: not at all). Full run about 66 minutes on this "
                                    "2-core host (about 13 of them the range ends, --ranges); --quick about "
-                                   "5.5.")
+                                   "7.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
                    "points the claims read")
     p.add_argument("--out", metavar="DIR", default=None,
