@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,7 +95,11 @@ def hub(caps, seconds: float) -> None:
             print(f"{n:8d} {frame:5d}  {eff:10.3f}  {mb:14.3f}  {w['collisions'] / max(w['frames'], 1):16.3f}  "
                   f"{100 * w['drops_collisions'] / max(w['frames'] + w['drops_collisions'], 1):10.2f}%  "
                   f"{rec['engine_cpu']:10.0%}  {rec['lag']['p99_us']:5.0f} us", flush=True)
-    model = subprocess.run(["cargo", "run", "-q", "--release", "--example", "hub"], cwd=os.path.join(ROOT, "engine"),
+    cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+    if not os.path.exists(cargo):   # sudo's PATH has no rustup cargo: say so, skip the model's row
+        print("the model alone: skipped (no cargo on PATH; run as root without sudo, or put cargo on PATH)")
+        return
+    model = subprocess.run([cargo, "run", "-q", "--release", "--example", "hub"], cwd=os.path.join(ROOT, "engine"),
                            capture_output=True, text=True)
     if model.returncode == 0:
         print("the model alone, in virtual time (20 s, always-ready stations):\n" + model.stdout, flush=True)
