@@ -485,25 +485,27 @@ impl Engine {
     /// once its copy left.
     fn send_repeats(&mut self, most: usize) {
         let mut run = mem::take(&mut self.run);
-        let n = most.min(self.repeats.len());
-        for (handle, port) in self.repeats.drain(..n).collect::<Vec<_>>() {
+        for _ in 0..most.min(self.repeats.len()) {
+            let (handle, port) = self.repeats.pop_front().expect("counted");
             if run.last().map_or(false, |r| r.1 != port) || run.len() == TX_BATCH {
-                self.send_run(&run, false);
-                for &(h, _, _) in run.iter() {
-                    self.core.slab.release(h);
-                }
-                run.clear();
+                self.send_repeat_run(&mut run);
             }
             run.push((handle, port, 0));
         }
-        if !run.is_empty() {
-            self.send_run(&run, false);
-            for &(h, _, _) in run.iter() {
-                self.core.slab.release(h);
-            }
-            run.clear();
-        }
+        self.send_repeat_run(&mut run);
         self.run = run;
+    }
+
+    /// One run of repeated copies to a port, sent, their frames' slots let go, the run emptied.
+    fn send_repeat_run(&mut self, run: &mut Vec<(u64, usize, Ns)>) {
+        if run.is_empty() {
+            return;
+        }
+        self.send_run(run, false);
+        for &(h, _, _) in run.iter() {
+            self.core.slab.release(h);
+        }
+        run.clear();
     }
 
     /// Copies (handle, port, due) to one port in one sendmmsg. The lag of the first is taken when
