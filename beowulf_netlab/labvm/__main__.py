@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 
@@ -43,9 +44,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("python3 -m beowulf_netlab.labvm: needs root (image build, loop-free mkfs, QEMU): "
                          "run it with sudo\n")
         return EXIT_USAGE
-    from beowulf_netlab.labvm.image import ImageError, build
+    from beowulf_netlab.labvm.image import ImageError, build, cache
     from beowulf_netlab.labvm.qemu import VMError
     try:
+        held = _one_at_a_time(cache())
+        if held is None:
+            sys.stderr.write("labvm: error: another lab VM command is running on this host (its guest shares "
+                             "the image cache and the known host key); wait for it to end\n")
+            return EXIT_USAGE
         if args.command == "build":
             image = build(force=args.force)
             print(f"labvm: image ready in {image.dir}")
@@ -65,6 +71,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("labvm: interrupted; the guest was stopped\n")
         return 130
+
+
+def _one_at_a_time(folder) -> int | None:
+    """An exclusive lock on the cache's lock file, held until the process ends, or None when
+    another lab VM command holds it: two guests booted at once shared one cache and host key, and
+    a CI stage must not meet a developer's (seen: two stages started a minute apart)."""
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 if __name__ == "__main__":

@@ -49,3 +49,16 @@ def test_the_image_cache_is_roots_own(tmp_path, monkeypatch):
     with pytest.raises(RuntimeFailure, match="writable by other users"):
         image.cache()
     assert not (shared / "labvm").exists()
+
+
+def test_one_lab_vm_command_at_a_time(tmp_path):
+    """A second lab VM command on the host is refused while the first holds the cache's lock (two
+    guests booted a minute apart shared one cache and host key); the lock goes with its holder."""
+    import os
+    from beowulf_netlab.labvm.__main__ import _one_at_a_time
+    first = _one_at_a_time(tmp_path)
+    assert first is not None and _one_at_a_time(tmp_path) is None
+    os.close(first)
+    again = _one_at_a_time(tmp_path)
+    assert again is not None
+    os.close(again)
