@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
                                    "two leave its verdict in doubt (full run), the "
                                    "rest of each curve once (--quick: not at all). Full run about 66 minutes on this "
                                    "2-core host (about 13 of them the range ends, --ranges); --quick about "
-                                   "7.")
+                                   "6.5.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
                    "points the claims read")
     p.add_argument("--out", metavar="DIR", default=None,
