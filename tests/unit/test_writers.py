@@ -35,6 +35,7 @@ ALLOWED = {
     "beowulf_netlab/netlab/disk.py": (6, "node disk images (O_EXCL|O_NOFOLLOW) in the private disk folder; cgroup files"),
     "beowulf_netlab/netlab/pfs.py": (3, "GlusterFS volume files in the run's private folder; a cgroup's procs file"),
     "beowulf_netlab/netlab/manifest.py": (1, "the run id's lock, O_EXCL|O_NOFOLLOW in the private state folder"),
+    "beowulf_netlab/labvm/__main__.py": (1, "the lab VM cache's lock file, O_NOFOLLOW in the root-only cache (private_dir)"),
     "beowulf_netlab/netlab/medium.py": (1, "the engine's configuration, O_NOFOLLOW in the private state folder"),
     # whole files (None): tools run by hand, in folders of their own
     "beowulf_netlab/labvm/image.py": (None, "the lab VM's image build in its cache"),
