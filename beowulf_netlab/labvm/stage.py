@@ -35,6 +35,9 @@ TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_e
                 # (0.95 of 9.13, CI 2026-11-24); the two-flow sharing test still runs
                 "tests/integration/test_shared_wire.py::test_one_flow_fills_a_10mbit_wire_up_to_the_physical_limit",
                 "tests/integration/test_filecopy.py::test_network_bounds_remote_copies_at_10_not_at_100_mbit",
+                # all-local copies at the throttled disks' rate on every topology: a TCG guest's CPU
+                # paced the routed mesh's 7 copies at 9.05 MB/s against 11.0 elsewhere (CI 2026-11-29)
+                "tests/integration/test_filecopy.py::test_all_local_is_the_same_on_every_topology",
                 # CPU budgets and contention are timing bounds: a slow TCG guest's own CPU would set them
                 "tests/integration/test_hardware.py::test_a_node_sends_no_faster_than_its_cpu_budget",
                 "tests/integration/test_hardware.py::test_a_relay_forwards_within_its_budget_and_its_own_traffic_pays",

@@ -43,7 +43,8 @@ NETWORK_RECORD = (
     Field("collisions_modelled", "boolean", "some shared wire collided (the controller or the engine)", RECORD),
     Field("build_s", "number", "seconds the network took to build", RECORD),
     Field("timing", "object", "where this network's wall time went, seconds: build_s, prepare_s, points_s, "
-          "teardown_s, points; engine_cpu_s: the medium engine's CPU over the network's life (the runner's)",
+          "teardown_s, points; engine_cpu_s: the medium engine's CPU over the network's life (the runner's); "
+          "passes: how many times a run built it (each pass's seconds and points added up)",
           RECORD),
     Field("tcp", ("object", "null"), "the TCP its nodes ran, as read back (netlab.tcpstat)", RECORD),
     Field("tcp_host_default", ("string", "null"), "the host's own congestion control, which no node inherits",
