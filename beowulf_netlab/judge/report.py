@@ -171,6 +171,9 @@ def gate_summary(docs: dict[str, dict]) -> list[tuple[str, int, int, list[str]]]
         again = sum(1 for p in doc["points"] if p.get("remeasured"))
         if again:   # run.gates.host_stalled: the first go was discarded, the second is the record
             reasons.append(f"{again} point(s) measured again after a passing stall of the host")
+        kept = sum(1 for p in doc["points"] if p.get("not_remeasured"))
+        if kept:    # run.runner.SECOND_GOES: a network whose second goes kept failing
+            reasons.append(f"{kept} point(s) not measured again: second goes on their network had failed too")
         out.append((name, len(doc["points"]), len(failed), reasons))
     return out
 

@@ -114,6 +114,9 @@ RUN_FIELDS = (
     Field("remeasured", "array", "why an earlier go at this point failed its gates: a passing stall of "
           "the host (run.gates.host_stalled). The point was measured once more; this record is the second "
           "go's, the first go's figures are in first_go", RECORD, schema={"items": {"type": "string"}}),
+    Field("not_remeasured", "string", "a point that failed only as a passing stall would (run.gates.host_stalled) "
+          "but was not measured again: SECOND_GOES second goes on its network (run.runner) had failed too, "
+          "so its stalls are the network's", RECORD),
     Field("first_go", "object", "on a re-measured point: the first go's figures (the workload's rates, "
           "elapsed time, round trip), the engine's lag and its gates, kept beside the second go's",
           RECORD, schema={"properties": dict(
