@@ -212,6 +212,7 @@ class Plan:
     staged: set[str]                           # later repeats only where two leave a verdict in doubt
     ranges: list[dict]                         # the range-end variants (judge.sensitivity)
     variants: dict[str, tuple[Sweep, dict]]    # variant id -> (its sweep, its experiment's paper values)
+    variant_shares: dict[str, list[str]]       # variant id -> the variants whose points it takes
 
 
 def plan(args, claims: list[dict] | None = None) -> Plan:
@@ -220,7 +221,8 @@ def plan(args, claims: list[dict] | None = None) -> Plan:
     run once with --curves, else not at all (the calibrations' measurements are added whatever,
     run.calibration.with_calibrations). Without --curves an experiment whose points another takes
     (same_points_as) also measures those of them that the other's claims read (read_for), and the
-    other schedules every point its sources measure anyway, to take them (with_free)."""
+    other schedules every point its sources measure anyway, to take them (with_free). A range end
+    of such an experiment takes the points the same end of its source measured (variant_shares)."""
     names = planned(args.only)
     claims = load_claims() if claims is None else claims
     unread_runs = 1 if getattr(args, "curves", False) else 0
@@ -260,7 +262,7 @@ def plan(args, claims: list[dict] | None = None) -> Plan:
     # the claims' experiments measure their later repeats only where the first leave a verdict
     # in doubt (judge.repeats); the era checks' run whole
     staged = {n for n, (s, _) in sweeps.items() if n not in era_only_names and s["repeats"] > FIRST_REPEATS}
-    variants = {}
+    variants, variant_shares = {}, {}
     with_ranges = (not args.quick) if args.ranges is None else args.ranges
     ranges = [] if not with_ranges or args.hardware == "none" else \
         range_variants({n: [h for h in s["hardware"] if h != NONE] for n, (s, _) in sweeps.items()
@@ -275,6 +277,11 @@ def plan(args, claims: list[dict] | None = None) -> Plan:
         vsweep.claimed, vsweep.unread_runs = checks, 0     # only the points the claims' checks read
         if vsweep.schedule():
             variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
+    for v in ranges:
+        # the same end of an experiment whose points this one takes measured them already
+        if v["id"] in variants:
+            variant_shares[v["id"]] = [w["id"] for w in ranges if w["id"] in variants and w["range"] == v["range"]
+                                       and w["experiment"] in shares.get(v["experiment"], [])]
     if args.sensitivity:
         if args.hardware == "none":
             raise BadInput("--sensitivity runs on the paper's hardware: drop --hardware none")
@@ -286,7 +293,7 @@ def plan(args, claims: list[dict] | None = None) -> Plan:
                 vsweep.unread_runs = unread_runs
                 if vsweep.schedule():
                     variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
-    return Plan(sweeps, shares, era_only_names, staged, ranges, variants)
+    return Plan(sweeps, shares, era_only_names, staged, ranges, variants, variant_shares)
 
 
 def _run(args) -> int | Path:
@@ -294,6 +301,7 @@ def _run(args) -> int | Path:
     claims = load_claims()
     p = plan(args, claims)
     sweeps, shares, staged, ranges, variants = p.sweeps, p.shares, p.staged, p.ranges, p.variants
+    taken = {v: [f"sensitivity-{w}" for w in ws] for v, ws in p.variant_shares.items()}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else RESULTS_DIR / f"reproduction-{stamp}{'-quick' if args.quick else ''}"
     session = Session("reproduce", build_options(args), [s for s, _ in (*sweeps.values(), *variants.values())],
@@ -305,7 +313,7 @@ def _run(args) -> int | Path:
           + f"; report in {out}/", flush=True)
     ahead = estimate.of_sweeps([(n, capped(s) if n in staged else s, shares.get(n, []))
                                 for n, (s, _) in sweeps.items()]
-                               + [(f"sensitivity-{v}", s, []) for v, (s, _) in variants.items()])
+                               + [(f"sensitivity-{v}", s, taken.get(v, [])) for v, (s, _) in variants.items()])
     print(f"measuring {ahead.line()}", flush=True)
     t0 = time.monotonic()
     try:
@@ -320,7 +328,8 @@ def _run(args) -> int | Path:
             points = sum(len(p) for _, p in vsweep.schedule())
             print(f"[sensitivity {k}/{len(variants)}] {vid}: {points} points", file=sys.stderr, flush=True)
             vname = f"sensitivity-{vid}"
-            session.run(vsweep, out / "sensitivity" / f"{vid}.json", paper, vname, progress=not args.no_progress)
+            session.run(vsweep, out / "sensitivity" / f"{vid}.json", paper, vname, progress=not args.no_progress,
+                        same_points_as=taken.get(vid))
     except (KeyboardInterrupt, NetlabError):
         sys.stderr.write(f"\nstopped: writing the report from what finished ({len(session.docs)} "
                          "document(s), the last one partly)\n")

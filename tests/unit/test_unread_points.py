@@ -208,6 +208,24 @@ def test_quick_measures_what_it_did():
         assert set(runs(sweep).values()) == {sweep["repeats"]}, name
 
 
+def test_a_range_end_takes_the_points_the_same_end_of_its_source_measured(after):
+    """HPDC'96 Figures 4 and 5 take points of IPPS'96 Figure 3 and HPDC'96 Figure 3: their range
+    ends take them from the same end of those experiments, never from another end."""
+    assert after.variant_shares
+    by_id = {v["id"]: v for v in after.ranges}
+    shared = {v: ws for v, ws in after.variant_shares.items() if ws}
+    assert {by_id[v]["experiment"] for v in shared} == {"hpdc96-fig4-disknet", "hpdc96-fig5-demand"}
+    docs, saved = {}, 0
+    for vid, (vsweep, _) in after.variants.items():
+        for w in after.variant_shares.get(vid, []):
+            assert by_id[w]["range"] == by_id[vid]["range"]
+        sources = {w: docs[w] for w in after.variant_shares.get(vid, [])}
+        alone = sum(len(p) for _, p in estimate.planned(vsweep, {}))
+        saved += alone - sum(len(p) for _, p in estimate.planned(vsweep, sources))
+        docs[vid] = estimate.as_document(vsweep)
+    assert saved > 0
+
+
 def test_a_sweep_says_whether_it_left_points_out():
     sweep = load(experiment_files()["ipps96-fig2-channels-10"])[0]
     assert sweep.unread_points() is None and sweep.left_out() == 0     # every point repeated
