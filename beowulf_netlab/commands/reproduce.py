@@ -1,10 +1,11 @@
-"""emulate.py reproduce [--quick]: run the papers' experiments and write the reproduction report."""
+"""emulate.py reproduce [--quick] [--curves]: run the papers' experiments and write the reproduction report."""
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from beowulf_netlab.commands.args import add_build_args, build_options, shard_arg
@@ -13,6 +14,7 @@ from beowulf_netlab.judge.claims import load_claims, read_by_claims
 from beowulf_netlab.run.experiment import experiment_files, load
 from beowulf_netlab.judge.report import build, headline, headline_json
 from beowulf_netlab.run.results import RESULTS_DIR
+from beowulf_netlab.run.derive import configuration, configurations, takes_from
 from beowulf_netlab.run.session import Session
 from beowulf_netlab.run.sweep import Sweep
 from beowulf_netlab.run import estimate
@@ -34,12 +36,17 @@ def add_parser(sub) -> None:
                                    "Ctrl-C keeps the finished experiments and writes the report from them. "
                                    "Every experiment runs on the hardware profile its figure ran on and on "
                                    "today's hosts (--hardware). Points a claim reads run twice, and a third time where "
-                                   "two leave its verdict in doubt (full run), the "
-                                   "rest of each curve once (--quick: not at all). Full run about 66 minutes on this "
-                                   "2-core host (about 13 of them the range ends, --ranges); --quick about "
+                                   "two leave its verdict in doubt (full run); the rest of each curve not at all, so "
+                                   "the figures are partial: they hold those points, the calibrations' measurements "
+                                   "and the points a figure that shares another's (IPPS'96 Figure 6) takes from its "
+                                   "document (--curves: the rest once each, the whole curves drawn). Full run "
+                                   "about 66 minutes on this 2-core host (about 13 of them the range ends, --ranges); --quick about "
                                    "6.5.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
                    "points the claims read")
+    p.add_argument("--curves", action="store_true",
+                   help="draw every experiment's whole curves: the points no claim reads too, once each, as "
+                        "full runs did before this option (without it the report says its curves are partial)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="report directory (default results/reproduction-<time>[-quick])")
     p.add_argument("--only", metavar="NAME[,...]", default=None,
@@ -169,30 +176,93 @@ def run(args) -> int:
     return 0
 
 
-def _run(args) -> int | Path:
-    """Run, write the report, print its headline; with --json return its directory instead of 0."""
+def read_for(claims: list[dict], name: str, sweep: Sweep, takers: dict[str, Sweep]):
+    """A predicate: does a claim read this point of experiment `name`, or a claim of an experiment
+    that takes its points (same_points_as: takers, name -> its sweep) read that experiment's point
+    of the same configuration? Measured here, that one measurement serves both."""
+    own = read_by_claims(claims, name)
+    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    theirs = [(read_by_claims(claims, t), set(configurations(s))) for t, s in takers.items()
+              if takes_from(s, sweep)]
+    if not theirs:
+        return own
+    return lambda point: own(point) or any(reads(point) and configuration(point, axes) in held
+                                           for reads, held in theirs)
+
+
+def with_free(read, sweep: Sweep, sources: list[Sweep]):
+    """read, and the configurations of sweep that an experiment it takes points from (same_points_as)
+    measures in full anyway (its claims, or another's, read them): taken, they cost nothing and
+    keep the figure's curves (IPPS'96 Figure 6's 10 Mbit/s curve is Figure 3's 2 MB one). Not
+    with --shard: another shard's points of the source are not in this host's document."""
+    axes = [a.name for a in sweep.spec_workload.axes if a.many]
+    free = {key for src in sources if takes_from(sweep, src) and src["repeats"] >= sweep["repeats"]
+            for key, runs in configurations(src).items() if runs >= src["repeats"]}
+    if not free:
+        return read
+    return lambda point: read(point) or configuration(point, axes) in free
+
+
+@dataclass
+class Plan:
+    """What a reproduce run measures, in order: nothing built, nothing run (_run runs it)."""
+    sweeps: dict[str, tuple[Sweep, dict]]      # experiment -> (its sweep, its paper values)
+    shares: dict[str, list[str]]               # experiment -> whose points it takes (same_points_as)
+    era_only: set[str]                         # the era checks' and the held-out exchanges' (run whole)
+    staged: set[str]                           # later repeats only where two leave a verdict in doubt
+    ranges: list[dict]                         # the range-end variants (judge.sensitivity)
+    variants: dict[str, tuple[Sweep, dict]]    # variant id -> (its sweep, its experiment's paper values)
+    variant_shares: dict[str, list[str]]       # variant id -> the variants whose points it takes
+
+
+def plan(args, claims: list[dict] | None = None) -> Plan:
+    """The sweeps a reproduce run with these arguments measures, in order: each experiment's, the
+    range ends' and (--sensitivity) the variants'; nothing built or run. The points no claim reads
+    run once with --curves, else not at all (the calibrations' measurements are added whatever,
+    run.calibration.with_calibrations). Without --curves an experiment whose points another takes
+    (same_points_as) also measures those of them that the other's claims read (read_for), and the
+    other schedules every point its sources measure anyway, to take them (with_free). A range end
+    of such an experiment takes the points the same end of its source measured (variant_shares)."""
     names = planned(args.only)
-    claims = load_claims()
+    claims = load_claims() if claims is None else claims
+    unread_runs = 1 if getattr(args, "curves", False) else 0
     sweeps, shares = {}, {}
     era_only_names = set(era_experiments() + [HELDOUT]) - {n for c in claims for n in c["experiments"]}
+    loaded = {}
     for name in names:
         sweep, paper, meta = load(experiment_files()[name], quick=args.quick)
         era_only = name in era_only_names
         if era_only and args.hardware == "none":
             continue        # an era check compares a 1996 profile: nothing to run on today's hosts
+        loaded[name] = (sweep, paper)
+        shares[name] = meta.get("same_points_as") or []
+    whole = {}
+    for name, (sweep, _) in loaded.items():
         # an era check compares the era's profiles: it runs on them alone, every point repeated
-        sweep = with_hardware(sweep, "paper" if era_only else args.hardware, args.contention)
-        sweep.shard = args.shard
-        sweep.claimed = None if era_only else read_by_claims(claims, name)   # repeats where read
-        sweep.unread_runs = 0 if args.quick else 1     # --quick: only what the claims read
+        whole[name] = with_hardware(sweep, "paper" if name in era_only_names else args.hardware, args.contention)
+    for name in sources_first(list(loaded), shares):   # an experiment after those it takes from
+        sweep = Sweep(whole[name].workload, dict(whole[name].values), args.shard)
+        if name in era_only_names:
+            sweep.claimed = None
+        elif unread_runs:       # --curves: as before, each experiment's own claims
+            sweep.claimed = read_by_claims(claims, name)
+        else:
+            # the points another experiment takes and its claims read are measured here; those its
+            # sources measure anyway are taken (with_free: not with --shard, whose sources' documents
+            # hold another host's share of their points)
+            takers = {t: whole[t] for t in loaded if name in shares[t] and t not in era_only_names}
+            sweep.claimed = read_for(claims, name, sweep, takers)
+            if args.shard is None:
+                sweep.claimed = with_free(sweep.claimed, sweep, [sweeps[n][0] for n in shares[name] if n in sweeps])
+        sweep.unread_runs = unread_runs     # the points no claim reads: once (--curves) or not at all
         if sweep.schedule():      # a shard may hold no point of a small experiment
-            sweeps[name] = (sweep, paper)
-            shares[name] = meta.get("same_points_as") or []
+            sweeps[name] = (sweep, loaded[name][1])
+    shares = {n: shares[n] for n in sweeps}
     sweeps = {n: sweeps[n] for n in sources_first(list(sweeps), shares)}
     # the claims' experiments measure their later repeats only where the first leave a verdict
     # in doubt (judge.repeats); the era checks' run whole
     staged = {n for n, (s, _) in sweeps.items() if n not in era_only_names and s["repeats"] > FIRST_REPEATS}
-    variants = {}
+    variants, variant_shares = {}, {}
     with_ranges = (not args.quick) if args.ranges is None else args.ranges
     ranges = [] if not with_ranges or args.hardware == "none" else \
         range_variants({n: [h for h in s["hardware"] if h != NONE] for n, (s, _) in sweeps.items()
@@ -207,6 +277,11 @@ def _run(args) -> int | Path:
         vsweep.claimed, vsweep.unread_runs = checks, 0     # only the points the claims' checks read
         if vsweep.schedule():
             variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
+    for v in ranges:
+        # the same end of an experiment whose points this one takes measured them already
+        if v["id"] in variants:
+            variant_shares[v["id"]] = [w["id"] for w in ranges if w["id"] in variants and w["range"] == v["range"]
+                                       and w["experiment"] in shares.get(v["experiment"], [])]
     if args.sensitivity:
         if args.hardware == "none":
             raise BadInput("--sensitivity runs on the paper's hardware: drop --hardware none")
@@ -215,19 +290,30 @@ def _run(args) -> int | Path:
                 vsweep = with_hardware(variant_sweep(v, args.quick)[0], "paper", args.contention)
                 vsweep.shard = args.shard
                 vsweep.claimed = read_by_claims(claims, v["experiment"])
-                vsweep.unread_runs = 0 if args.quick else 1
+                vsweep.unread_runs = unread_runs
                 if vsweep.schedule():
                     variants[v["id"]] = (vsweep, sweeps[v["experiment"]][1])
+    return Plan(sweeps, shares, era_only_names, staged, ranges, variants, variant_shares)
+
+
+def _run(args) -> int | Path:
+    """Run, write the report, print its headline; with --json return its directory instead of 0."""
+    claims = load_claims()
+    p = plan(args, claims)
+    sweeps, shares, staged, ranges, variants = p.sweeps, p.shares, p.staged, p.ranges, p.variants
+    taken = {v: [f"sensitivity-{w}" for w in ws] for v, ws in p.variant_shares.items()}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else RESULTS_DIR / f"reproduction-{stamp}{'-quick' if args.quick else ''}"
     session = Session("reproduce", build_options(args), [s for s, _ in (*sweeps.values(), *variants.values())],
                       [out / "report.html"], checked=True)
     total = sum(len(pts) for s, _ in (*sweeps.values(), *variants.values()) for _, pts in s.schedule())
-    print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}; "
-          f"report in {out}/", flush=True)
+    left = sum(s.left_out() for s, _ in sweeps.values())
+    print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}"
+          + (f", {left} points no claim reads left out (partial curves; --curves draws them whole)" if left else "")
+          + f"; report in {out}/", flush=True)
     ahead = estimate.of_sweeps([(n, capped(s) if n in staged else s, shares.get(n, []))
                                 for n, (s, _) in sweeps.items()]
-                               + [(f"sensitivity-{v}", s, []) for v, (s, _) in variants.items()])
+                               + [(f"sensitivity-{v}", s, taken.get(v, [])) for v, (s, _) in variants.items()])
     print(f"measuring {ahead.line()}", flush=True)
     t0 = time.monotonic()
     try:
@@ -242,7 +328,8 @@ def _run(args) -> int | Path:
             points = sum(len(p) for _, p in vsweep.schedule())
             print(f"[sensitivity {k}/{len(variants)}] {vid}: {points} points", file=sys.stderr, flush=True)
             vname = f"sensitivity-{vid}"
-            session.run(vsweep, out / "sensitivity" / f"{vid}.json", paper, vname, progress=not args.no_progress)
+            session.run(vsweep, out / "sensitivity" / f"{vid}.json", paper, vname, progress=not args.no_progress,
+                        same_points_as=taken.get(vid))
     except (KeyboardInterrupt, NetlabError):
         sys.stderr.write(f"\nstopped: writing the report from what finished ({len(session.docs)} "
                          "document(s), the last one partly)\n")

@@ -499,7 +499,7 @@ def _selections(check: dict):
 def read_by_claims(claims: list[dict], experiment: str, checks_only: bool = False):
     """A predicate: does some claim read this point of `experiment`, for its check or (unless
     checks_only) for the figures its gap names? (reproduce spends its repeats on those points;
-    the others run once, or with --quick not at all; the range ends run the checks' alone)."""
+    the others run once with --curves, else not at all; the range ends run the checks' alone)."""
     wheres = [sel["where"] for c in claims
               for sel in (*_selections(c["check"]), *(() if checks_only else c.get("figures", {}).values()))
               if sel.get("experiment", (c["experiments"] or [""])[0]) == experiment]

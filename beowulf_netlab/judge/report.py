@@ -39,6 +39,7 @@ from beowulf_netlab.run.experiment import experiment_files
 from beowulf_netlab.netlab.manifest import wire_of
 from beowulf_netlab.netlab.medium import first_segment
 from beowulf_netlab.run.point import REPEATS, field_named
+from beowulf_netlab.run.sweep import UNREAD_LEFT_OUT
 from beowulf_netlab.workloads import WORKLOADS
 from beowulf_netlab.core.jsonfile import read_json
 from beowulf_netlab.judge.claims import (show, CALIBRATION, CONSEQUENCE, FORCED, IN_SHAPE, NOT_CHECKABLE, NOT_REPRODUCED, REPRODUCED, TESTED,
@@ -137,7 +138,8 @@ GLOSSARY = [
                       "no stalled transport, pairs that ran at once (see Fidelity gates). A claim reading "
                       "a failed point is not checkable."),
     ("repeats", "the points a claim reads run several times (quick: {quick}, full: {full}: the experiment "
-                "files' own counts), the rest of each curve once; the median is judged, and the check is "
+                "files' own counts); the rest of each curve once with reproduce --curves, else not at all "
+                "(the figures then hold the points the claims read); the median is judged, and the check is "
                 "run again on each repeat alone."),
     ("spread", "half the range of the repeats, relative to their median (+- x %)."),
     ("tolerance", "how far from the paper's value still counts as reproduced, relative and two-sided, "
@@ -610,8 +612,22 @@ def forced_list(rows: list[dict]) -> list[dict]:
             for r in rows if (r.get("can_fail") or {}).get("forced") and r["counted"]]
 
 
+def partial(docs: dict[str, dict]) -> list[str]:
+    """The experiments whose documents left out the points no claim reads (reproduce without
+    --curves, and --quick: results documents' unread_points): their curves are partial."""
+    return [name for name, doc in docs.items() if doc.get("unread_points") == UNREAD_LEFT_OUT]
+
+
+PARTIAL_TEXT = ("Partial curves: the points no claim reads were not measured in {names} (reproduce measures "
+                "what a claim or a calibration reads, and the points experiments that share them measure "
+                "anyway; reproduce --curves measures the rest of each curve once). Their figures and tables "
+                "hold those points alone: a configuration no claim reads is not drawn, a line joins only "
+                "neighbours both measured, and a cell not measured reads -.")
+
+
 def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
     out = []
+    cut = partial(docs)
     for name, doc in docs.items():
         paper = doc.get("paper") or {}
         images = []
@@ -619,7 +635,9 @@ def _figures(docs: dict[str, dict], figdir: Path) -> list[dict]:
             width, height = _png_size(png)
             images.append({"file": f"figures/{png.name}", "path": png, "width": width, "height": height,
                            "alt": f"{name}: {'by network' if png.stem.endswith('-networks') else 'measured'} "
-                                  f"throughput, the paper's values overlaid"})
+                                  f"throughput, the paper's values overlaid"
+                                  + ("; partial: only the points the claims read (reproduce --curves measures "
+                                     "the whole curves)" if name in cut else "")})
         out.append({"name": name, "source": paper.get("source", "-"), "hardware": paper.get("hardware", "-"),
                     "choices": paper.get("choices", []), "images": images, "table": table(doc)})
     return out
@@ -664,6 +682,7 @@ def model(docs: dict[str, dict], out: Path, quick: bool, claims_path: Path | Non
     return {
         "title": "Beowulf Netlab reproduction report",
         "run": "quick" if quick else "full",
+        "partial": PARTIAL_TEXT.format(names=", ".join(partial(docs))) if partial(docs) else "",
         "when": time.strftime("%Y-%m-%d %H:%M"),
         "elapsed": f"{elapsed_s / 60:.1f} minutes" if elapsed_s else "",
         "views": [{"key": w, "title": TITLES[w], "name": VIEWS[w], "short": SHORT[w]} for w in shown],
@@ -812,7 +831,10 @@ def markdown(m: dict) -> str:
            "its disks and its per-packet host cost; beowulf_netlab/hardware/*.json states every number and its source). "
            "The points a claim reads ran several times; the median is judged, and again each run alone. "
            "Paper values and their status (verified / seed / derived, see the Glossary) are from "
-           "docs/papers.md.", "", "Verdicts:", ""]
+           "docs/papers.md.", ""]
+    if m["partial"]:
+        md += [m["partial"], ""]
+    md += ["Verdicts:", ""]
     md += [f"- *{v}*: {text}" for v, _, text in m["legend"]]
     head = ["#", "source", "claim", "paper"]
     for w in views:
@@ -899,7 +921,7 @@ def markdown(m: dict) -> str:
                     f"{r['median_ms']:.3f} ms ({r['off']:+.1%}; pairs {r['low_ms']:.3f}-{r['high_ms']:.3f}, "
                     f"{r['runs']} run(s))", f"{r['quickest_ms']} ms", r["reads"], r["gates"]])
               for r in m["heldout"]] if m["heldout"] else [f"not run: this run has no {heldout.EXPERIMENT} document."])
-    md += ["", "## Figures", ""]
+    md += ["", "## Figures", ""] + ([m["partial"], ""] if m["partial"] else [])
     for f in m["figures"]:
         md += [f"### {f['name']}", ""]
         for img in f["images"]:

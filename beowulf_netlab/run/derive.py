@@ -38,6 +38,30 @@ def _axes(sweep: Sweep) -> list[str]:
     return [a.name for a in sweep.spec_workload.axes if a.many]
 
 
+def configuration(point: dict, axes: list[str]) -> tuple:
+    """A planned or measured point's configuration as shared_points matches it, without the
+    repeat: its network's settings (a point carries them: a sweep's `claimed` is asked of its
+    network's fields and the point together), placement and the workload's axes."""
+    return _key(_normal(point), {**point, "repeat": None}, axes)[:-1]
+
+
+def configurations(sweep: Sweep) -> dict[tuple, int]:
+    """Configuration -> how many runs of it the sweep's schedule holds."""
+    axes, out = _axes(sweep), {}
+    for spec, pts in sweep.schedule():
+        net = network_fields(spec)
+        for pt in pts:
+            key = configuration({**net, **pt}, axes)
+            out[key] = out.get(key, 0) + 1
+    return out
+
+
+def takes_from(sweep: Sweep, source: Sweep) -> bool:
+    """The sweep can take the source's points (shared_points): the same workload and the same
+    one-valued settings."""
+    return sweep.workload == source.workload and sweep.settings() == source.settings()
+
+
 def take_networks(doc: dict, source: dict, keys: set[str]) -> None:
     """The records of the networks (keys) the taken points were measured on, as the source
     document recorded them, without their timing: that time was spent for the source."""

@@ -27,6 +27,7 @@ from beowulf_netlab.core.text import plain
 from beowulf_netlab.run.environment import ENVIRONMENT_FIELDS, environment
 from beowulf_netlab.run.gates import recompute
 from beowulf_netlab.run.point import COMMON_FIELDS, filled, workload_fields
+from beowulf_netlab.run.sweep import UNREAD_LEFT_OUT, UNREAD_ONCE
 from beowulf_netlab.run.upgrade import SCHEMA_VERSION, upgrade
 from beowulf_netlab.topologies.timescale import time_scale_of
 from beowulf_netlab.workloads import WORKLOADS
@@ -137,6 +138,13 @@ SCHEMA = {
         "shards": _t("array", "merged documents: the shards merged"),
         "same_points_as": _t("array", "experiments whose documents gave points of this one (each such "
                              "point names its source in measured_in)"),
+        "unread_points": {"enum": [UNREAD_ONCE, UNREAD_LEFT_OUT],
+                          "description": "how the points no claim reads (beowulf_netlab/claims/claims.json) ran: once "
+                                         "each (experiment, reproduce --curves: the curves drawn whole) or not at all "
+                                         "(reproduce, --quick: the curves hold only the points a claim or a "
+                                         "calibration reads, and those that experiments sharing points measure "
+                                         "anyway); absent: every point repeated, or a document from before it "
+                                         "was recorded"},
         "complete": _t("boolean", "every point of the sweep (or shard) finished"),
         "paper": PAPER_SCHEMA,
         "calibrations": {"type": "array", "description": "every calibration point the points rest on, "

@@ -75,6 +75,8 @@ class Session:
         from beowulf_netlab.run.runner import run_sweep   # imports Mininet: the run is certain now
         doc = new_document(sweep.workload, sweep.parameters(), paper, name)
         doc["total_points"] = sweep.total_points()
+        if sweep.unread_points():
+            doc["unread_points"] = sweep.unread_points()
         if sweep.shard:
             doc["shard"] = f"{sweep.shard[0]}/{sweep.shard[1]}"
         sources = {n: self.docs[n] for n in (same_points_as or []) if n in self.docs}

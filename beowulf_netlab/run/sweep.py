@@ -30,6 +30,7 @@ from beowulf_netlab.workloads.placement import LISTED, one_segment, parse_pairs_
 
 MAX_POINTS = 5000
 MAX_EXPANDED = 50 * MAX_POINTS   # combinations expanded to count a sweep's points (normalize merges some)
+UNREAD_ONCE, UNREAD_LEFT_OUT = "once", "not measured"   # a document's unread_points (run.results)
 
 # the network's axes, then the sweep's own: each made from its one declaration (core.settings)
 SETTINGS = (*NETWORK_SETTINGS, *SWEEP_SETTINGS)
@@ -97,9 +98,28 @@ class Sweep:
     # Where repeats are spent: a point for which this says False runs once, the others
     # `repeats` times (reproduce: the points some claim reads). None: every point repeats.
     claimed: Callable[[dict], bool] | None = None
-    # Runs of a point `claimed` says no claim reads: 1 (the curve is drawn whole), or 0
-    # (reproduce --quick: only what the claims read is measured; the full run draws the rest).
+    # Runs of a point `claimed` says no claim reads: 1 (the curve is drawn whole: experiment,
+    # reproduce --curves), or 0 (reproduce: only what the claims read is measured).
     unread_runs: int = 1
+
+    def left_out(self) -> int:
+        """Configurations of the whole sweep (every shard's) that it does not measure at all:
+        those `claimed` says no claim reads, when unread_runs is 0."""
+        if self.claimed is None or self.unread_runs:
+            return 0
+        every = Sweep(self.workload, {**self.values, "repeats": 1})
+        read = Sweep(self.workload, {**self.values, "repeats": 1}, claimed=self.claimed, unread_runs=0)
+        return every.total_points() - read.total_points()
+
+    def unread_points(self) -> str | None:
+        """How the points `claimed` says no claim reads ran, as a results document records it
+        (unread_points): once, or not measured; None when every point repeats, or none was left
+        out (every point some claim reads)."""
+        if self.claimed is None:
+            return None
+        if self.unread_runs:
+            return UNREAD_ONCE
+        return UNREAD_LEFT_OUT if self.left_out() else None
 
     @classmethod
     def make(cls, workload: str, given: dict[str, Any] | None = None,
