@@ -62,3 +62,24 @@ def test_one_lab_vm_command_at_a_time(tmp_path):
     again = _one_at_a_time(tmp_path)
     assert again is not None
     os.close(again)
+
+
+def test_every_test_a_tcg_guest_leaves_out_exists():
+    """A deselect naming no test deselects nothing, silently: each entry names a test file, and a
+    function (with its parameters' ids, where given) in it."""
+    import ast
+    import re
+    from pathlib import Path
+    from beowulf_netlab.labvm.stage import ENGINE_TESTS, TCG_DESELECT, TCG_ONCE
+    from beowulf_netlab.topologies.presets import PRESETS
+    root = Path(__file__).resolve().parents[2]
+    for entry in (*TCG_DESELECT, *TCG_ONCE, *ENGINE_TESTS):
+        path, _, name = entry.partition("::")
+        assert (root / path).is_file(), entry
+        if name:
+            func, _, params = name.partition("[")
+            tree = ast.parse((root / path).read_text())
+            assert func in {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}, entry
+            if params:
+                topo, rate = re.fullmatch(r"(.+)-(\d+)\]", params).groups()
+                assert topo in PRESETS and rate in ("10", "100"), entry
