@@ -47,7 +47,7 @@ def run(_args) -> int:
     print("\n".join("  " + line for line in readings(doc)))
     print("\nnext:"
           "\n  the papers' claims judged on their hardware and on today's hosts, with repeats:"
-          "\n    sudo python3 emulate.py reproduce --quick    (about 6 minutes; writes "
+          "\n    sudo python3 emulate.py reproduce --quick    (about 7 minutes; writes "
           "results/reproduction-<time>-quick/report.html)"
           "\n  one paper figure at a time:   sudo python3 emulate.py experiment list"
           "\n  a network to explore by hand: sudo python3 emulate.py exercise list")
