@@ -386,6 +386,7 @@ OTHERS = [
     ("run card latency not a number", ["run", "token", "--card-latency-us", "slow"], "--card-latency-us"),
     ("run card latency too long", ["run", "token", "--card-latency-us", "1e9"], "--card-latency-us"),
     ("reproduce ranges with a value", ["reproduce", "--ranges=yes"], "--ranges"),
+    ("reproduce curves with a value", ["reproduce", "--curves=yes"], "--curves"),
     ("reproduce sensitivity on today only", ["reproduce", "--sensitivity", "--hardware", "none"], "--hardware none"),
     ("reproduce hardware unknown", ["reproduce", "--hardware", "486"], "invalid choice"),
     ("exercise unknown", ["exercise", "show", "ethernet-101"], "exercise list"),
