@@ -55,7 +55,7 @@ TCG_DESELECT = ("tests/integration/test_token_runner.py::test_single_net_never_e
 # (CI 2026-11-29: six at 100 Mbit/s, 5.5 minutes); the 10 Mbit/s build of every preset still runs.
 TCG_ONCE = tuple(f"tests/integration/test_reachability.py::test_all_pairs_reach_each_other[{topo}-100]"
                  for topo in ("single-net", "bonded-dual-net", "switched-mesh", "routed-mesh",
-                              "bonded-switched-mesh", "switched-cluster"))
+                              "bonded-switched-mesh", "switched-cluster"))   # the presets: labvm may not import the model (tests/unit/test_labvm.py checks each)
 EXCLUDE = (".git", "./results", "__pycache__", ".pytest_cache", ".vagrant", "./engine/target")
 # The medium engine on the stock kernel: the wire-time tests whose bounds hold however slow the
 # guest (a round trip's floor is its frames' wire time; a hub's collisions happen frame by frame).
