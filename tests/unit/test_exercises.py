@@ -327,11 +327,15 @@ def sheet_derived(ex: dict, measured: dict[str, float]) -> dict[str, list[tuple[
     return out
 
 
-def passing_without_measuring(ex: dict, measured: dict[str, float]) -> list[str]:
+def passing_without_measuring(ex: dict, measured: dict[str, float],
+                               slack: dict[str, float] | None = None) -> list[str]:
+    """Sheet-derived answers within the tolerance (plus `slack`, a relative amount per question)
+    of the reference. A live check's reference itself moves from run to run, so against the
+    recorded median a slack of that movement finds what some student's machine would let pass."""
     wrong = []
     for qid, found in sheet_derived(ex, measured).items():
         q = next(q for q in ex["questions"] if q["id"] == qid)
-        want, tol = exercise.expected(q, measured), q.get("tolerance", 0.05)
+        want, tol = exercise.expected(q, measured), q.get("tolerance", 0.05) + (slack or {}).get(qid, 0.0)
         wrong += [f"{ex['name']} {qid}: {label} = {value:.4g} passes (reference {want:.4g}, tolerance "
                   f"{tol:.1%})" for label, value in found if abs(value - want) <= tol * abs(want) + 1e-12]
     return wrong
@@ -351,6 +355,16 @@ def test_no_measured_answer_passes_without_measuring(name):
     ex = exercise.load(name)
     for measured in (fake_measured(ex), *recorded_runs(name)):
         assert passing_without_measuring(ex, measured) == []
+    # a live check's reference moves: CI once measured software-routing's busy7 0.65 % under the
+    # median, and a README rate x 8 (6.62 MB/s) then lay within q7's old 2 % of it, 2.6 % from the
+    # median. Against the median, each question's tolerance widened by 1.5 x its recorded spread
+    # (and at least 1 %, CI's load moving it more than the recorded runs did)
+    median, runs = fake_measured(ex), recorded_runs(name)
+    slack = {}
+    for q in measured_questions(ex):
+        want = exercise.expected(q, median)
+        slack[q["id"]] = max(0.01, 1.5 * max(abs(exercise.expected(q, r) - want) / abs(want) for r in runs))
+    assert passing_without_measuring(ex, median, slack) == []
 
 
 @pytest.mark.parametrize("name", NAMES)
