@@ -13,7 +13,8 @@ the CPU for per_packet_us + L x per_byte_ns, and packets wait their turn:
   same budget as its own traffic, so routing competes with its own work;
 - the medium engine (netlab.medium) delays each frame by the sender's and the
   receiver's per_packet_us + its bytes x per_byte_ns, the time the budget
-  charges it: a lone packet pays its CPU time though HTB lets it go at the start;
+  charges it, and a relay's forwarding copy on the frames it forwards: a lone packet pays its
+  CPU time though HTB lets it go at the start;
 - on kernels with netem, a netem leaf also delays every packet by
   per_packet_us (the latency a lone packet saw); without netem or the engine a
   lone packet after idle time passes at once (HTB charges after sending), which

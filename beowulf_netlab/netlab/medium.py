@@ -164,19 +164,24 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
         w = spec.wire(wire)
         delay = gap = per_byte = load = 0
         buffers, queue = 1, w.queue_packets
+        relay = ""
         if node is not None:
-            cost = host_cost(spec, spec.node(node))
+            n = spec.node(node)
+            cost = host_cost(spec, n)
             if cost is not None:
                 queue = cost.transmit_queue_frames or queue
                 delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns)) \
                     + round(scaled_time(spec.machine.card_latency_us * 1e3, d))
                 per_byte = round(cost.per_byte_ns * 1e3)
+                if n.forwarding and cost.relay_copy_per_byte_ns > 0:
+                    # a lone forwarded packet's latency includes Linux 1.2's copy, as its model's does
+                    relay = f" fwd_ps_per_byte={round(cost.relay_copy_per_byte_ns * 1e3)} own={n.ip}"
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
             if card is not None:
                 buffers, load = card.buffers, round(scaled_time(card.load_ns_per_byte * 1e3, d))
         lines.append(f"port {intf} segment={wire} queue={queue} tx_delay_ns={delay} "
                      f"rx_delay_ns={delay} ps_per_byte={per_byte} tx_gap_ns={gap} "
-                     f"load_ps_per_byte={load} buffers={buffers}")
+                     f"load_ps_per_byte={load} buffers={buffers}{relay}")
     return "\n".join(lines) + "\n"
 
 

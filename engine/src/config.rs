@@ -5,6 +5,7 @@
 //! seed 42
 //! segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1000 [repeater_ns=1000]
 //! port bnl00w0-eth1 segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0 load_ps_per_byte=0 buffers=1
+//! port bnl00b0-eth1 segment=c0 ... fwd_ps_per_byte=59000 own=10.0.0.1
 //! ```
 //!
 //! Unknown keys, missing values and out-of-range numbers are errors: a typo must not run a
@@ -21,6 +22,23 @@ pub struct Config {
 
 const MAX_RATE_BPS: u64 = 10_000_000_000;
 const MAX_DELAY_NS: u64 = 10_000_000_000;
+
+/// A dotted IPv4 address, four numbers 0-255 and nothing else.
+fn ipv4(value: &str) -> Result<[u8; 4], String> {
+    let parts: Vec<&str> = value.split('.').collect();
+    let bad = || format!("own={}: not an IPv4 address (a.b.c.d)", value);
+    if parts.len() != 4 {
+        return Err(bad());
+    }
+    let mut ip = [0u8; 4];
+    for (i, p) in parts.iter().enumerate() {
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        ip[i] = p.parse().map_err(|_| bad())?;
+    }
+    Ok(ip)
+}
 
 fn number(key: &str, value: &str, max: u64) -> Result<u64, String> {
     let n: u64 = value.parse().map_err(|_| format!("{}={}: not a whole number", key, value))?;
@@ -88,6 +106,8 @@ pub fn parse(text: &str) -> Result<Config, String> {
                         ("port", "tx_gap_ns") => port.tx_gap_ns = number(k, v, MAX_DELAY_NS).map_err(at)?,
                         ("port", "load_ps_per_byte") => port.load_ps_per_byte = number(k, v, 1_000_000_000).map_err(at)?,
                         ("port", "buffers") => port.buffers = number(k, v, 64).map_err(at)? as usize,
+                        ("port", "fwd_ps_per_byte") => port.fwd_ps_per_byte = number(k, v, 1_000_000_000).map_err(at)?,
+                        ("port", "own") => port.own_ip = Some(ipv4(v).map_err(at)?),
                         _ => return Err(at(format!("{} has no key {:?}", kind, k))),
                     }
                 }
@@ -125,6 +145,16 @@ pub fn parse(text: &str) -> Result<Config, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relays_port_names_its_copy_and_its_address() {
+        let c = parse("segment w0 rate_bps=10000000\nport a segment=w0 fwd_ps_per_byte=59000 own=10.0.0.1\n").unwrap();
+        assert_eq!(c.ports[0].1.fwd_ps_per_byte, 59_000);
+        assert_eq!(c.ports[0].1.own_ip, Some([10, 0, 0, 1]));
+        for bad in ["10.0.0", "10.0.0.256", "10.0.0.1.2", "10.0.0.x", "10.0.0.1\n", "+1.0.0.1", ""] {
+            assert!(ipv4(bad).is_err(), "{:?}", bad);
+        }
+    }
 
     #[test]
     fn parses_a_network() {

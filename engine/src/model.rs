@@ -120,6 +120,12 @@ pub struct PortConfig {
     /// (tx_delay). Linux 1.2's 8390 drivers keep 2 (ping-pong), 1.3's tulip.c 1.
     pub buffers: usize,
     pub load_ps_per_byte: u64,
+    /// A relay's forwarding copy (Linux 1.2's ip_forward copies every packet it forwards), per
+    /// byte, added to the sender's latency of a frame the port's host forwards: one whose IPv4
+    /// source is not `own_ip` (the shell decides; the model is told `forwarded`).
+    pub fwd_ps_per_byte: u64,
+    /// The host's own IPv4 address, if the port belongs to a host that forwards.
+    pub own_ip: Option<[u8; 4]>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,6 +400,11 @@ impl Model {
         &self.segs[s].cfg
     }
 
+    /// The forwarding host's own address behind port `p`, if it forwards (see PortConfig).
+    pub fn own_ip(&self, p: usize) -> Option<[u8; 4]> {
+        self.ports[p].cfg.own_ip
+    }
+
     pub fn segment_of(&self, p: usize) -> usize {
         self.ports[p].cfg.segment
     }
@@ -411,12 +422,20 @@ impl Model {
     /// whose `t` the model has already passed is taken at the model's now: returns how late it
     /// was (0 when on time), for the shell's histogram.
     pub fn arrive(&mut self, t: Ns, port: usize, handle: u64, len: u64, dsts: Vec<u16>) -> Ns {
+        self.arrive_from(t, port, handle, len, dsts, false)
+    }
+
+    /// As `arrive`, for a frame its host `forwarded` (a relay's): its latency includes the
+    /// forwarding copy (fwd_ps_per_byte), so a lone relayed packet is not quicker than its model.
+    pub fn arrive_from(&mut self, t: Ns, port: usize, handle: u64, len: u64, dsts: Vec<u16>, forwarded: bool) -> Ns {
         let late = self.now.saturating_sub(t);
         if late > 0 {
             self.late_arrivals += 1;
         }
         let t = t.max(self.now);
-        let delay = self.ports[port].cfg.tx_delay_ns + bytes_time(len, self.ports[port].cfg.ps_per_byte);
+        let cfg = &self.ports[port].cfg;
+        let copy = if forwarded { bytes_time(len, cfg.fwd_ps_per_byte) } else { 0 };
+        let delay = cfg.tx_delay_ns + bytes_time(len, cfg.ps_per_byte) + copy;
         self.push(t + delay, Ev::Enqueue { port, frame: Frame { handle, len, dsts } });
         late
     }
@@ -898,6 +917,21 @@ mod tests {
         let due = match out[0] { Output::Deliver { due, .. } => due, _ => panic!() };
         // the sender's 69 B at 248 ns, the receiver's at 38 ns: each port's own host
         assert_eq!(due, 90 * US + 69 * 248 + carrier_ns(69, 10_000_000) + 500 + 90 * US + 69 * 38);
+    }
+
+    #[test]
+    fn a_frame_its_host_forwards_also_pays_the_forwarding_copy() {
+        let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500, repeater_ns: 0 };
+        let relay = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US,
+                                 ps_per_byte: 248_000, fwd_ps_per_byte: 59_000, own_ip: Some([10, 0, 0, 4]), ..Default::default() };
+        let mut m = Model::new(vec![seg], vec![relay.clone(), relay], 1).unwrap();
+        let due = |out: Vec<Output>| match out[0] { Output::Deliver { due, .. } => due, _ => panic!() };
+        m.arrive_from(0, 0, 1, 69, vec![1], false);
+        let own = due(run(&mut m, 10 * MS));
+        m.arrive_from(20 * MS, 0, 2, 69, vec![1], true);
+        let fwd = due(run(&mut m, 30 * MS)) - 20 * MS;
+        // Linux 1.2's ip_forward copies the packet once between its receive and its send
+        assert_eq!(fwd - own, 69 * 59);
     }
 
     #[test]

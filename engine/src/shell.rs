@@ -66,6 +66,25 @@ pub fn check(len: usize, head: &[u8]) -> Verdict {
     Verdict::Frame
 }
 
+/// Whether a frame is one its host forwards rather than sends: an IPv4 packet (802.1Q tag or
+/// not) whose source is not the host's own address. A host without one (`own` None) forwards
+/// nothing the engine charges.
+pub fn forwarded(head: &[u8], own: Option<[u8; 4]>) -> bool {
+    let own = match own {
+        Some(ip) => ip,
+        None => return false,
+    };
+    let mut at = 12;
+    if head.len() >= 14 && u16::from_be_bytes([head[12], head[13]]) == TPID_8021Q {
+        at = 16;
+    }
+    if head.len() < at + 2 + 16 || u16::from_be_bytes([head[at], head[at + 1]]) != 0x0800 {
+        return false;
+    }
+    let src = &head[at + 2 + 12..at + 2 + 16];
+    src != own
+}
+
 /// Every port of `port`'s segment but its own (see module doc).
 pub fn destinations(model: &Model, port: usize) -> Vec<u16> {
     model.segment_ports(model.segment_of(port)).iter().filter(|&&p| p != port).map(|&p| p as u16).collect()
@@ -303,8 +322,9 @@ impl Core {
                     }
                 }
                 self.hints.heard(seg, src, port as u16, t);
+                let fwd = forwarded(&bytes, self.model.own_ip(port));
                 let h = self.slab.put(bytes, dsts.len() as u32, t, addressee);
-                let late = self.model.arrive(t, port, h, len as u64, dsts);
+                let late = self.model.arrive_from(t, port, h, len as u64, dsts, fwd);
                 if late > 0 {
                     self.late_lag.record(late);
                 }
@@ -394,6 +414,29 @@ mod tests {
         assert_eq!(c.model.port_stats(1).frames_sent, 0);
         assert_eq!(got.len(), 4);
         assert_eq!(c.slab.live(), 0);
+    }
+
+    #[test]
+    fn a_frame_is_forwarded_when_its_ipv4_source_is_not_the_hosts_own() {
+        let own = Some([10, 0, 0, 4]);
+        let ip = |src: [u8; 4], tagged: bool| {
+            let mut f = frame([2; 6], [4; 6], 60);
+            if tagged {
+                f.splice(12..12, [0x81, 0x00, 0, 1]);
+            }
+            let at = if tagged { 16 } else { 12 };
+            f[at..at + 2].copy_from_slice(&[0x08, 0x00]);
+            f[at + 2 + 12..at + 2 + 16].copy_from_slice(&src);
+            f
+        };
+        assert!(forwarded(&ip([10, 0, 0, 1], false), own));
+        assert!(forwarded(&ip([10, 0, 0, 1], true), own));
+        assert!(!forwarded(&ip([10, 0, 0, 4], false), own));
+        assert!(!forwarded(&ip([10, 0, 0, 1], false), None)); // a host that does not forward
+        let mut arp = ip([10, 0, 0, 1], false);
+        arp[12..14].copy_from_slice(&[0x08, 0x06]);
+        assert!(!forwarded(&arp, own));
+        assert!(!forwarded(&ip([10, 0, 0, 1], false)[..20], own)); // too short to hold a source
     }
 
     #[test]

@@ -67,6 +67,21 @@ def test_switch_ports_pay_no_host_latency_and_switched_ports_are_full_duplex():
         assert ("duplex=full" in seg) == w.full_duplex
 
 
+def test_a_relays_ports_charge_linux_1_2s_forwarding_copy_on_what_it_forwards():
+    """The model's relayed round trip (netlab.hostcost.round_trip_us) has the relay's copy; the
+    engine adds it to a frame the relay forwards (IPv4 source not its own), so a lone relayed
+    round trip is not quicker than its model. 1.3.89 (the demonstration system) no longer copies."""
+    spec = build_spec("routed-mesh", nodes=16, rate_mbit=10, hardware="prototype-1995")
+    b3 = spec.node("b3")
+    assert b3.forwarding and b3.host_cost.relay_copy_per_byte_ns == 59
+    line = engine_config(spec, [("p", b3.wires[0], "b3")]).splitlines()[-1]
+    assert line.endswith(f" fwd_ps_per_byte=59000 own={b3.ip}")
+    demo = build_spec("routed-mesh", nodes=16, rate_mbit=100, hardware="demonstration-1996")
+    assert "fwd_ps_per_byte" not in engine_config(demo, [("p", demo.node("b3").wires[0], "b3")])
+    one = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995")
+    assert "fwd_ps_per_byte" not in engine_config(one, [("p", "w0", "b0")])
+
+
 def test_queue_packets_replaces_the_cards_device_queue_and_the_budgets_backlog():
     spec = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995", queue_packets=30)
     cost = spec.node("b0").host_cost
