@@ -152,7 +152,7 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
     root-namespace port as (interface, wire name, node name or None for a switch's port).
     Its rates and times are in scaled time (topologies.timescale). less_ns: each node's
     per-packet delay less this, never below zero (this host's own path per pass, measured on
-    the built network: run.hostpath)."""
+    the built network: run.hostpath), except on the frames a relay forwards."""
     d = spec.machine.time_scale
     lines = [f"seed {int(seed)}"]
     card = spec.machine.profile.card if spec.machine.profile is not None else None
@@ -170,12 +170,16 @@ def engine_config(spec: NetworkSpec, ports: list[tuple[str, str, str | None]], s
             cost = host_cost(spec, n)
             if cost is not None:
                 queue = cost.transmit_queue_frames or queue
-                delay = max(0, round(cost.per_packet_us * 1e3) - int(less_ns)) \
-                    + round(scaled_time(spec.machine.card_latency_us * 1e3, d))
+                per_packet = round(cost.per_packet_us * 1e3)
+                taken = min(per_packet, max(0, int(less_ns)))
+                delay = per_packet - taken + round(scaled_time(spec.machine.card_latency_us * 1e3, d))
                 per_byte = round(cost.per_byte_ns * 1e3)
-                if n.forwarding and cost.relay_copy_per_byte_ns > 0:
-                    # a lone forwarded packet's latency includes Linux 1.2's copy, as its model's does
-                    relay = f" fwd_ps_per_byte={round(cost.relay_copy_per_byte_ns * 1e3)} own={n.ip}"
+                if n.forwarding:
+                    # a frame the node forwards: Linux 1.2's copy, as its model's round trip has it,
+                    # and its two passes' whole per-packet time (the host path measured is an
+                    # endpoint's; a kernel's forwarding takes less, so none of it comes off)
+                    relay = (f" fwd_ps_per_byte={round(cost.relay_copy_per_byte_ns * 1e3)} "
+                             f"fwd_delay_ns={2 * taken} own={n.ip}")
             gap = round(scaled_time(spec.machine.tx_gap_us * 1e3, d))
             if card is not None:
                 buffers, load = card.buffers, round(scaled_time(card.load_ns_per_byte * 1e3, d))

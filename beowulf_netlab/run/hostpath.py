@@ -28,14 +28,15 @@ the median off, and half the lone round trips then read under the model's floor)
 path is recorded beside it. The engine is then restarted with
 each node's per-packet delay less h / 4 (a round trip passes four: two sends, two receives),
 never below zero, and the network records what was measured and taken (`host_path` in its
-environment).
+environment). Not on the frames a relay forwards: h is an endpoint's path (sockets, agents), and
+a kernel forwarding a frame takes less, so a relayed round trip keeps its relay's whole modelled
+time (netlab.medium: fwd_delay_ns) and the relay's own host path comes on top, never under.
 
 Why the round-trip calibration can still fail. h is measured outside the engine, from the
 engine's own hold times: a delay the engine failed to apply shortens its holds, not h, so the
 calibration (whose target is the model's whole time, beowulf_netlab/claims/calibrations.json) still misses.
 What h cannot remove: a host slower under load than when idle (the lag gates judge that), and
-paths the probe did not take (a relay's forwarding is timed only where the probed pair's path
-crosses one).
+paths the probe did not take (a relay's forwarding, which therefore reads a little over its model).
 """
 from __future__ import annotations
 

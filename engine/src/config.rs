@@ -5,7 +5,7 @@
 //! seed 42
 //! segment w0 rate_bps=10000000 duplex=half csma=1 prop_ns=1000 [repeater_ns=1000]
 //! port bnl00w0-eth1 segment=w0 queue=100 tx_delay_ns=0 rx_delay_ns=0 ps_per_byte=0 tx_gap_ns=0 load_ps_per_byte=0 buffers=1
-//! port bnl00b0-eth1 segment=c0 ... fwd_ps_per_byte=59000 own=10.0.0.1
+//! port bnl00b0-eth1 segment=c0 ... fwd_ps_per_byte=59000 fwd_delay_ns=0 own=10.0.0.1
 //! ```
 //!
 //! Unknown keys, missing values and out-of-range numbers are errors: a typo must not run a
@@ -107,6 +107,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
                         ("port", "load_ps_per_byte") => port.load_ps_per_byte = number(k, v, 1_000_000_000).map_err(at)?,
                         ("port", "buffers") => port.buffers = number(k, v, 64).map_err(at)? as usize,
                         ("port", "fwd_ps_per_byte") => port.fwd_ps_per_byte = number(k, v, 1_000_000_000).map_err(at)?,
+                        ("port", "fwd_delay_ns") => port.fwd_delay_ns = number(k, v, MAX_DELAY_NS).map_err(at)?,
                         ("port", "own") => port.own_ip = Some(ipv4(v).map_err(at)?),
                         _ => return Err(at(format!("{} has no key {:?}", kind, k))),
                     }

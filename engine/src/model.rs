@@ -124,6 +124,9 @@ pub struct PortConfig {
     /// byte, added to the sender's latency of a frame the port's host forwards: one whose IPv4
     /// source is not `own_ip` (the shell decides; the model is told `forwarded`).
     pub fwd_ps_per_byte: u64,
+    /// Added to a forwarded frame's latency beside the copy: what the per-packet delays of its
+    /// two passes through this host had taken off for the endpoints' measured host path.
+    pub fwd_delay_ns: Ns,
     /// The host's own IPv4 address, if the port belongs to a host that forwards.
     pub own_ip: Option<[u8; 4]>,
 }
@@ -434,7 +437,7 @@ impl Model {
         }
         let t = t.max(self.now);
         let cfg = &self.ports[port].cfg;
-        let copy = if forwarded { bytes_time(len, cfg.fwd_ps_per_byte) } else { 0 };
+        let copy = if forwarded { cfg.fwd_delay_ns + bytes_time(len, cfg.fwd_ps_per_byte) } else { 0 };
         let delay = cfg.tx_delay_ns + bytes_time(len, cfg.ps_per_byte) + copy;
         self.push(t + delay, Ev::Enqueue { port, frame: Frame { handle, len, dsts } });
         late
@@ -923,7 +926,8 @@ mod tests {
     fn a_frame_its_host_forwards_also_pays_the_forwarding_copy() {
         let seg = SegmentConfig { rate_bps: 10_000_000, full_duplex: false, csma: true, prop_ns: 500, repeater_ns: 0 };
         let relay = PortConfig { segment: 0, queue_frames: 10, tx_delay_ns: 90 * US, rx_delay_ns: 90 * US,
-                                 ps_per_byte: 248_000, fwd_ps_per_byte: 59_000, own_ip: Some([10, 0, 0, 4]), ..Default::default() };
+                                 ps_per_byte: 248_000, fwd_ps_per_byte: 59_000, fwd_delay_ns: 7 * US,
+                                 own_ip: Some([10, 0, 0, 4]), ..Default::default() };
         let mut m = Model::new(vec![seg], vec![relay.clone(), relay], 1).unwrap();
         let due = |out: Vec<Output>| match out[0] { Output::Deliver { due, .. } => due, _ => panic!() };
         m.arrive_from(0, 0, 1, 69, vec![1], false);
@@ -931,7 +935,7 @@ mod tests {
         m.arrive_from(20 * MS, 0, 2, 69, vec![1], true);
         let fwd = due(run(&mut m, 30 * MS)) - 20 * MS;
         // Linux 1.2's ip_forward copies the packet once between its receive and its send
-        assert_eq!(fwd - own, 69 * 59);
+        assert_eq!(fwd - own, 69 * 59 + 7 * US);
     }
 
     #[test]

@@ -75,9 +75,12 @@ def test_a_relays_ports_charge_linux_1_2s_forwarding_copy_on_what_it_forwards():
     b3 = spec.node("b3")
     assert b3.forwarding and b3.host_cost.relay_copy_per_byte_ns == 59
     line = engine_config(spec, [("p", b3.wires[0], "b3")]).splitlines()[-1]
-    assert line.endswith(f" fwd_ps_per_byte=59000 own={b3.ip}")
+    assert line.endswith(f" fwd_ps_per_byte=59000 fwd_delay_ns=0 own={b3.ip}")
+    # the host path taken off each pass (an endpoint's) goes back on a forwarded frame's two passes
+    line = engine_config(spec, [("p", b3.wires[0], "b3")], less_ns=6000).splitlines()[-1]
+    assert " fwd_delay_ns=12000 " in line
     demo = build_spec("routed-mesh", nodes=16, rate_mbit=100, hardware="demonstration-1996")
-    assert "fwd_ps_per_byte" not in engine_config(demo, [("p", demo.node("b3").wires[0], "b3")])
+    assert " fwd_ps_per_byte=0 fwd_delay_ns=0 " in engine_config(demo, [("p", demo.node("b3").wires[0], "b3")])
     one = build_spec("single-net", nodes=2, rate_mbit=10, hardware="prototype-1995")
     assert "fwd_ps_per_byte" not in engine_config(one, [("p", "w0", "b0")])
 
