@@ -82,7 +82,9 @@ NOT_MODELLED = [
      "either way inside the ranges: a verdict the ends flip reads 'undetermined by the sources'"),
     ("profiles: the demonstration system's PCI bus shared by disk and cards (declared, not emulated: "
      "at most 21 % of it used; the prototype's ISA transfers are all the CPU's PIO, so its budget is "
-     "that bus's queue); the cards' receive rings; the interrupts' own CPU time (charged as the "
+     "that bus's queue); the cards' receive rings (declared, not emulated: never full on the prototype, "
+     "filled by one flow's window on the demonstration system when the interrupt does all of a frame's "
+     "work); the interrupts' own CPU time (charged as the "
      "card's latency, time that occupies no CPU)",
      "remote copies at 100 Mbit/s slightly too FAST"),
     CSMA_ROW,

@@ -31,7 +31,8 @@ ports). The engine keeps no address table; a switch is a bridge or OVS outside i
 ports of a hub a frame takes the cable's PROP_NS and the hub's repeater delay (the engine's
 default, engine/src/model.rs), which also widen the collision window.
 Not modelled: the card's receive ring (frames wait for the receiver's CPU in its budget, whose
-backlog is the kernel's, netlab.hostcost); the tc wire applies the gap alone (netlab.nic), not the
+backlog is the kernel's, netlab.hostcost; each profile's card.rx_ring says why it may be left out,
+tests/unit/test_receive_ring.py checks it); the tc wire applies the gap alone (netlab.nic), not the
 buffers, the load, the latency or the device queue.
 
 The engine's releases are late by the host's timer lateness (the lag), which it records per

@@ -160,6 +160,14 @@ SCHEMA = {
                      "latency_us": {**RANGED, "description": "the card and driver path's own latency per "
                                                              "packet, at each end (us): beyond the CPU's "
                                                              "per-packet cost, it occupies no CPU"},
+                     "rx_ring": {"type": "object", "additionalProperties": False,
+                                 "required": ["frames_low", "frames_high", "source", "why"],
+                                 "description": "the card's receive ring, full frames it holds before the CPU "
+                                                "must copy them out (not emulated: tests/unit/test_receive_ring.py "
+                                                "checks from the profile's numbers whether it could overrun)",
+                                 "properties": {"frames_low": {"type": "integer", "minimum": 1, "maximum": 4096},
+                                                "frames_high": {"type": "integer", "minimum": 1, "maximum": 4096},
+                                                "source": _TEXT, "why": _TEXT}},
                      "not_modelled": _TEXT}},
         "bus": {"type": "object", "additionalProperties": False,
                 "required": ["name", "rate_mbyte_s", "source", "model", "why"],
