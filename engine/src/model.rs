@@ -429,7 +429,8 @@ impl Model {
     }
 
     /// As `arrive`, for a frame its host `forwarded` (a relay's): its latency includes the
-    /// forwarding copy (fwd_ps_per_byte), so a lone relayed packet is not quicker than its model.
+    /// forwarding copy (fwd_ps_per_byte) and the per-packet time the host-path subtraction took
+    /// off (fwd_delay_ns), so a lone relayed packet is not quicker than its model.
     pub fn arrive_from(&mut self, t: Ns, port: usize, handle: u64, len: u64, dsts: Vec<u16>, forwarded: bool) -> Ns {
         let late = self.now.saturating_sub(t);
         if late > 0 {
