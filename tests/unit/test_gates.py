@@ -245,6 +245,24 @@ def test_only_a_passing_host_stall_is_measured_again():
     assert not G.host_stalled({"gates": {"ok": False, "failed": ["x"]}})   # no engine record
 
 
+def test_a_lone_stall_and_a_slow_hosts_round_trips_are_measured_again_but_lost_frames_are_not():
+    """One frame held past the longest bound (a stall of 780 ms once in a quick run, p50 and
+    p99 on time), and lone round trips over the model's tolerance, are the host's passing
+    time; frames lost outside the model are not, nor two failures at once."""
+    def judged(medium, other=()):
+        failed = [*other, *([G.engine_late(medium)] if G.engine_late(medium) else [])]
+        return {"medium": medium, "gates": {"ok": not failed, "failed": failed}}
+    stall = {"lag": {"count": 1000, "p50_us": 2, "p99_us": 30, "max_us": 780_000}, "engine_cpu": 0.3}
+    assert "stalled the wires" in G.engine_late(stall) and G.host_stalled(judged(stall))
+    slow = ("slow host: b0->b1's lone round trips took 2.537 ms (median) against the model's 2.410 "
+            "(+5%, tolerance 5%): the host's own time, not the model's, set them")
+    assert slow.startswith(G.SLOW_HOST) and G.host_stalled(judged({}, [slow]))
+    assert not G.host_stalled(judged(stall, [slow]))                   # two failures: not one stall
+    lost = {"lag": {"count": 1000, "p50_us": 2, "p99_us": 30, "max_us": 90}, "socket_drops": 5,
+            "send_errors": 0, "frames": 1000}
+    assert G.engine_late(lost).startswith(G.LOST) and not G.host_stalled(judged(lost))
+
+
 def test_the_report_counts_the_points_measured_again():
     from beowulf_netlab.judge.report import gate_summary
     base = {"topology": "single-net", "placement": "any", "fidelity": {"suspect": None},
