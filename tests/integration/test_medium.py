@@ -64,14 +64,21 @@ def test_two_flows_on_one_wire_share_it(testbed):
 
 def test_saturating_stations_lose_what_csma_cd_takes(testbed):
     """8 stations flooding one 10 Mbit/s hub with minimum frames (UDP, 1.5 x the wire offered):
-    collisions happen frame by frame and the wire delivers less than a perfect arbiter would,
-    more than Metcalfe-Boggs' bound (csma.md: 0.39 for 8 stations)."""
+    collisions happen frame by frame and, of the time some station wanted the wire, it delivers
+    less than a perfect arbiter would, more than Metcalfe-Boggs' bound (csma.md: 0.39 for 8
+    stations). Judged over the wanted time (carriers and their gaps, collisions, idle slots while
+    a station backs off), not the whole: a host too slow to keep 8 senders saturated (CI's
+    software-emulated lab VM left the wire 41 % idle with nobody waiting) leaves idle time that is
+    the senders', not CSMA/CD's. At most 8 stations contend at any moment and Metcalfe-Boggs'
+    efficiency falls with their number, so the 8-station bound holds whatever the load."""
     tb = testbed("single-net", nodes=8, rate_mbit=10, contention="on")
     rec = iperf.medium_under_flood(tb, 8, 1.5 * 10e6 / 8 / wire_bytes(60) / 8, 18, 3)
     w = rec["wires"]["w0"]
-    efficiency = w["busy"] * wire_bytes(60) / (wire_bytes(60) - 12)   # carriers plus their gaps
+    carried = w["busy"] * wire_bytes(60) / (wire_bytes(60) - 12)   # carriers plus their gaps
+    wanted = carried + w["collision_time"] + w["backoff_idle"]
+    efficiency = carried / wanted
     assert w["collisions"] > 0.02 * w["frames"], w
-    assert metcalfe_boggs(8, wire_bytes(60)) < efficiency < 0.99, (efficiency, w)
+    assert metcalfe_boggs(8, wire_bytes(60)) < efficiency < 0.99, (efficiency, f"idle unwanted {1 - wanted:.3f}", w)
 
 
 # b2 sends 200 frames from its NIC claiming another station's address as their source
