@@ -70,10 +70,10 @@ def test_every_test_a_tcg_guest_leaves_out_exists():
     import ast
     import re
     from pathlib import Path
-    from beowulf_netlab.labvm.stage import ENGINE_TESTS, TCG_DESELECT, TCG_ONCE
+    from beowulf_netlab.labvm.stage import ENGINE_TESTS, TCG_DESELECT, TCG_HOST_ONLY, TCG_ONCE
     from beowulf_netlab.topologies.presets import PRESETS
     root = Path(__file__).resolve().parents[2]
-    for entry in (*TCG_DESELECT, *TCG_ONCE, *ENGINE_TESTS):
+    for entry in (*TCG_DESELECT, *TCG_ONCE, *TCG_HOST_ONLY, *ENGINE_TESTS):
         path, _, name = entry.partition("::")
         assert (root / path).is_file(), entry
         if name:
