@@ -70,6 +70,10 @@ def add_parser(sub) -> None:
                         "run, off for --quick)" % RANGE_REPEATS)
     p.add_argument("--shard", type=shard_arg, default=None, metavar="I/N",
                    help="run only points I, I+N, ... of each experiment (merge shards with 'emulate.py merge')")
+    p.add_argument("--plan", action="store_true",
+                   help="print what the run would measure, experiment by experiment (points, networks, "
+                        "estimated minutes, and what the time is made of), and exit: nothing built or run, "
+                        "no root needed")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print only the report's headline as JSON on stdout at the "
                    "end (verdict counts per view, calibrations not met, the report's paths: docs/json.md); "
@@ -169,6 +173,11 @@ def third_repeats(session: Session, claims: list[dict], sweeps: dict[str, Sweep]
 
 
 def run(args) -> int:
+    if getattr(args, "plan", False):
+        if getattr(args, "json", False):
+            raise BadInput("--plan prints a table and runs nothing: drop --json")
+        print("\n".join(plan_lines(plan(args), args.quick)))
+        return 0
     if not getattr(args, "json", False):
         return _run(args)
     with contextlib.redirect_stdout(sys.stderr):    # --json: stdout holds the JSON alone
@@ -297,6 +306,64 @@ def plan(args, claims: list[dict] | None = None) -> Plan:
     return Plan(sweeps, shares, era_only_names, staged, ranges, variants, variant_shares)
 
 
+def estimated(p: Plan, first_pass_only: bool = True) -> list[tuple[str, Sweep, list[str]]]:
+    """The plan's sweeps in order for run.estimate: (name, sweep, whose points it takes); the
+    staged experiments as their first pass measures them unless first_pass_only is False."""
+    taken = {v: [f"sensitivity-{w}" for w in ws] for v, ws in p.variant_shares.items()}
+    return ([(n, capped(s) if first_pass_only and n in p.staged else s, p.shares.get(n, []))
+             for n, (s, _) in p.sweeps.items()]
+            + [(f"sensitivity-{v}", s, taken.get(v, [])) for v, (s, _) in p.variants.items()])
+
+
+def plan_lines(p: Plan, quick: bool) -> list[str]:
+    """reproduce --plan: a row per experiment's first pass, the later repeats at most, the range
+    ends per experiment and the variants; then the total and what it is made of (run.estimate:
+    each point's declared window and this host's measured costs)."""
+    first = dict(estimate.each_of_sweeps(estimated(p)))
+    whole = dict(estimate.each_of_sweeps(estimated(p, first_pass_only=False)))
+    rows: list[tuple[str, estimate.Estimate]] = [(n, first[n]) for n in p.sweeps]
+    later = estimate.Estimate()
+    for n in p.staged:
+        later = later.add(estimate.Estimate(whole[n].points - first[n].points,
+                                            whole[n].seconds - first[n].seconds))
+    ranges: dict[str, estimate.Estimate] = {}
+    for v in p.ranges:
+        if v["id"] in p.variants:
+            ranges[v["experiment"]] = ranges.get(v["experiment"], estimate.Estimate()).add(
+                first[f"sensitivity-{v['id']}"])
+    range_ids = {v["id"] for v in p.ranges}
+    rows += [(f"range ends of {n}", e) for n, e in ranges.items()]
+    rows += [(f"variant {v}", first[f"sensitivity-{v}"]) for v in p.variants if v not in range_ids]
+    total = estimate.Estimate(seconds=estimate.COMMAND_S + estimate.REPORT_S)
+    for _, e in rows:
+        total = total.add(e)
+    constants = sorted({v["range"]["constant"] for v in p.ranges})
+    width = max(len(n) for n, _ in rows) + 2
+    out = [f"reproduce{' --quick' if quick else ''} --plan: {len(p.sweeps)} experiments; nothing built or "
+           "run (estimates: each point's declared window and this host's measured costs, run/estimate.py)",
+           f"  {'what':<{width}}{'points':>7}{'networks':>10}{'minutes':>9}"]
+    notes = {n: f"   (takes the points of {', '.join(p.shares[n])} that it reads)" for n in p.sweeps if p.shares.get(n)}
+    out += [f"  {n:<{width}}{e.points:>7}{e.networks:>10}{e.seconds / 60:>9.1f}{notes.get(n, '')}" for n, e in rows]
+    if later.points:
+        out.append(f"  {'later repeats, at most':<{width}}{later.points:>7}{'':>10}{later.seconds / 60:>9.1f}"
+                   f"   (only where {FIRST_REPEATS} leave a verdict in doubt: judge/repeats.py)")
+    out.append(f"  {'total':<{width}}{total.points:>7}{total.networks:>10}{total.seconds / 60:>9.1f}"
+               + (f"   (+ at most {later.seconds / 60:.1f} for later repeats)" if later.points else ""))
+    overhead = estimate.POINT_S * total.points
+    windows = total.seconds - total.network_seconds - overhead - estimate.COMMAND_S - estimate.REPORT_S
+    out.append(f"Of the total, the points' workloads (their declared durations, their copies' bytes over "
+               f"the wires and disks, their setup) take {windows / 60:.1f} min, building and tearing down "
+               f"networks {total.network_seconds / 60:.1f}, the runner's own work per point "
+               f"{overhead / 60:.1f}, the command and report {(estimate.COMMAND_S + estimate.REPORT_S) / 60:.1f}.")
+    if p.ranges:
+        out.append(f"Range ends: {', '.join(constants)} at both ends of the era sources' range, on the points "
+                   f"the claims' checks read in each experiment's quick sweep, {RANGE_REPEATS} repeats each "
+                   "(--no-ranges leaves them out).")
+    out.append(f"Every point a claim reads runs {FIRST_REPEATS} times at least: one run's noise is unknown "
+               "(docs/judging.md).")
+    return out
+
+
 def _run(args) -> int | Path:
     """Run, write the report, print its headline; with --json return its directory instead of 0."""
     claims = load_claims()
@@ -312,9 +379,7 @@ def _run(args) -> int | Path:
     print(f"reproduce: {len(sweeps)} experiments, {total} points{' (quick)' if args.quick else ''}"
           + (f", {left} points no claim reads left out (partial curves; --curves draws them whole)" if left else "")
           + f"; report in {out}/", flush=True)
-    ahead = estimate.of_sweeps([(n, capped(s) if n in staged else s, shares.get(n, []))
-                                for n, (s, _) in sweeps.items()]
-                               + [(f"sensitivity-{v}", s, taken.get(v, [])) for v, (s, _) in variants.items()])
+    ahead = estimate.of_sweeps(estimated(p))
     print(f"measuring {ahead.line()}", flush=True)
     t0 = time.monotonic()
     try:

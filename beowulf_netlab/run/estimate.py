@@ -45,10 +45,12 @@ class Estimate:
     seconds: float = 0.0
     repeats: set[int] = field(default_factory=set)   # runs per configuration, over the sweeps
     networks: int = 0
+    network_seconds: float = 0.0    # of seconds: building, preparing and tearing down networks
 
     def add(self, other: "Estimate") -> "Estimate":
         return Estimate(self.points + other.points, self.seconds + other.seconds,
-                        self.repeats | other.repeats, self.networks + other.networks)
+                        self.repeats | other.repeats, self.networks + other.networks,
+                        self.network_seconds + other.network_seconds)
 
     def line(self) -> str:
         """'N points (R repeats each), about M minutes'."""
@@ -109,11 +111,10 @@ def of_schedule(sweep: Sweep, schedule: list) -> Estimate:
     """Seconds of a schedule: each network's build and teardown, each point's cost."""
     wl = sweep.spec_workload
     settings = sweep.settings()
-    seconds = 0.0
-    for spec, pts in schedule:
-        seconds += NETWORK_S + NETWORK_S_PER_NODE * len(spec.nodes)
-        seconds += sum(point_seconds(wl, spec, pt, settings) for pt in pts)
-    return Estimate(sum(len(pts) for _, pts in schedule), seconds, repeat_counts(schedule), len(schedule))
+    networks = sum(NETWORK_S + NETWORK_S_PER_NODE * len(spec.nodes) for spec, _ in schedule)
+    seconds = networks + sum(point_seconds(wl, spec, pt, settings) for spec, pts in schedule for pt in pts)
+    return Estimate(sum(len(pts) for _, pts in schedule), seconds, repeat_counts(schedule), len(schedule),
+                    networks)
 
 
 def of_sweep(sweep: Sweep, sources: dict[str, dict] | None = None) -> Estimate:
@@ -121,13 +122,20 @@ def of_sweep(sweep: Sweep, sources: dict[str, dict] | None = None) -> Estimate:
     return of_schedule(sweep, planned(sweep, sources)).add(Estimate(seconds=COMMAND_S))
 
 
-def of_sweeps(sweeps: list[tuple[str, Sweep, list[str]]], extra_s: float = COMMAND_S + REPORT_S) -> Estimate:
-    """Sweeps run in order, each (name, sweep, names of earlier sweeps whose points it takes),
-    and the command around them (reproduce: its report too)."""
-    total, docs = Estimate(seconds=extra_s), {}
+def each_of_sweeps(sweeps: list[tuple[str, Sweep, list[str]]]) -> list[tuple[str, Estimate]]:
+    """Sweeps run in order, each (name, sweep, names of earlier sweeps whose points it takes):
+    each one's estimate, without the points its sources measure (reproduce --plan's rows)."""
+    out, docs = [], {}
     for name, sweep, shares in sweeps:
         sources = {n: docs[n] for n in shares if n in docs}
-        schedule = planned(sweep, sources)
-        total = total.add(of_schedule(sweep, schedule))
+        out.append((name, of_schedule(sweep, planned(sweep, sources))))
         docs[name] = as_document(sweep)
+    return out
+
+
+def of_sweeps(sweeps: list[tuple[str, Sweep, list[str]]], extra_s: float = COMMAND_S + REPORT_S) -> Estimate:
+    """Sweeps run in order (each_of_sweeps), and the command around them (reproduce: its report too)."""
+    total = Estimate(seconds=extra_s)
+    for _, each in each_of_sweeps(sweeps):
+        total = total.add(each)
     return total

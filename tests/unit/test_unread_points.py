@@ -345,3 +345,39 @@ def test_a_session_records_in_each_document_how_its_unread_points_ran(monkeypatc
     assert doc["unread_points"] == UNREAD_LEFT_OUT
     from beowulf_netlab.run.results import validate
     validate({**doc, "complete": True})
+
+
+def test_the_plan_says_what_the_run_measures_and_what_its_time_is_made_of(after):
+    """reproduce --plan: a row per experiment, the range ends per experiment and the later repeats
+    at most; its total is the estimate reproduce prints when it starts (the same sweeps), and it
+    says what the time is made of (the points' workloads against the networks' builds)."""
+    from beowulf_netlab.commands.reproduce import estimated, plan_lines
+    lines = plan_lines(after, quick=False)
+    total = next(line for line in lines if line.lstrip().startswith("total"))
+    ahead = estimate.of_sweeps(estimated(after))
+    assert f"{ahead.points:>7}" in total and f"{ahead.seconds / 60:>9.1f}" in total, (total, ahead.line())
+    for name in after.sweeps:
+        assert any(line.lstrip().startswith(name + " ") for line in lines), name
+    assert any(line.lstrip().startswith("range ends of ") for line in lines)
+    assert any(line.lstrip().startswith("later repeats, at most") for line in lines)
+    made = next(line for line in lines if line.startswith("Of the total"))
+    workloads, networks = (float(x) for x in __import__("re").findall(r"take ([\d.]+) min, building and tearing "
+                                                                        r"down networks ([\d.]+)", made)[0])
+    assert workloads > 10 * networks     # what a network reused across experiments could save is small
+    quick = plan_lines(plan(args(quick=True)), quick=True)
+    assert not any("range ends" in line or "later repeats" in line for line in quick)
+
+
+def test_the_plan_runs_nothing_and_needs_no_root(capsys, monkeypatch):
+    """--plan prints and returns before a session (which asks for root and builds networks) exists."""
+    from beowulf_netlab.commands import reproduce
+
+    def refuse(*a, **kw):
+        raise AssertionError("--plan built a session")
+    monkeypatch.setattr(reproduce, "Session", refuse)
+    assert reproduce.run(args(quick=True, plan=True, json=False)) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("reproduce --quick --plan:") and "total" in out
+    from beowulf_netlab.core.errors import BadInput
+    with pytest.raises(BadInput, match="drop --json"):
+        reproduce.run(args(quick=True, plan=True, json=True))
