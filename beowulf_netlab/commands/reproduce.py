@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
                                    "the figures are partial: they hold those points, the calibrations' measurements "
                                    "and the points a figure that shares another's (IPPS'96 Figure 6) takes from its "
                                    "document (--curves: the rest once each, the whole curves drawn). Full run "
-                                   "about 70 minutes on this 2-core host in a slow spell of it, 51 on a quiet one (12-16 of them the "
+                                   "about 55 minutes on this 2-core host, 70 in a slow spell of it (12-16 of them the "
                                    "range ends, --ranges); --quick about "
                                    "7.")
     p.add_argument("--quick", action="store_true", help="each experiment's quick sweep (its 'quick' values), only the "
