@@ -8,6 +8,7 @@ schedule measures, and build a report from documents that say their curves are p
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -361,8 +362,8 @@ def test_the_plan_says_what_the_run_measures_and_what_its_time_is_made_of(after)
     assert any(line.lstrip().startswith("range ends of ") for line in lines)
     assert any(line.lstrip().startswith("later repeats, at most") for line in lines)
     made = next(line for line in lines if line.startswith("Of the total"))
-    workloads, networks = (float(x) for x in __import__("re").findall(r"take ([\d.]+) min, building and tearing "
-                                                                        r"down networks ([\d.]+)", made)[0])
+    workloads, networks = (float(x) for x in re.findall(r"take ([\d.]+) min, building and tearing "
+                                                        r"down networks ([\d.]+)", made)[0])
     assert workloads > 10 * networks     # what a network reused across experiments could save is small
     quick = plan_lines(plan(args(quick=True)), quick=True)
     assert not any("range ends" in line or "later repeats" in line for line in quick)
