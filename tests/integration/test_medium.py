@@ -146,30 +146,37 @@ def test_a_prototype_token_pair_keeps_its_rate_with_a_core_kept_busy(tmp_path):
     assert abs(rtt - 1) <= 0.05, (quiet["rtt_ms_median"], busy["rtt_ms_median"])
 
 
-def lone_round_trip_us(tb) -> float:
-    """A lone 1-byte TCP round trip between b0 and b1 (the calibration's: charges paid), median us."""
-    return token.run_exchange([(tb.host("b0"), tb.host("b1"))], size=1, tokens=1,
-                              exchanges=300)["rtt_ms_median"] * 1e3
+def lone_round_trips_us(tb) -> tuple[float, float]:
+    """A lone 1-byte TCP round trip between b0 and b1 (the calibration's: charges paid): the median
+    and the quickest of 300, us."""
+    r = token.run_exchange([(tb.host("b0"), tb.host("b1"))], size=1, tokens=1, exchanges=300)
+    return r["rtt_ms_median"] * 1e3, min(p["rtt_ms_min"] for p in r["per_pair"]) * 1e3
 
 
 def test_this_hosts_own_path_comes_off_a_1996_round_trip(testbed):
-    """The demonstration profile's lone round trip: with this host's own path taken off (run.hostpath)
-    it reads the profile's constants within the calibration's 5 %, and never under its frames'
-    wire time; with the path kept it reads no quicker than the model nor, beyond one reading's
-    noise, than with it taken off. How far over the model the kept path reads is this host's own
-    (16-27 us a round trip on the host of 2026-11-29, where the agents count their own wake-ups
-    inside each message's cost; 100 us at its median on the host of 2026-11-30, whose halted
-    virtual CPUs wake through the hypervisor: +5.9 %), so it is recorded, not asserted; what was
-    taken is at most each delay and is recorded."""
+    """The demonstration profile's lone round trip, with this host's own path taken off
+    (run.hostpath): what comes off is the path's quickest, so the quickest round trip reads the
+    profile's constants within the calibration's 5 % and never under its frames' wire time, and
+    no round trip reads quicker than with the path kept beyond one reading's noise. The median
+    keeps the host's variable path on top: never under the model, and over it by what this host
+    adds (here +0.8..+5.1 % in 20 readings, quiet and with a core kept busy; +6.2 % once on CI's
+    busy host, where an earlier version of this test asserted 5 % on one reading's median and so
+    failed on a busy host), so it is bounded only where a wrong model would land: one pass of
+    the engine's delay too many or too few moves it by 12-13 % (calibrations.json why_tolerance).
+    The kept path reads no quicker than the model; how far over it is this host's own (16-27 us
+    a round trip on the host of 2026-11-29, 100 us at its median on the host of 2026-11-30),
+    recorded, not asserted; what was taken is at most each delay and is recorded."""
     tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996", host_path="keep")
-    kept = lone_round_trip_us(tb)
+    kept, kept_min = lone_round_trips_us(tb)
     tb = testbed("single-net", nodes=2, rate_mbit=100, hardware="demonstration-1996")
     rec = subtract_host_path(tb)
     cost = tb.spec.node("b0").host_cost
     assert rec is not None and tb.environment()["host_path"] == rec
     assert 0 <= rec["less_per_pass_us"] <= cost.per_packet_us and rec["hold_us"] > 2 * cost.per_packet_us
-    taken = lone_round_trip_us(tb)
+    taken, taken_min = lone_round_trips_us(tb)
     target = round_trip_us(cost, 100, 1, tb.spec.machine.card_latency_us)   # the card's latency is the model's
-    assert abs(taken / target - 1) <= 0.05, (taken, target, kept, rec)
-    assert kept >= target * 0.98 and taken <= kept + 0.02 * target, (taken, target, kept, rec)
-    assert taken >= 2 * carrier_ms(1 + 54, 100) * 1e3
+    seen = (taken, taken_min, target, kept, kept_min, rec)
+    assert abs(taken_min / target - 1) <= 0.05, seen
+    assert taken_min <= kept_min + 0.01 * target, seen
+    assert target * 0.98 <= taken <= target * 1.10 and kept >= target * 0.98, seen
+    assert taken_min >= 2 * carrier_ms(1 + 54, 100) * 1e3
